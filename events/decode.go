@@ -1,0 +1,343 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// DecodeInput decodes and validates one HookInput JSON object. Keys are matched
+// exactly (case-sensitive); unknown keys are ignored; a value of the wrong
+// type, an unknown or missing event, or anything [Input.Validate] rejects is
+// an error (a *[FieldError] when one field is at fault). Numbers in free-form
+// payloads are kept as json.Number so they round-trip exactly.
+func DecodeInput(b []byte) (Input, error) {
+	var in Input
+	obj, err := decodeObject(b)
+	if err != nil {
+		return in, err
+	}
+	raw, ok := obj["event"]
+	if !ok || isNull(raw) {
+		return in, &FieldError{Field: "event", Msg: "missing event"}
+	}
+	var name string
+	if err := json.Unmarshal(raw, &name); err != nil {
+		return in, &FieldError{Field: "event", Msg: "want a string, got " + rawKind(raw)}
+	}
+	if in.Event, err = ParseEvent(name); err != nil {
+		return in, &FieldError{Field: "event", Msg: err.Error()}
+	}
+	d := fieldDecoder{obj: obj}
+	d.str("sessionId", &in.SessionID)
+	d.str("cwd", &in.Cwd)
+	d.str("timestamp", &in.Timestamp)
+	d.str("prompt", &in.Prompt)
+	d.str("toolName", &in.ToolName)
+	d.value("toolInput", &in.ToolInput)
+	d.value("toolResult", &in.ToolResult)
+	if raw, ok := d.get("ok"); ok {
+		var v bool
+		if d.into("ok", raw, &v, "a boolean") {
+			in.OK = &v
+		}
+	}
+	d.str("error", &in.Error)
+	d.str("reason", &in.Reason)
+	d.value("usage", &in.Usage)
+	if raw, ok := d.get("cost"); ok {
+		var v float64
+		if d.into("cost", raw, &v, "a number") {
+			in.Cost = &v
+		}
+	}
+	if raw, ok := d.get("caller"); ok {
+		sub := d.object("caller", raw)
+		if sub != nil {
+			in.Caller = &Caller{}
+			sd := fieldDecoder{obj: sub, prefix: "caller."}
+			if _, ok := sub["kind"]; !ok && d.err == nil {
+				d.err = &FieldError{Field: "caller.kind", Msg: "missing kind"}
+			}
+			sd.str("kind", &in.Caller.Kind)
+			sd.str("agentName", &in.Caller.AgentName)
+			d.adopt(sd.err)
+		}
+	}
+	d.value("request", &in.Request)
+	d.str("response", &in.Response)
+	if raw, ok := d.get("compaction"); ok {
+		sub := d.object("compaction", raw)
+		if sub != nil {
+			in.Compaction = &Compaction{}
+			sd := fieldDecoder{obj: sub, prefix: "compaction."}
+			sd.str("trigger", &in.Compaction.Trigger)
+			if raw, ok := sd.get("tokens"); ok {
+				sd.integer("tokens", raw, &in.Compaction.Tokens)
+			}
+			d.adopt(sd.err)
+		}
+	}
+	d.str("subagentName", &in.SubagentName)
+	d.str("subagentResult", &in.SubagentResult)
+	if raw, ok := d.get("stopContinues"); ok {
+		var n int64
+		d.integer("stopContinues", raw, &n)
+		in.StopContinues = int(n)
+	}
+	if d.err != nil {
+		return in, d.err
+	}
+	return in, in.Validate()
+}
+
+// DecodeOutput decodes and validates one HookOutput JSON object, the stdout of
+// a command hook. Keys are matched exactly; unknown keys are ignored; null is
+// the same as an absent key; a value of the wrong type, an unknown decision
+// or a mutatedToolInput that is not an object is an error (a *[FieldError]
+// when one field is at fault). Anything but a single JSON object is an error.
+func DecodeOutput(b []byte) (Output, error) {
+	var o Output
+	obj, err := decodeObject(b)
+	if err != nil {
+		return o, err
+	}
+	d := fieldDecoder{obj: obj}
+	var dec string
+	d.str("decision", &dec)
+	o.Decision = Decision(dec)
+	d.str("reason", &o.Reason)
+	d.str("additionalContext", &o.AdditionalContext)
+	if raw, ok := d.get("mutatedPrompt"); ok {
+		var s string
+		if d.into("mutatedPrompt", raw, &s, "a string") {
+			o.MutatedPrompt = &s
+		}
+	}
+	d.str("modelOverride", &o.ModelOverride)
+	d.value("mutatedToolInput", &o.MutatedToolInput)
+	d.value("updatedToolOutput", &o.UpdatedToolOutput)
+	d.value("mutatedRequest", &o.MutatedRequest)
+	if raw, ok := d.get("mutatedText"); ok {
+		var s string
+		if d.into("mutatedText", raw, &s, "a string") {
+			o.MutatedText = &s
+		}
+	}
+	if raw, ok := d.get("continueWork"); ok {
+		sub := d.object("continueWork", raw)
+		if sub != nil {
+			o.ContinueWork = &ContinueWork{}
+			sd := fieldDecoder{obj: sub, prefix: "continueWork."}
+			if r, ok := sd.get("reason"); !ok || isNull(r) {
+				sd.err = &FieldError{Field: "continueWork.reason", Msg: "missing reason"}
+			}
+			sd.str("reason", &o.ContinueWork.Reason)
+			d.adopt(sd.err)
+		}
+	}
+	if d.err != nil {
+		return o, d.err
+	}
+	return o, o.Validate()
+}
+
+// ErrNotObject is returned (wrapped) when a document is valid JSON but not an
+// object.
+var ErrNotObject = errors.New("not a JSON object")
+
+func decodeObject(b []byte) (map[string]json.RawMessage, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return nil, errors.New("empty document")
+	}
+	if b[0] != '{' {
+		if json.Valid(b) {
+			return nil, fmt.Errorf("got %s: %w", rawKind(b), ErrNotObject)
+		}
+		return nil, fmt.Errorf("invalid JSON: %w", syntaxErr(b))
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var obj map[string]json.RawMessage
+	if err := dec.Decode(&obj); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("invalid JSON: more than one value")
+	}
+	return obj, nil
+}
+
+func syntaxErr(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	return errors.New("not valid")
+}
+
+type fieldDecoder struct {
+	obj    map[string]json.RawMessage
+	prefix string
+	err    error
+}
+
+func (d *fieldDecoder) adopt(err error) {
+	if d.err == nil && err != nil {
+		d.err = err
+	}
+}
+
+// get returns the raw value of key when present and not null.
+func (d *fieldDecoder) get(key string) (json.RawMessage, bool) {
+	raw, ok := d.obj[key]
+	if !ok || isNull(raw) {
+		return nil, false
+	}
+	return raw, true
+}
+
+func (d *fieldDecoder) fail(key, want string, raw json.RawMessage) {
+	d.adopt(&FieldError{Field: d.prefix + key, Msg: "want " + want + ", got " + rawKind(raw)})
+}
+
+func (d *fieldDecoder) into(key string, raw json.RawMessage, dst any, want string) bool {
+	if err := json.Unmarshal(raw, dst); err != nil {
+		d.fail(key, want, raw)
+		return false
+	}
+	return true
+}
+
+func (d *fieldDecoder) str(key string, dst *string) {
+	if raw, ok := d.get(key); ok {
+		d.into(key, raw, dst, "a string")
+	}
+}
+
+func (d *fieldDecoder) integer(key string, raw json.RawMessage, dst *int64) {
+	var f float64
+	if err := json.Unmarshal(raw, &f); err != nil || f != math.Trunc(f) || f < 0 || f > 1<<53 {
+		d.fail(key, "a non-negative integer", raw)
+		return
+	}
+	*dst = int64(f)
+}
+
+func (d *fieldDecoder) object(key string, raw json.RawMessage) map[string]json.RawMessage {
+	var sub map[string]json.RawMessage
+	if raw[0] != '{' || json.Unmarshal(raw, &sub) != nil {
+		d.fail(key, "an object", raw)
+		return nil
+	}
+	return sub
+}
+
+func (d *fieldDecoder) value(key string, dst *any) {
+	raw, ok := d.get(key)
+	if !ok {
+		return
+	}
+	v, err := DecodeValue(raw)
+	if err != nil {
+		d.adopt(&FieldError{Field: d.prefix + key, Msg: err.Error()})
+		return
+	}
+	*dst = v
+}
+
+// DecodeValue decodes one JSON value into the free-form representation used by
+// payload fields: map[string]any, []any, string, json.Number, bool or nil.
+// Values nested deeper than [MaxDepth] are an error.
+func DecodeValue(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if err := checkJSONValue(v, 0); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	return len(raw) == 4 && string(raw) == "null"
+}
+
+func rawKind(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// jsonKind names the JSON type of a free-form Go value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, float32, int, int64, int32, uint, uint64, uint32:
+		return "a number"
+	}
+	return fmt.Sprintf("a non-JSON Go value of type %T", v)
+}
+
+// checkJSONValue reports whether v is made only of free-form JSON shapes and
+// nests no deeper than MaxDepth.
+func checkJSONValue(v any, depth int) error {
+	if depth > MaxDepth {
+		return fmt.Errorf("nested deeper than %d levels", MaxDepth)
+	}
+	switch x := v.(type) {
+	case nil, string, bool, json.Number, int, int64, int32, uint, uint64, uint32:
+		return nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return errors.New("a number that JSON cannot carry (NaN or infinity)")
+		}
+		return nil
+	case float32:
+		return checkJSONValue(float64(x), depth)
+	case map[string]any:
+		for _, e := range x {
+			if err := checkJSONValue(e, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case []any:
+		for _, e := range x {
+			if err := checkJSONValue(e, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("want a JSON value, got %s", jsonKind(v))
+}
