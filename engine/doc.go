@@ -1,0 +1,66 @@
+// Package engine dispatches agent lifecycle events to hooks. It compiles a
+// configuration (native Go handlers, Lua atom-pack scripts, operator policy
+// and user command hooks) into an immutable plan, runs the hooks that match
+// each event in the documented order, merges what they return into a
+// [Result], and reports every executed hook to a [Recorder].
+//
+// An [Engine] is safe for concurrent use. Build one with [New]; dispatch with
+// [Engine.Dispatch]; release it with [Engine.Close].
+//
+// # Order
+//
+// Atom hooks run first (Go handlers in registration order, then Lua hooks in
+// script load order), then operator policy command hooks, then user command
+// hooks. Identical command specs (same command, timeout and onError) run once
+// per event; the first occurrence keeps its place, so a command listed by
+// both the policy and the user runs once, as policy.
+//
+// # Matching
+//
+// At the tool-scoped events (BeforeTool, AfterTool, ApprovalRequest) a hook's
+// matcher is an RE2 regular expression searched in the tool name (unanchored,
+// like JavaScript's RegExp.test); "" and "*" match every tool. At the other
+// events every hook matches. A dispatch with no matching hook returns at
+// once: it runs, spawns and allocates nothing.
+//
+// # Serial and parallel events
+//
+// At serial events hooks chain: each sees the input as rewritten by the
+// hooks before it (mutatedPrompt becomes prompt, mutatedToolInput becomes
+// toolInput, ...), and the first deny stops the chain. Decisions combine as
+// deny > ask > allow > proceed; the reason is the winning hook's.
+// additionalContext values are joined in plan order with a blank line; for
+// single-valued rewrites the last hook wins. A deny drops the rewrites.
+// At parallel events (SessionStart, BeforeCompact, AfterCompact, SessionEnd)
+// hooks run concurrently and their outputs merge in plan order, never in
+// completion order.
+//
+// Fields an event does not honour are ignored, and so is a decision it
+// cannot honour; the audit Record still lists them under Ignored.
+//
+// # Failure
+//
+// A hook's own failure (an error, a panic, a timeout, an invalid output) is
+// skipped by default. With onError: deny it becomes a deny at the events
+// that can deny (fail closed); at the other events it is skipped. A
+// panicking Go handler never crashes the host. Failures are outcomes in the
+// Result and the audit, never a Dispatch error.
+//
+// # Sessions
+//
+// Context returned at SessionStart is stashed per session and injected, first,
+// into the additionalContext of that session's first BeforeTurn that is not
+// denied. At AfterTurn, hooks see input.stopContinues, the number of
+// consecutive continuations so far; once it reaches maxStopContinues a
+// continueWork is dropped (audit: capped). The count resets whenever an
+// AfterTurn ends without a continuation, including a capped one. A
+// modelOverride is applied only when the host vouches for the model
+// ([WithModelVouch]). SessionEnd drops the session's state.
+//
+// # Hot reload
+//
+// Configuration files and scripts are resolved per call: each Dispatch first
+// checks whether they changed and, if so, compiles a new plan and swaps it
+// in. A configuration that fails to load never replaces the working one; the
+// failure is logged and reported in Result.ConfigError until fixed.
+package engine

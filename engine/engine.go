@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// Errors returned by [Engine.Dispatch].
+var (
+	ErrClosed       = errors.New("engine: closed")
+	ErrInvalidInput = errors.New("engine: invalid input")
+)
+
+// An Engine dispatches lifecycle events to hooks. It compiles its
+// configuration into an immutable plan and dispatches against it; a changed
+// configuration is compiled into a new plan that replaces the old one
+// atomically (see [Engine.Dispatch] for when that is checked).
+//
+// An Engine is safe for concurrent use. Its zero value is not usable: build
+// one with [New].
+type Engine struct {
+	opts     options
+	src      source // nil: only the Go hooks of the options
+	gen      atomic.Pointer[generation]
+	sessions sessions
+	closed   atomic.Bool
+
+	reloadMu  sync.Mutex                 // serialises reloads; never held by the dispatch fast path
+	attempted atomic.Pointer[versionBox] // the configuration version last loaded, good or not
+	cfgErr    atomic.Pointer[string]
+}
+
+// generation is one compiled plan and the resources it owns.
+type generation struct {
+	byEvent [events.Count][]*hook
+	release func()
+}
+
+// source supplies the configured (non-Go) hooks and says cheaply whether they
+// changed. Implementations live beside the config, Lua and shell glue.
+type source interface {
+	// load reads and compiles the configuration. version is a fingerprint
+	// that unchanged reports against; release frees what the hooks hold.
+	load(ctx context.Context) (specs []hookSpec, release func(), version any, err error)
+	// unchanged reports whether the configuration is still the one that
+	// produced version. It is called on the dispatch path and must be cheap.
+	unchanged(version any) bool
+}
+
+// New builds an Engine from opts and compiles its first plan. ctx bounds the
+// initial load only. A configuration problem is returned as an error (a
+// *ConfigError or [ConfigErrors] listing every problem found); nothing is
+// dispatched from a configuration that failed to load.
+func New(ctx context.Context, opts ...Option) (*Engine, error) {
+	e := &Engine{opts: defaultOptions()}
+	for _, o := range opts {
+		o(&e.opts)
+	}
+	e.sessions.init(e.opts.maxSessions, e.opts.sessions)
+	if e.opts.newSource != nil {
+		e.src = e.opts.newSource(&e.opts)
+	}
+	g, ver, err := e.build(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.gen.Store(g)
+	e.attempted.Store(&versionBox{ver})
+	return e, nil
+}
+
+// build loads the configuration and compiles a plan from it. version is the
+// source's fingerprint of what it read, also when that failed to load.
+func (e *Engine) build(ctx context.Context) (g *generation, version any, err error) {
+	specs := make([]hookSpec, 0, len(e.opts.hooks))
+	var errs ConfigErrors
+	for i, h := range e.opts.hooks {
+		if !h.Event.Valid() {
+			errs = append(errs, &ConfigError{Code: CodeUnknownEvent, Source: fmt.Sprintf("WithHook #%d (%s)", i, h.Name), Msg: fmt.Sprintf("invalid event %v", h.Event)})
+			continue
+		}
+		if h.Handler == nil {
+			errs = append(errs, &ConfigError{Code: CodeMissingHandler, Source: fmt.Sprintf("WithHook #%d (%s)", i, h.Name), Msg: "missing handler"})
+			continue
+		}
+		specs = append(specs, hookSpec{
+			tier: TierAtom, kind: "go", id: "go:" + h.Name, event: h.Event,
+			matcher: h.Matcher, onError: h.OnError, timeout: h.Timeout,
+			run: h.Handler.Handle,
+		})
+	}
+	var release func()
+	if e.src != nil {
+		more, rel, ver, err := e.src.load(ctx)
+		version = ver
+		if err != nil {
+			var ce ConfigErrors
+			if !errors.As(err, &ce) {
+				return nil, version, err
+			}
+			errs = append(errs, ce...)
+		}
+		specs = append(specs, more...)
+		release = rel
+	}
+	g, cerrs := compile(specs)
+	errs = append(errs, cerrs...)
+	if len(errs) > 0 {
+		if release != nil {
+			release()
+		}
+		return nil, version, errs
+	}
+	g.release = release
+	return g, version, nil
+}
+
+// current returns the plan to dispatch against, reloading first when the
+// configuration changed. A failed reload keeps the last good plan, is
+// reported in the Result, and is not retried until the configuration changes
+// again.
+func (e *Engine) current(ctx context.Context) *generation {
+	g := e.gen.Load()
+	if e.src == nil || e.src.unchanged(e.attempted.Load().v) {
+		return g
+	}
+	e.reloadMu.Lock()
+	defer e.reloadMu.Unlock()
+	g = e.gen.Load()
+	if e.src.unchanged(e.attempted.Load().v) || e.closed.Load() {
+		return g
+	}
+	ng, ver, err := e.build(ctx)
+	e.attempted.Store(&versionBox{ver})
+	if err != nil {
+		msg := fmt.Sprintf("configuration reload failed, the last good configuration stays in force: %v", err)
+		e.cfgErr.Store(&msg)
+		e.opts.logger.Error("monad-hooks: configuration reload failed; keeping the last good configuration", "error", err)
+		return g
+	}
+	e.cfgErr.Store(nil)
+	e.gen.Store(ng)
+	if g.release != nil {
+		g.release()
+	}
+	return ng
+}
+
+type versionBox struct{ v any }
+
+// Reload checks the configuration and compiles a new plan if it changed, as
+// Dispatch does on its own. It returns the load error when the new
+// configuration is broken (the last good plan stays in force).
+func (e *Engine) Reload(ctx context.Context) error {
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	e.current(ctx)
+	if p := e.cfgErr.Load(); p != nil {
+		return errors.New(*p)
+	}
+	return nil
+}
+
+// Close releases the plan's resources (pooled Lua VMs). Dispatches in flight
+// finish on the plan they started with; later dispatches return [ErrClosed].
+// Close is safe to call more than once.
+func (e *Engine) Close() error {
+	if e.closed.Swap(true) {
+		return nil
+	}
+	e.reloadMu.Lock()
+	defer e.reloadMu.Unlock()
+	if g := e.gen.Load(); g.release != nil {
+		g.release()
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// A Tier is where a hook comes from. Hooks run tier by tier: atom hooks (Go
+// and Lua, in registration order), then operator policy command hooks, then
+// user command hooks.
+type Tier uint8
+
+// The tiers, in dispatch order.
+const (
+	TierAtom Tier = iota
+	TierPolicy
+	TierUser
+)
+
+var tierNames = [...]string{TierAtom: "atom", TierPolicy: "policy", TierUser: "user"}
+
+// String returns "atom", "policy" or "user".
+func (t Tier) String() string {
+	if int(t) < len(tierNames) {
+		return tierNames[t]
+	}
+	return fmt.Sprintf("Tier(%d)", uint8(t))
+}
+
+// MarshalText encodes the tier as its name.
+func (t Tier) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText decodes a tier name.
+func (t *Tier) UnmarshalText(b []byte) error {
+	for i, n := range tierNames {
+		if n == string(b) {
+			*t = Tier(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown tier %q (want atom, policy or user)", b)
+}
+
+// OnError says what a hook's own failure (an error, a panic, a timeout, an
+// invalid output) means. The zero value [OnErrorSkip] skips the failed hook.
+type OnError uint8
+
+// The failure policies.
+const (
+	// OnErrorSkip skips a failed hook, as if it had returned nothing.
+	OnErrorSkip OnError = iota
+	// OnErrorDeny turns a failure into a deny at events that can deny (fail
+	// closed). At events that cannot deny the failure is skipped.
+	OnErrorDeny
+)
+
+// ParseOnError parses "deny", "skip" or "" (skip).
+func ParseOnError(s string) (OnError, error) {
+	switch s {
+	case "", "skip":
+		return OnErrorSkip, nil
+	case "deny":
+		return OnErrorDeny, nil
+	}
+	return OnErrorSkip, fmt.Errorf("unknown onError %q (want deny or skip)", s)
+}
+
+// String returns "skip" or "deny".
+func (o OnError) String() string {
+	if o == OnErrorDeny {
+		return "deny"
+	}
+	return "skip"
+}
+
+// A Handler is a native Go hook. Handle receives the input as rewritten by the
+// hooks before it and returns an Output; the zero Output means proceed.
+//
+// Handle must not modify *in or anything it references, and must return when
+// ctx is done (ctx carries the hook's timeout). An error, a panic, a return
+// after the timeout or an invalid Output is a hook failure, handled by the
+// hook's [OnError]. Handle may be called from many goroutines at once.
+type Handler interface {
+	Handle(ctx context.Context, in *events.Input) (events.Output, error)
+}
+
+// HandlerFunc adapts a function to a [Handler].
+type HandlerFunc func(ctx context.Context, in *events.Input) (events.Output, error)
+
+// Handle calls f(ctx, in).
+func (f HandlerFunc) Handle(ctx context.Context, in *events.Input) (events.Output, error) {
+	return f(ctx, in)
+}
+
+// GoHook registers a native Go [Handler] as an atom hook (see [WithHook]).
+type GoHook struct {
+	// Name identifies the hook in the audit ("go:<Name>").
+	Name  string
+	Event events.Event
+	// Matcher is an RE2 regular expression on the tool name, applied at the
+	// tool-scoped events only; "" and "*" match every tool.
+	Matcher string
+	OnError OnError
+	// Timeout bounds one call; 0 means no timeout beyond the dispatch ctx.
+	Timeout time.Duration
+	Handler Handler
+}
+
+// hookSpec is a hook as loaded, before the plan compiles it.
+type hookSpec struct {
+	tier    Tier
+	kind    string // "go", "lua", "command"
+	id      string // identity shown in the audit
+	source  string // file:line, when known
+	event   events.Event
+	matcher string
+	onError OnError
+	timeout time.Duration
+	// dedup, when non-empty, is the identity under which identical command
+	// specs run once per event.
+	dedup string
+	run   func(ctx context.Context, in *events.Input) (events.Output, error)
+}
+
+// hook is a compiled hook in a plan. It is immutable.
+type hook struct {
+	hookSpec
+	re *regexp.Regexp // nil: matches every tool
+}
+
+func (h *hook) matches(spec events.Spec, toolName string) bool {
+	if !spec.Matcher || h.re == nil {
+		return true
+	}
+	return h.re.MatchString(toolName)
+}
+
+// compileMatcher compiles a tool-name matcher; "" and "*" match everything
+// (nil).
+func compileMatcher(m string) (*regexp.Regexp, error) {
+	if m == "" || m == "*" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(m)
+	if err != nil {
+		return nil, fmt.Errorf("bad matcher %q: %w", m, err)
+	}
+	return re, nil
+}

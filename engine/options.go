@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"log/slog"
+	"time"
+)
+
+// An Option configures an [Engine] at [New].
+type Option func(*options)
+
+type options struct {
+	hooks            []GoHook
+	recorder         Recorder
+	logger           *slog.Logger
+	now              func() time.Time
+	vouch            func(model string) bool
+	maxStopContinues int
+	maxParallel      int
+	maxSessions      int
+	sessions         map[string]SessionState
+	newSource        func(*options) source
+}
+
+// DefaultMaxStopContinues is the default bound on consecutive AfterTurn
+// continuations of a session (see [WithMaxStopContinues]).
+const DefaultMaxStopContinues = 3
+
+// DefaultMaxParallel is the default fan-out width of parallel events.
+const DefaultMaxParallel = 8
+
+// DefaultMaxSessions bounds how many sessions the engine keeps state for
+// (stashed SessionStart context and continuation counts); past it the oldest
+// session's state is dropped.
+const DefaultMaxSessions = 10000
+
+func defaultOptions() options {
+	return options{
+		logger:           slog.New(slog.DiscardHandler),
+		now:              time.Now,
+		maxStopContinues: DefaultMaxStopContinues,
+		maxParallel:      DefaultMaxParallel,
+		maxSessions:      DefaultMaxSessions,
+	}
+}
+
+// WithHook registers a native Go handler as an atom hook. Go hooks run first,
+// in the order of their options, before Lua atom hooks.
+func WithHook(h GoHook) Option {
+	return func(o *options) { o.hooks = append(o.hooks, h) }
+}
+
+// WithRecorder sets the audit [Recorder]; by default records only go into the
+// [Result].
+func WithRecorder(r Recorder) Option {
+	return func(o *options) { o.recorder = r }
+}
+
+// WithLogger sets the logger for operational messages (a failed reload, Lua
+// log calls). The default discards.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.logger = l
+		}
+	}
+}
+
+// WithClock injects the clock used for latencies and reload intervals.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) {
+		if now != nil {
+			o.now = now
+		}
+	}
+}
+
+// WithModelVouch sets the function that says whether the host vouches for a
+// model. A BeforeTurn modelOverride is applied only when it returns true;
+// without a vouch function no override is ever applied.
+func WithModelVouch(vouch func(model string) bool) Option {
+	return func(o *options) { o.vouch = vouch }
+}
+
+// WithMaxStopContinues bounds the consecutive AfterTurn continuations
+// (continueWork) of a session; n <= 0 disables continuation entirely. The
+// default is [DefaultMaxStopContinues].
+func WithMaxStopContinues(n int) Option {
+	return func(o *options) { o.maxStopContinues = n }
+}
+
+// WithMaxParallel bounds how many hooks of a parallel event run at once
+// (default [DefaultMaxParallel]; n < 1 means 1).
+func WithMaxParallel(n int) Option {
+	return func(o *options) { o.maxParallel = max(n, 1) }
+}
+
+// WithSessionState seeds the per-session state, for hosts that keep it across
+// processes (see [Engine.SessionState]).
+func WithSessionState(s map[string]SessionState) Option {
+	return func(o *options) { o.sessions = s }
+}
+
+// WithMaxSessions bounds how many sessions' state the engine keeps (default
+// [DefaultMaxSessions]).
+func WithMaxSessions(n int) Option {
+	return func(o *options) { o.maxSessions = max(n, 1) }
+}

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// Result is the combined outcome of one dispatch: the merged decision, the
+// honoured rewrites (each under its Output field name) and the audit. Empty
+// fields are omitted from its JSON. A Result owns its slices; the payload
+// values (MutatedToolInput, ...) are the values hooks returned and must be
+// treated as read-only.
+type Result struct {
+	Event events.Event `json:"event"`
+	// Decision is the strongest decision honoured at the event (deny > ask >
+	// allow > proceed); Proceed when no hook decided.
+	Decision events.Decision `json:"decision,omitempty"`
+	// Reason is the reason of the hook whose decision won; for a deny with
+	// no reason, the engine names the hook.
+	Reason string `json:"reason,omitempty"`
+	// AdditionalContext joins the honoured contexts in plan order with a
+	// blank line. At the first BeforeTurn of a session that is not denied, the
+	// context stashed at SessionStart comes first.
+	AdditionalContext string `json:"additionalContext,omitempty"`
+
+	// The honoured rewrites, as chained through the hooks (the last one
+	// wins). A deny drops them.
+	MutatedPrompt     *string `json:"mutatedPrompt,omitempty"`
+	ModelOverride     string  `json:"modelOverride,omitempty"`
+	MutatedToolInput  any     `json:"mutatedToolInput,omitempty"`
+	UpdatedToolOutput any     `json:"updatedToolOutput,omitempty"`
+	MutatedRequest    any     `json:"mutatedRequest,omitempty"`
+	MutatedText       *string `json:"mutatedText,omitempty"`
+
+	// ContinueWork asks the agent to keep working (AfterTurn); nil once the
+	// session has reached maxStopContinues.
+	ContinueWork *events.ContinueWork `json:"continueWork,omitempty"`
+
+	// ConfigError is set when the configuration changed on disk but failed
+	// to load: the last good configuration stayed in force.
+	ConfigError string `json:"configError,omitempty"`
+
+	// Audit has one Record per executed hook, in plan order.
+	Audit []Record `json:"audit,omitempty"`
+}
+
+// Denied reports whether the result is a deny.
+func (r *Result) Denied() bool { return r.Decision == events.Deny }
+
+// An Outcome is how one hook's execution ended.
+type Outcome string
+
+// The outcomes of a hook execution.
+const (
+	OutcomeOK      Outcome = "ok"
+	OutcomeError   Outcome = "error"
+	OutcomeTimeout Outcome = "timeout"
+)
+
+// Record reports one executed hook. It holds what the hook decided and why,
+// never the payloads it saw or returned.
+type Record struct {
+	Event events.Event `json:"event"`
+	Tier  Tier         `json:"tier"`
+	// Kind is "go", "lua" or "command".
+	Kind string `json:"kind"`
+	// Hook is the hook's identity: "go:<name>", "lua:<script>:<line>" or
+	// the command line.
+	Hook   string `json:"hook"`
+	Source string `json:"source,omitempty"`
+
+	Outcome Outcome `json:"outcome"`
+	// Decision and Reason are what the hook returned, even when the event
+	// does not honour the decision.
+	Decision events.Decision `json:"decision,omitempty"`
+	Reason   string          `json:"reason,omitempty"`
+	// Fields are the Output fields the hook returned; Ignored those of them
+	// (and "decision") that the event did not honour, or that the engine
+	// refused (an unvouched modelOverride, a capped continueWork).
+	Fields  []string `json:"fields,omitempty"`
+	Ignored []string `json:"ignored,omitempty"`
+	// FailedClosed is true when the hook failed and onError: deny turned the
+	// failure into the dispatch's deny.
+	FailedClosed bool `json:"failedClosed,omitempty"`
+	// Capped is true when the hook's continueWork was dropped because the
+	// session reached maxStopContinues.
+	Capped bool `json:"capped,omitempty"`
+	// Unvouched is true when the hook's modelOverride was dropped because
+	// the host did not vouch for the model.
+	Unvouched bool `json:"unvouched,omitempty"`
+
+	LatencyMs float64 `json:"latencyMs"`
+	Error     string  `json:"error,omitempty"`
+	// Logs are messages the hook logged (Lua hooks), bounded.
+	Logs []string `json:"logs,omitempty"`
+}
+
+// A Recorder receives one Record for every hook the engine executes (the audit
+// seam). Record is called on the dispatching goroutine, in plan order, after
+// the hook ran; it may be called from several dispatches at once, so it must
+// be safe for concurrent use, and it should not block. It cannot change the
+// outcome of a dispatch.
+type Recorder interface {
+	Record(ctx context.Context, r Record)
+}
+
+// RecorderFunc adapts a function to a [Recorder].
+type RecorderFunc func(ctx context.Context, r Record)
+
+// Record calls f(ctx, r).
+func (f RecorderFunc) Record(ctx context.Context, r Record) { f(ctx, r) }

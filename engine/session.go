@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// SessionState is what the engine keeps per session between dispatches: the
+// context stashed at SessionStart for the first BeforeTurn, and the number of
+// consecutive AfterTurn continuations so far.
+type SessionState struct {
+	Context       string `json:"context,omitempty"`
+	StopContinues int    `json:"stopContinues,omitempty"`
+}
+
+func (s SessionState) empty() bool { return s.Context == "" && s.StopContinues == 0 }
+
+// sessions holds SessionState by session id, bounded: past max, the oldest
+// session's state is dropped. Only the session events touch it, and only when
+// it holds something, so other events never take its lock.
+type sessions struct {
+	mu    sync.Mutex
+	m     map[string]*sessionEntry
+	seq   uint64
+	max   int
+	count atomic.Int64
+}
+
+type sessionEntry struct {
+	SessionState
+	seq uint64
+}
+
+func (s *sessions) init(max int, seed map[string]SessionState) {
+	s.max = max
+	s.m = make(map[string]*sessionEntry, len(seed))
+	for id, st := range seed {
+		if !st.empty() {
+			s.set(id, st)
+		}
+	}
+}
+
+func (s *sessions) get(id string) SessionState {
+	if s.count.Load() == 0 {
+		return SessionState{}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.m[id]; e != nil {
+		return e.SessionState
+	}
+	return SessionState{}
+}
+
+// update applies fn to the state of id and stores the result; an empty state
+// is deleted.
+func (s *sessions) update(id string, fn func(*SessionState)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var st SessionState
+	if e := s.m[id]; e != nil {
+		st = e.SessionState
+	}
+	fn(&st)
+	s.setLocked(id, st)
+}
+
+func (s *sessions) set(id string, st SessionState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.setLocked(id, st)
+}
+
+func (s *sessions) setLocked(id string, st SessionState) {
+	e := s.m[id]
+	if st.empty() {
+		if e != nil {
+			delete(s.m, id)
+			s.count.Add(-1)
+		}
+		return
+	}
+	if e == nil {
+		if len(s.m) >= s.max {
+			s.evictOldestLocked()
+		}
+		s.seq++
+		e = &sessionEntry{seq: s.seq}
+		s.m[id] = e
+		s.count.Add(1)
+	}
+	e.SessionState = st
+}
+
+func (s *sessions) evictOldestLocked() {
+	var oldest string
+	var min uint64
+	first := true
+	for id, e := range s.m {
+		if first || e.seq < min {
+			oldest, min, first = id, e.seq, false
+		}
+	}
+	if !first {
+		delete(s.m, oldest)
+		s.count.Add(-1)
+	}
+}
+
+func (s *sessions) drop(id string) {
+	if s.count.Load() == 0 {
+		return
+	}
+	s.set(id, SessionState{})
+}
+
+func (s *sessions) snapshot() map[string]SessionState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]SessionState, len(s.m))
+	for id, e := range s.m {
+		out[id] = e.SessionState
+	}
+	return out
+}
+
+// SessionState returns a copy of the state the engine keeps for every session,
+// for hosts that persist it across processes (see [WithSessionState]). The
+// caller owns the map.
+func (e *Engine) SessionState() map[string]SessionState {
+	return e.sessions.snapshot()
+}

@@ -1,0 +1,42 @@
+package spec_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/monad-hooks/monad-hooks/spec"
+)
+
+// TestSpec runs every case of every spec file under this directory.
+func TestSpec(t *testing.T) {
+	files, err := spec.Load(os.DirFS("."), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no spec files found")
+	}
+	r := newRunner(t)
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(f.Path, ".toml"), func(t *testing.T) {
+			t.Parallel()
+			for i := range f.Cases {
+				c := &f.Cases[i]
+				t.Run(c.Name, func(t *testing.T) {
+					t.Parallel()
+					res := r.RunCase(t.Context(), f, c)
+					if res.Skipped != "" {
+						t.Skip(res.Skipped)
+					}
+					if res.Err != nil {
+						t.Fatal(res.Err)
+					}
+					for _, m := range res.Mismatches {
+						t.Error(m)
+					}
+				})
+			}
+		})
+	}
+}
