@@ -10,7 +10,7 @@ import (
 
 // TestSpec runs every case of every spec file under this directory.
 func TestSpec(t *testing.T) {
-	files, err := spec.Load(os.DirFS("."), ".")
+	files, err := spec.Load(os.DirFS("cases"), ".")
 	if err != nil {
 		t.Fatal(err)
 	}
