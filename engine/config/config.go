@@ -1,0 +1,260 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// Bounds on what a configuration file may hold.
+const (
+	// MaxFileSize is the largest configuration file accepted, in bytes.
+	MaxFileSize = 4 << 20
+	// MaxDepth is the deepest nesting of arrays and objects (tables)
+	// accepted. The hooks shape needs 5; the rest is for atom parameters.
+	MaxDepth = 64
+	// MaxTimeoutMs is the largest timeoutMs accepted: ten minutes.
+	MaxTimeoutMs = 600_000
+	// MaxErrors is the most problems reported for one file; beyond it a
+	// final CodeTooManyErrors entry is added.
+	MaxErrors = 100
+)
+
+// onError spellings.
+const (
+	// OnErrorDeny makes a failing command hook deny (fail closed).
+	OnErrorDeny = "deny"
+	// OnErrorSkip is the explicit spelling of the default: a failing command
+	// hook is skipped. [Parse] normalizes it to "".
+	OnErrorSkip = "skip"
+)
+
+// A Tier says who owns a configuration file, and so which keys it may hold.
+type Tier uint8
+
+const (
+	// TierUser is a user's file (agents.json): keys hooks and atoms. It is
+	// the zero value, the less privileged tier.
+	TierUser Tier = iota
+	// TierPolicy is the operator's policy file: key policyHooks, shell command
+	// hooks only.
+	TierPolicy
+)
+
+// String returns "user" or "policy", or "Tier(N)" for other values.
+func (t Tier) String() string {
+	switch t {
+	case TierUser:
+		return "user"
+	case TierPolicy:
+		return "policy"
+	}
+	return "Tier(" + strconv.Itoa(int(t)) + ")"
+}
+
+// A Pos is a position in a configuration file: 1-based line and column, the
+// column counted in bytes. The zero Pos means "unknown".
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+// String returns "file:line:col", or just the file when Line is 0.
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
+}
+
+// A File is one validated configuration file. It is a plain value: it holds
+// nothing but what the file says, and is safe for concurrent reads. The
+// caller owns it.
+type File struct {
+	// Path is the path the file was parsed as, unchanged.
+	Path string
+	// Tier is the tier it was parsed for.
+	Tier Tier
+	// Hooks holds the command hooks by event: for a user file its hooks key,
+	// for a policy file its policyHooks key. Groups, and hooks within a
+	// group, are in file order. Events with no groups are left out; Hooks is
+	// nil when there are none.
+	Hooks map[events.Event][]Group
+	// Atoms lists the atoms entries in file order (always empty for a policy
+	// file).
+	Atoms []Atom
+	// Warnings lists problems that do not stop the file from loading (codes
+	// marked "warning"), in document order.
+	Warnings Errors
+}
+
+// A Group is one matcher group: the hooks that run when Matcher matches.
+type Group struct {
+	// Matcher is an RE2 regular expression, unanchored, tested against the
+	// tool name for the tool-scoped events (events.Spec.Matcher). "" matches
+	// everything; "*" in the file is stored as "". For other events it is
+	// kept as written but never consulted (and reported as a warning).
+	Matcher string
+	// Hooks are the group's command hooks, in file order.
+	Hooks []Hook
+	// Pos is the position of the group in the file.
+	Pos Pos
+}
+
+// A Hook is one command hook entry.
+type Hook struct {
+	// Command is the shell command, never empty.
+	Command string
+	// TimeoutMs is the timeout in milliseconds, 1 to MaxTimeoutMs; 0 means
+	// the engine's default.
+	TimeoutMs int
+	// OnError is OnErrorDeny or "" (skip on failure, the default).
+	OnError string
+	// Pos is the position of the entry in the file.
+	Pos Pos
+}
+
+// An Atom is one atoms entry: a Lua file or folder, or a standard pack.
+// Exactly one of Path and Stdlib is set. Neither pack names nor parameters are
+// checked here: the engine does that.
+type Atom struct {
+	// Path is the .lua file or folder, made absolute against the config
+	// file's directory (when the config path is absolute) and cleaned.
+	Path string
+	// Stdlib names a standard pack.
+	Stdlib string
+	// With holds the pack's parameters: nil when the entry has no with, else
+	// JSON values as map[string]any, []any, string, bool, nil and
+	// json.Number (every number, from TOML too: an integer in decimal, a
+	// float in Go's shortest 'g' form).
+	With map[string]any
+	// Pos is the position of the entry in the file.
+	Pos Pos
+}
+
+// Parse validates a configuration file and returns what it holds.
+//
+// The format comes from the extension of path: .json or .toml (any case).
+// path also names the file in positions and anchors relative atom paths: they
+// resolve against filepath.Dir(path), so pass an absolute path to get absolute
+// atom paths. Parse reads nothing but data; a leading UTF-8 byte order mark is
+// skipped (columns on line 1 are counted after it).
+//
+// Parse returns a *File and a nil error, or a nil *File and the problems as
+// [Errors] (all of them, in document order, up to [MaxErrors]), or a nil
+// *File and a plain error when tier is not a valid [Tier]. Parse is safe for
+// concurrent use and never panics.
+func Parse(path string, data []byte, tier Tier) (*File, error) {
+	if tier != TierUser && tier != TierPolicy {
+		return nil, fmt.Errorf("config: parse %s: invalid tier %d", path, tier)
+	}
+	whole := func(code, msg string) error {
+		return Errors{{Code: code, File: path, Msg: msg}}
+	}
+	format := strings.ToLower(filepath.Ext(path))
+	if format != ".json" && format != ".toml" {
+		return nil, whole(CodeBadFormat, fmt.Sprintf("unknown file format %q: want .json or .toml", filepath.Ext(path)))
+	}
+	if len(data) > MaxFileSize {
+		return nil, whole(CodeTooLarge, fmt.Sprintf("file is %d bytes, larger than the limit of %d", len(data), MaxFileSize))
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	lines := newLineIndex(data)
+	if off, msg := checkEncoding(data); off >= 0 {
+		l, c := lines.pos(off)
+		return nil, Errors{{Code: CodeBadEncoding, File: path, Line: l, Col: c, Msg: msg}}
+	}
+	var root *node
+	var perr *Error
+	if format == ".json" {
+		root, perr = parseJSON(data, lines)
+	} else {
+		root, perr = parseTOML(data, lines)
+	}
+	if perr != nil {
+		perr.File = path
+		return nil, Errors{perr}
+	}
+	v := &validator{file: path, tier: tier, toml: format == ".toml", dir: filepath.Dir(path)}
+	f := v.document(root)
+	if errs := v.result(); errs != nil {
+		return nil, errs
+	}
+	f.Warnings = v.sortedWarnings()
+	return f, nil
+}
+
+// checkEncoding returns the offset of the first invalid UTF-8 sequence or NUL
+// byte and a message, or -1.
+func checkEncoding(data []byte) (int, string) {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		if !utf8.Valid(data[:i]) {
+			return firstInvalid(data), "file is not valid UTF-8 text"
+		}
+		return i, "file contains a NUL byte: not a text file"
+	}
+	if !utf8.Valid(data) {
+		return firstInvalid(data), "file is not valid UTF-8 text"
+	}
+	return -1, ""
+}
+
+func firstInvalid(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
+}
+
+// An OpenFunc opens a named file for reading. fstest.MapFS.Open, the Open
+// method of any fs.FS, and [OSOpen] are OpenFuncs.
+type OpenFunc func(name string) (fs.File, error)
+
+// OSOpen opens a file of the operating system's filesystem (os.Open). It is
+// the OpenFunc to pass to [Load] for real configuration files.
+func OSOpen(name string) (fs.File, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err // not a typed nil in an interface
+	}
+	return f, nil
+}
+
+// Load opens path with open, reads at most [MaxFileSize] bytes and parses
+// them with [Parse]. It reads the filesystem only through open.
+//
+// When the file cannot be opened or read, Load returns a nil *File and that
+// error wrapped, so errors.Is(err, fs.ErrNotExist) reports a missing file.
+// A larger file is a CodeTooLarge error. Otherwise Load returns what [Parse]
+// returns. Load is safe for concurrent use if open is.
+func Load(open OpenFunc, path string, tier Tier) (*File, error) {
+	f, err := open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	cerr := f.Close()
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: read %s: %w", path, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, Errors{{Code: CodeTooLarge, File: path, Msg: fmt.Sprintf("file is larger than the limit of %d bytes", MaxFileSize)}}
+	}
+	return Parse(path, data, tier)
+}

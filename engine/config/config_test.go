@@ -1,0 +1,103 @@
+package config
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+func readFixture(t *testing.T, name string) (string, []byte) {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("testdata", name))
+	noErr(t, err)
+	data, err := os.ReadFile(path)
+	noErr(t, err)
+	return path, data
+}
+
+// stripPos zeroes every Pos (and Path) so files of two formats compare.
+func stripPos(f *File) *File {
+	g := *f
+	g.Path = ""
+	g.Hooks = map[events.Event][]Group{}
+	for ev, groups := range f.Hooks {
+		out := make([]Group, len(groups))
+		for i, gr := range groups {
+			gr.Pos = Pos{}
+			hooks := make([]Hook, len(gr.Hooks))
+			for j, h := range gr.Hooks {
+				h.Pos = Pos{}
+				hooks[j] = h
+			}
+			gr.Hooks = hooks
+			out[i] = gr
+		}
+		g.Hooks[ev] = out
+	}
+	g.Atoms = make([]Atom, len(f.Atoms))
+	for i, a := range f.Atoms {
+		a.Pos = Pos{}
+		g.Atoms[i] = a
+	}
+	return &g
+}
+
+func TestParseAgentsJSON(t *testing.T) {
+	path, data := readFixture(t, "agents.json")
+	f, err := Parse(path, data, TierUser)
+	noErr(t, err)
+	dir := filepath.Dir(path)
+
+	equal(t, path, f.Path)
+	equal(t, TierUser, f.Tier)
+	equal(t, Errors(nil), f.Warnings)
+	if len(f.Hooks) != 2 {
+		t.Fatalf("len(f.Hooks) = %d, want 2", len(f.Hooks))
+	}
+	bt := f.Hooks[events.BeforeTool]
+	if len(bt) != 2 {
+		t.Fatalf("len(bt) = %d, want 2", len(bt))
+	}
+	equal(t, "^(shell_exec|file_write)$", bt[0].Matcher)
+	equal(t, Pos{path, 5, 7}, bt[0].Pos)
+	equal(t, []Hook{
+		{Command: "./guards/check.sh", TimeoutMs: 5000, OnError: OnErrorDeny, Pos: Pos{path, 7, 11}},
+		{Command: "./guards/log.sh", Pos: Pos{path, 8, 11}},
+	}, bt[0].Hooks)
+	equal(t, "", bt[1].Matcher, `"*" is stored as ""`)
+	equal(t, []Hook{{Command: "./guards/redact.sh", Pos: Pos{path, 12, 33}}}, f.Hooks[events.AfterModel][0].Hooks)
+
+	equal(t, []Atom{
+		{Path: filepath.Join(dir, "guards", "extra.lua"), Pos: Pos{path, 16, 5}},
+		{Path: filepath.Join(dir, "guards", "dir"), Pos: Pos{path, 17, 5}},
+		{Stdlib: "deny-destructive", With: map[string]any{
+			"protectedBranches": []any{"main", "release/*"},
+			"maxFiles":          json.Number("20"),
+			"strict":            true,
+		}, Pos: Pos{path, 18, 5}},
+		{Path: filepath.Join(filepath.Dir(dir), "shared", "x.lua"), With: map[string]any{"ratio": json.Number("0.5")}, Pos: Pos{path, 19, 5}},
+	}, f.Atoms)
+}
+
+func TestJSONAndTOMLAgree(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tier Tier
+	}{{"agents", TierUser}, {"policy", TierPolicy}} {
+		t.Run(c.name, func(t *testing.T) {
+			jp, jd := readFixture(t, c.name+".json")
+			tp, td := readFixture(t, c.name+".toml")
+			jf, err := Parse(jp, jd, c.tier)
+			noErr(t, err)
+			tf, err := Parse(tp, td, c.tier)
+			noErr(t, err)
+			equal(t, stripPos(jf), stripPos(tf))
+			if len(jf.Hooks) == 0 {
+				t.Error("no hooks")
+			}
+		})
+	}
+}

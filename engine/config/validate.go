@@ -1,0 +1,563 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"regexp/syntax"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// validator turns a node tree into a File, collecting every problem.
+type validator struct {
+	file    string
+	tier    Tier
+	toml    bool
+	dir     string
+	errs    Errors
+	warns   Errors
+	dropped bool
+}
+
+func (v *validator) report(list *Errors, line, col int, code, field, format string, args ...any) {
+	if len(*list) >= MaxErrors {
+		v.dropped = true
+		return
+	}
+	*list = append(*list, &Error{Code: code, File: v.file, Line: line, Col: col, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// errAt reports a problem with a value; errKey one with a key.
+func (v *validator) errAt(n *node, code, field, format string, args ...any) {
+	v.report(&v.errs, n.line, n.col, code, field, format, args...)
+}
+
+func (v *validator) errKey(m member, code, field, format string, args ...any) {
+	v.report(&v.errs, m.line, m.col, code, field, format, args...)
+}
+
+// result returns the problems in document order, or nil.
+func (v *validator) result() Errors {
+	if len(v.errs) == 0 {
+		return nil
+	}
+	sortErrors(v.errs)
+	if v.dropped {
+		v.errs = append(v.errs, &Error{Code: CodeTooManyErrors, File: v.file,
+			Msg: fmt.Sprintf("more than %d problems; the rest are not reported", MaxErrors)})
+	}
+	return v.errs
+}
+
+func (v *validator) sortedWarnings() Errors {
+	sortErrors(v.warns)
+	return v.warns
+}
+
+func sortErrors(es Errors) {
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].Line != es[j].Line {
+			return es[i].Line < es[j].Line
+		}
+		return es[i].Col < es[j].Col
+	})
+}
+
+func (v *validator) pos(n *node) Pos { return Pos{File: v.file, Line: n.line, Col: n.col} }
+
+// kindName names the type of n for a message, in the file's own terms.
+func (v *validator) kindName(n *node) string {
+	switch n.kind {
+	case kindNull:
+		return "null"
+	case kindBool:
+		return "a boolean"
+	case kindNumber:
+		if v.toml && n.float {
+			return "a float (" + n.str + ")"
+		}
+		return "a number (" + n.str + ")"
+	case kindString:
+		return "a string"
+	case kindDatetime:
+		return "a datetime"
+	case kindArray:
+		return "an array"
+	case kindObject:
+		if v.toml {
+			return "a table"
+		}
+		return "an object"
+	}
+	return "a value"
+}
+
+// members returns the members of an object, each key once: a repeated key is
+// reported and its later occurrences dropped.
+func (v *validator) members(n *node, field string) []member {
+	if len(n.mems) < 2 {
+		return n.mems
+	}
+	first := make(map[string]member, len(n.mems))
+	out := make([]member, 0, len(n.mems))
+	for _, m := range n.mems {
+		if f, dup := first[m.key]; dup {
+			v.errKey(m, CodeDuplicateKey, fieldKey(field, m.key),
+				"duplicate key %q (first at line %d, column %d)", m.key, f.line, f.col)
+			continue
+		}
+		first[m.key] = m
+		out = append(out, m)
+	}
+	return out
+}
+
+// keyAliases maps keys people write by habit (from other hook systems, or
+// other casings) to the key meant.
+var keyAliases = map[string]string{
+	"timeout":      "timeoutMs",
+	"timeout_ms":   "timeoutMs",
+	"timeoutms":    "timeoutMs",
+	"on_error":     "onError",
+	"onerror":      "onError",
+	"cmd":          "command",
+	"matchers":     "matcher",
+	"hook":         "hooks",
+	"policy_hooks": "policyHooks",
+	"policyhooks":  "policyHooks",
+	"atom":         "atoms",
+	"params":       "with",
+	"parameters":   "with",
+}
+
+// suggest returns ` (did you mean "x"?)` when key looks like one of known:
+// the same but for case, a known alias, or a typo (edit distance 1 or 2).
+func suggest(key string, known ...string) string {
+	for _, k := range known {
+		if strings.EqualFold(key, k) || keyAliases[strings.ToLower(key)] == k {
+			return fmt.Sprintf(" (did you mean %q?)", k)
+		}
+	}
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(strings.ToLower(key), strings.ToLower(k), bestD); d < bestD && d <= len(k)/3 {
+			best, bestD = k, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance of a and b in bytes, or limit when
+// it is at least limit. Keys longer than 64 bytes are never close.
+func editDistance(a, b string, limit int) int {
+	if len(a) > 64 || len(b) > 64 {
+		return limit
+	}
+	if d := len(a) - len(b); d >= limit || -d >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], limit)
+}
+
+// eventAliases maps event names of other agent runtimes to ours.
+var eventAliases = map[string]events.Event{
+	"PreToolUse":        events.BeforeTool,
+	"PostToolUse":       events.AfterTool,
+	"PermissionRequest": events.ApprovalRequest,
+	"UserPromptSubmit":  events.BeforeTurn,
+	"Stop":              events.AfterTurn,
+	"SubagentStart":     events.BeforeSubagent,
+	"SubagentStop":      events.AfterSubagent,
+	"PreCompact":        events.BeforeCompact,
+	"PostCompact":       events.AfterCompact,
+}
+
+func eventHint(name string) string {
+	if e, ok := eventAliases[name]; ok {
+		return fmt.Sprintf(" (did you mean %q?)", e.String())
+	}
+	names := make([]string, 0, events.Count)
+	for _, e := range events.All() {
+		names = append(names, e.String())
+	}
+	if s := suggest(name, names...); s != "" {
+		return s
+	}
+	return ": want one of " + strings.Join(names, ", ")
+}
+
+func (v *validator) document(root *node) *File {
+	f := &File{Path: v.file, Tier: v.tier}
+	if root.kind != kindObject {
+		v.errAt(root, CodeWrongType, "", "the document must be %s, got %s", map[bool]string{false: "an object", true: "a table"}[v.toml], v.kindName(root))
+		return f
+	}
+	for _, m := range v.members(root, "") {
+		field := fieldKey("", m.key)
+		if m.val.kind == kindNull {
+			continue // null is the same as absent
+		}
+		switch m.key {
+		case "hooks":
+			if v.tier == TierPolicy {
+				v.errKey(m, CodeHooksInPolicy, field, `"hooks" in a policy file: the operator's command hooks belong under "policyHooks"`)
+				continue
+			}
+			f.Hooks = v.hooks(m.val, field)
+		case "policyHooks":
+			if v.tier == TierUser {
+				v.errKey(m, CodePolicyInUser, field, `"policyHooks" in a user file: policy hooks come only from the operator's policy source`)
+				continue
+			}
+			f.Hooks = v.hooks(m.val, field)
+		case "atoms":
+			if v.tier == TierPolicy {
+				v.errKey(m, CodeAtomsInPolicy, field, `"atoms" in a policy file: the policy tier holds shell command hooks only`)
+				continue
+			}
+			f.Atoms = v.atoms(m.val, field)
+		default:
+			// Other keys belong to other settings and are ignored, but a
+			// misspelling of ours would silently disarm hooks: warn.
+			if s := suggest(m.key, "hooks", "policyHooks", "atoms"); s != "" {
+				v.report(&v.warns, m.line, m.col, CodeLikelyTypo, field, "key %q is ignored%s", m.key, s)
+			}
+		}
+	}
+	return f
+}
+
+func (v *validator) hooks(n *node, field string) map[events.Event][]Group {
+	if n.kind != kindObject {
+		v.errAt(n, CodeWrongType, field, "%s must be %s mapping event names to matcher groups, got %s",
+			field, map[bool]string{false: "an object", true: "a table"}[v.toml], v.kindName(n))
+		return nil
+	}
+	var out map[events.Event][]Group
+	for _, m := range v.members(n, field) {
+		ef := fieldKey(field, m.key)
+		ev, err := events.ParseEvent(m.key)
+		if err != nil {
+			v.errKey(m, CodeUnknownEvent, ef, "unknown event %q%s", m.key, eventHint(m.key))
+		}
+		groups := v.groups(m.val, ef, ev)
+		if ev.Valid() && len(groups) > 0 {
+			if out == nil {
+				out = make(map[events.Event][]Group)
+			}
+			out[ev] = groups
+		}
+	}
+	return out
+}
+
+func (v *validator) groups(n *node, field string, ev events.Event) []Group {
+	if n.kind == kindNull {
+		return nil
+	}
+	if n.kind != kindArray {
+		v.errAt(n, CodeWrongType, field, "%s must be an array of matcher groups, got %s", field, v.kindName(n))
+		return nil
+	}
+	out := make([]Group, 0, len(n.elems))
+	for i, e := range n.elems {
+		if g, ok := v.group(e, fieldIndex(field, i), ev); ok {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func (v *validator) group(n *node, field string, ev events.Event) (Group, bool) {
+	g := Group{Pos: v.pos(n)}
+	if n.kind != kindObject {
+		v.errAt(n, CodeWrongType, field, `a matcher group must be %s with "matcher" and "hooks", got %s`,
+			map[bool]string{false: "an object", true: "a table"}[v.toml], v.kindName(n))
+		return g, false
+	}
+	hasHooks := false
+	for _, m := range v.members(n, field) {
+		mf := fieldKey(field, m.key)
+		switch m.key {
+		case "matcher":
+			g.Matcher = v.matcher(m.val, mf, ev)
+		case "hooks":
+			if m.val.kind != kindNull {
+				hasHooks = true
+				g.Hooks = v.hookList(m.val, mf)
+			}
+		default:
+			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in a matcher group: want "matcher" or "hooks"%s`,
+				m.key, suggest(m.key, "matcher", "hooks"))
+		}
+	}
+	if !hasHooks {
+		v.errAt(n, CodeMissingHooks, fieldKey(field, "hooks"), `matcher group has no "hooks" list`)
+	}
+	return g, true
+}
+
+func (v *validator) matcher(n *node, field string, ev events.Event) string {
+	switch {
+	case n.kind == kindNull:
+		return ""
+	case n.kind != kindString:
+		v.errAt(n, CodeBadMatcher, field, "matcher must be a string (an RE2 regular expression), got %s", v.kindName(n))
+		return ""
+	case n.str == "" || n.str == "*":
+		return ""
+	}
+	if _, err := regexp.Compile(n.str); err != nil {
+		msg := err.Error()
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			msg = se.Code.String() + ": `" + se.Expr + "`"
+		}
+		v.errAt(n, CodeBadMatcher, field, "matcher %q is not a valid RE2 regular expression: %s", n.str, msg)
+		return n.str
+	}
+	if ev.Valid() && !ev.Spec().Matcher {
+		v.report(&v.warns, n.line, n.col, CodeMatcherIgnored, field,
+			"matcher %q is ignored: %s is not tool-scoped, so its hooks always run (matchers apply to BeforeTool, ApprovalRequest and AfterTool)",
+			n.str, ev)
+	}
+	return n.str
+}
+
+func (v *validator) hookList(n *node, field string) []Hook {
+	if n.kind != kindArray {
+		v.errAt(n, CodeWrongType, field, "%s must be an array of hook entries, got %s", field, v.kindName(n))
+		return nil
+	}
+	out := make([]Hook, 0, len(n.elems))
+	for i, e := range n.elems {
+		if h, ok := v.hook(e, fieldIndex(field, i)); ok {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func (v *validator) hook(n *node, field string) (Hook, bool) {
+	h := Hook{Pos: v.pos(n)}
+	if n.kind != kindObject {
+		v.errAt(n, CodeWrongType, field, `a hook entry must be %s with a "command", got %s`,
+			map[bool]string{false: "an object", true: "a table"}[v.toml], v.kindName(n))
+		return h, false
+	}
+	hasCommand := false
+	for _, m := range v.members(n, field) {
+		mf := fieldKey(field, m.key)
+		val := m.val
+		switch m.key {
+		case "command":
+			if val.kind == kindNull {
+				continue
+			}
+			hasCommand = true
+			switch {
+			case val.kind != kindString:
+				v.errAt(val, CodeWrongType, mf, "command must be a string, got %s", v.kindName(val))
+			case strings.TrimSpace(val.str) == "":
+				v.errAt(val, CodeMissingCommand, mf, "command is empty")
+			case strings.IndexByte(val.str, 0) >= 0:
+				v.errAt(val, CodeBadCommand, mf, "command contains a NUL character")
+			default:
+				h.Command = val.str
+			}
+		case "timeoutMs":
+			h.TimeoutMs = v.timeout(val, mf)
+		case "onError":
+			switch {
+			case val.kind == kindNull:
+			case val.kind != kindString:
+				v.errAt(val, CodeBadOnError, mf, `onError must be "deny" or "skip", got %s`, v.kindName(val))
+			case val.str == OnErrorDeny:
+				h.OnError = OnErrorDeny
+			case val.str == OnErrorSkip:
+			default:
+				v.errAt(val, CodeBadOnError, mf, `onError must be "deny" or "skip", got %q`, val.str)
+			}
+		default:
+			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in a hook entry: want "command", "timeoutMs" or "onError"%s`,
+				m.key, suggest(m.key, "command", "timeoutMs", "onError"))
+		}
+	}
+	if !hasCommand {
+		v.errAt(n, CodeMissingCommand, fieldKey(field, "command"), `hook entry has no "command"`)
+	}
+	return h, true
+}
+
+func (v *validator) timeout(n *node, field string) int {
+	if n.kind == kindNull {
+		return 0
+	}
+	if n.kind != kindNumber {
+		v.errAt(n, CodeBadTimeout, field, "timeoutMs must be an integer number of milliseconds, got %s", v.kindName(n))
+		return 0
+	}
+	ms, err := strconv.ParseInt(n.str, 10, 64)
+	if n.float || err != nil && !errors.Is(err, strconv.ErrRange) {
+		v.errAt(n, CodeBadTimeout, field, "timeoutMs must be an integer number of milliseconds, got %s", n.str)
+		return 0
+	}
+	if err != nil || ms < 1 || ms > MaxTimeoutMs {
+		v.errAt(n, CodeBadTimeout, field, "timeoutMs must be between 1 and %d (10 minutes), got %s", MaxTimeoutMs, n.str)
+		return 0
+	}
+	return int(ms)
+}
+
+func (v *validator) atoms(n *node, field string) []Atom {
+	if n.kind != kindArray {
+		v.errAt(n, CodeWrongType, field, "atoms must be an array of paths and {path or stdlib, with} entries, got %s", v.kindName(n))
+		return nil
+	}
+	out := make([]Atom, 0, len(n.elems))
+	for i, e := range n.elems {
+		if a, ok := v.atom(e, fieldIndex(field, i)); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (v *validator) atom(n *node, field string) (Atom, bool) {
+	a := Atom{Pos: v.pos(n)}
+	switch n.kind {
+	case kindString:
+		a.Path = v.atomPath(n, field)
+		return a, true
+	case kindObject:
+	default:
+		v.errAt(n, CodeWrongType, field, "an atoms entry must be a path string or %s, got %s",
+			map[bool]string{false: "an object", true: "a table"}[v.toml], v.kindName(n))
+		return a, false
+	}
+	var hasPath, hasStdlib bool
+	for _, m := range v.members(n, field) {
+		mf := fieldKey(field, m.key)
+		val := m.val
+		switch m.key {
+		case "path":
+			if val.kind != kindNull {
+				hasPath = true
+				a.Path = v.atomPath(val, mf)
+			}
+		case "stdlib":
+			switch {
+			case val.kind == kindNull:
+			case val.kind != kindString:
+				hasStdlib = true
+				v.errAt(val, CodeWrongType, mf, "stdlib must be a pack name string, got %s", v.kindName(val))
+			case strings.TrimSpace(val.str) == "":
+				hasStdlib = true
+				v.errAt(val, CodeBadAtom, mf, "stdlib pack name is empty")
+			default:
+				hasStdlib = true
+				a.Stdlib = val.str
+			}
+		case "with":
+			switch val.kind {
+			case kindNull:
+			case kindObject:
+				a.With, _ = v.plain(val, mf).(map[string]any)
+			default:
+				v.errAt(val, CodeWrongType, mf, "with must be %s of parameters, got %s",
+					map[bool]string{false: "an object", true: "a table"}[v.toml], v.kindName(val))
+			}
+		default:
+			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in an atoms entry: want "path", "stdlib" or "with"%s`,
+				m.key, suggest(m.key, "path", "stdlib", "with"))
+		}
+	}
+	switch {
+	case hasPath && hasStdlib:
+		v.errAt(n, CodeBadAtom, field, `atoms entry names both "path" and "stdlib": give exactly one`)
+	case !hasPath && !hasStdlib:
+		v.errAt(n, CodeBadAtom, field, `atoms entry names neither "path" nor "stdlib": give exactly one`)
+	}
+	return a, true
+}
+
+// atomPath validates a path string and resolves it against the config
+// file's directory.
+func (v *validator) atomPath(n *node, field string) string {
+	switch {
+	case n.kind != kindString:
+		v.errAt(n, CodeWrongType, field, "an atom path must be a string, got %s", v.kindName(n))
+		return ""
+	case strings.TrimSpace(n.str) == "":
+		v.errAt(n, CodeBadAtom, field, "atom path is empty")
+		return ""
+	case strings.IndexByte(n.str, 0) >= 0:
+		v.errAt(n, CodeBadAtom, field, "atom path contains a NUL character")
+		return ""
+	}
+	p := filepath.FromSlash(n.str)
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(v.dir, p)
+}
+
+// plain converts a parameter value to plain Go values (see Atom.With).
+func (v *validator) plain(n *node, field string) any {
+	switch n.kind {
+	case kindNull:
+		return nil
+	case kindBool:
+		return n.b
+	case kindString:
+		return n.str
+	case kindNumber:
+		if n.float && (n.str == "nan" || n.str == "+Inf" || n.str == "-Inf") {
+			v.errAt(n, CodeBadAtom, field, "parameter %s is not a finite number, which JSON cannot represent", n.str)
+			return nil
+		}
+		return json.Number(n.str)
+	case kindDatetime:
+		v.errAt(n, CodeBadAtom, field, "parameter is a TOML datetime (%s), which JSON cannot represent: quote it as a string", n.str)
+		return nil
+	case kindArray:
+		out := make([]any, len(n.elems))
+		for i, e := range n.elems {
+			out[i] = v.plain(e, fieldIndex(field, i))
+		}
+		return out
+	case kindObject:
+		mems := v.members(n, field)
+		out := make(map[string]any, len(mems))
+		for _, m := range mems {
+			out[m.key] = v.plain(m.val, fieldKey(field, m.key))
+		}
+		return out
+	}
+	return nil
+}
