@@ -1,0 +1,277 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Exec is the real [Runner]: it runs a [Command] as a child process with
+// os/exec. The zero value is ready to use; an Exec is a plain value and
+// safe for concurrent use.
+type Exec struct {
+	// TermGrace, when positive, ends a hook that overran its timeout (or
+	// whose context was canceled) gracefully: SIGTERM to its process
+	// group, then SIGKILL to the shell after TermGrace and to the rest of
+	// the group when the shell is gone. Zero sends SIGKILL to the whole
+	// group at once. A hook that overruns its stdout cap is always killed
+	// at once.
+	TermGrace time.Duration
+}
+
+var _ Runner = Exec{}
+
+// Run runs c with [Exec]{}: see [Exec.Run].
+func Run(ctx context.Context, c Command, stdin []byte) (Result, error) {
+	return Exec{}.Run(ctx, c, stdin)
+}
+
+// Run runs c.Line as /bin/sh -c c.Line in c.Dir with exactly c.Env, in a
+// process group of its own, writes stdin to it on a pipe (a hook may exit
+// or close stdin without reading it) and captures stdout and stderr up to
+// the caps. It returns when the shell has exited and the output pipes have
+// closed, or ExitGrace after the group was killed, whichever is first:
+// within the timeout plus e.TermGrace plus [ExitGrace], whatever the hook
+// does. Background processes left in the group are killed when the shell
+// exits.
+//
+// The outcomes:
+//   - the shell exited, with any status: the Result holds it and the
+//     output, and the error is nil; stderr beyond the cap is discarded and
+//     flagged (StderrTruncated), the hook is not killed for it;
+//   - the shell was ended by a signal it was not sent by Run: ExitCode -1,
+//     Signal set, nil error ([Interpret] makes it a failure);
+//   - c.Line is empty, ctx is nil, or the process could not be started:
+//     an error matching [ErrStart] (or ctx's error if ctx was done
+//     already), ExitCode -1;
+//   - the timeout expired: the group is killed and the error matches
+//     [ErrTimeout] and context.DeadlineExceeded;
+//   - ctx was done first: the group is killed and the error wraps ctx's
+//     error (context.Canceled or context.DeadlineExceeded) and cause;
+//   - stdout went over its cap: the group is killed at once and the error
+//     matches [ErrOutputTooLarge]; Stdout holds the first MaxStdout bytes.
+//
+// Run never retains stdin, and it is safe for concurrent use.
+func (e Exec) Run(ctx context.Context, c Command, stdin []byte) (Result, error) {
+	start := time.Now()
+	res := Result{ExitCode: -1}
+	if ctx == nil {
+		return res, fmt.Errorf("%w: nil context", ErrStart)
+	}
+	if c.Line == "" {
+		return res, fmt.Errorf("%w: empty command line", ErrStart)
+	}
+	if ctx.Err() != nil {
+		return res, ctxError(ctx)
+	}
+	timeout, maxOut, maxErr := c.limits()
+
+	// runCtx is done, with a cause, when the hook must be stopped: the
+	// timeout expired, stdout overflowed, or ctx is done.
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	timer := time.AfterFunc(timeout, func() { stop(errTimedOut) })
+	defer timer.Stop()
+
+	p, err := openPipes()
+	if err != nil {
+		return res, fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", c.Line)
+	cmd.Dir = c.Dir
+	cmd.Env = c.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.inR, p.outW, p.errW
+	newProcessGroup(cmd)
+	grace := e.TermGrace
+	cmd.Cancel = func() error {
+		if grace > 0 && context.Cause(runCtx) != errStdoutTooLarge {
+			return signalGroup(cmd.Process, sigTerm)
+		}
+		return signalGroup(cmd.Process, sigKill)
+	}
+	cmd.WaitDelay = ExitGrace
+	if grace > 0 {
+		cmd.WaitDelay = grace
+	}
+
+	err = cmd.Start()
+	p.closeChildEnds()
+	if err != nil {
+		p.closeParentEnds()
+		res.Duration = time.Since(start)
+		if cause := context.Cause(runCtx); cause != nil {
+			return res, stopError(ctx, cause, timeout, maxOut)
+		}
+		return res, fmt.Errorf("%w: %w", ErrStart, err)
+	}
+
+	var stdout, stderr capture
+	var wg sync.WaitGroup
+	wg.Go(func() { stdout.read(p.outR, maxOut, func() { stop(errStdoutTooLarge) }) })
+	wg.Go(func() { stderr.read(p.errR, maxErr, nil) })
+	wg.Go(func() {
+		// Errors are ignored: a hook need not read its stdin (EPIPE), and
+		// the deadline set below ends a write nobody will read.
+		if len(stdin) > 0 {
+			_, _ = p.inW.Write(stdin)
+		}
+		_ = p.inW.Close()
+	})
+
+	waitErr := cmd.Wait()
+	// Why, if at all, the hook was stopped; taken now, so that a cause
+	// arriving after the shell exited on its own does not count.
+	cause := context.Cause(runCtx)
+	// The hook's lifetime is its shell's: kill what is left of its group.
+	_ = signalGroup(cmd.Process, sigKill)
+	deadline := time.Now().Add(ExitGrace)
+	_ = p.outR.SetReadDeadline(deadline)
+	_ = p.errR.SetReadDeadline(deadline)
+	_ = p.inW.SetWriteDeadline(deadline)
+	wg.Wait()
+	p.closeParentEnds()
+	res.Duration = time.Since(start)
+
+	res.Stdout, res.StdoutTruncated = stdout.result()
+	res.Stderr, res.StderrTruncated = stderr.result()
+	if ps := cmd.ProcessState; ps != nil {
+		res.ExitCode = ps.ExitCode()
+		res.Signal = signalName(ps)
+	}
+
+	if cause == nil && res.StdoutTruncated {
+		cause = errStdoutTooLarge
+	}
+	if cause != nil {
+		return res, stopError(ctx, cause, timeout, maxOut)
+	}
+	if cmd.ProcessState == nil {
+		return res, fmt.Errorf("%w: %w", ErrStart, waitErr)
+	}
+	return res, nil
+}
+
+// stopError is the error for a hook stopped for cause.
+func stopError(ctx context.Context, cause error, timeout time.Duration, maxOut int) error {
+	switch cause {
+	case errTimedOut:
+		return &timeoutError{after: timeout}
+	case errStdoutTooLarge:
+		return fmt.Errorf("%w: stdout exceeded %d bytes", ErrOutputTooLarge, maxOut)
+	}
+	return ctxError(ctx)
+}
+
+// Causes of stopping a hook, kept unexported: Run turns them into the
+// exported errors.
+var (
+	errTimedOut       = errors.New("timed out")
+	errStdoutTooLarge = errors.New("stdout too large")
+)
+
+// ctxError is the error for a hook stopped because ctx is done: it wraps
+// ctx.Err() and, if different, ctx's cause.
+func ctxError(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("shell: command hook stopped: %w: %w", err, cause)
+	}
+	return fmt.Errorf("shell: command hook stopped: %w", err)
+}
+
+// pipes are the hook's stdin, stdout and stderr. The parent ends are
+// pollable, so read and write deadlines bound every wait on them.
+type pipes struct {
+	inR, inW   *os.File
+	outR, outW *os.File
+	errR, errW *os.File
+}
+
+func openPipes() (*pipes, error) {
+	p := new(pipes)
+	var err error
+	if p.inR, p.inW, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if p.outR, p.outW, err = os.Pipe(); err != nil {
+		closeAll(p.inR, p.inW)
+		return nil, err
+	}
+	if p.errR, p.errW, err = os.Pipe(); err != nil {
+		closeAll(p.inR, p.inW, p.outR, p.outW)
+		return nil, err
+	}
+	return p, nil
+}
+
+// closeChildEnds closes the parent's copies of the child's ends, so that
+// reads see EOF once the hook's processes are gone.
+func (p *pipes) closeChildEnds() { closeAll(p.inR, p.outW, p.errW) }
+
+func (p *pipes) closeParentEnds() { closeAll(p.inW, p.outR, p.errR) }
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
+}
+
+// capture collects the first bytes of a pipe, up to a limit, and drains
+// the rest.
+type capture struct {
+	buf       []byte
+	truncated bool
+}
+
+// read reads f until EOF or an error (a deadline). Past limit bytes it sets
+// truncated, calls overflow (if non-nil) once and discards the rest, so
+// memory stays bounded by max whatever the hook prints.
+func (c *capture) read(f *os.File, limit int, overflow func()) {
+	for {
+		if len(c.buf) == cap(c.buf) {
+			// Grow geometrically up to max+1: one byte past the cap is
+			// how an overflow is seen.
+			n := min(max(2*cap(c.buf), 512), limit+1) - len(c.buf)
+			c.buf = slices.Grow(c.buf, n)
+		}
+		n, err := f.Read(c.buf[len(c.buf):cap(c.buf)])
+		c.buf = c.buf[:len(c.buf)+n]
+		if len(c.buf) > limit {
+			c.buf = c.buf[:limit]
+			c.truncated = true
+			if overflow != nil {
+				overflow()
+			}
+			discard(f)
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (c *capture) result() ([]byte, bool) {
+	if len(c.buf) == 0 {
+		return nil, c.truncated
+	}
+	return c.buf, c.truncated
+}
+
+// discard reads f until EOF or an error.
+func discard(f *os.File) {
+	buf := make([]byte, 32<<10)
+	for {
+		if _, err := f.Read(buf); err != nil {
+			return
+		}
+	}
+}
