@@ -123,7 +123,10 @@ type hookSpec struct {
 	// dedup, when non-empty, is the identity under which identical command
 	// specs run once per event.
 	dedup string
-	run   func(ctx context.Context, in *events.Input) (events.Output, error)
+	// shownTimeout is the timeout Plan reports when the hook enforces its
+	// own (command hooks, Lua hooks) rather than through timeout.
+	shownTimeout time.Duration
+	run          func(ctx context.Context, in *events.Input) (events.Output, error)
 }
 
 // hook is a compiled hook in a plan. It is immutable.

@@ -19,6 +19,9 @@ type options struct {
 	maxSessions      int
 	sessions         map[string]SessionState
 	newSource        func(*options) source
+	reloadInterval   time.Duration
+	luaPoolSize      int
+	luaTimeout       time.Duration
 }
 
 // DefaultMaxStopContinues is the default bound on consecutive AfterTurn

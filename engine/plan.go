@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/monad-hooks/monad-hooks/events"
@@ -85,4 +87,89 @@ func compile(specs []hookSpec) (*generation, ConfigErrors) {
 		}
 	}
 	return g, errs
+}
+
+// sortSpecsStable orders specs by tier, then event, keeping the file order
+// within each.
+func sortSpecsStable(specs []hookSpec) {
+	slices.SortStableFunc(specs, func(a, b hookSpec) int {
+		if a.tier != b.tier {
+			return int(a.tier) - int(b.tier)
+		}
+		return int(a.event) - int(b.event)
+	})
+}
+
+// PlannedHook describes one hook of the current plan.
+type PlannedHook struct {
+	Event  events.Event `json:"event"`
+	Tier   Tier         `json:"tier"`
+	Kind   string       `json:"kind"`
+	ID     string       `json:"hook"`
+	Source string       `json:"source,omitempty"`
+	// Matcher is the tool-name matcher as configured ("" matches all).
+	Matcher string `json:"matcher,omitempty"`
+	// TimeoutMs is the hook's timeout; 0 means none beyond the dispatch
+	// context.
+	TimeoutMs int64 `json:"timeoutMs,omitempty"`
+	// OnError is "skip" or "deny".
+	OnError string `json:"onError"`
+}
+
+func planned(h *hook) PlannedHook {
+	t := h.timeout
+	if t == 0 {
+		t = h.shownTimeout
+	}
+	return PlannedHook{Event: h.event, Tier: h.tier, Kind: h.kind, ID: h.id, Source: h.source, Matcher: h.matcher, TimeoutMs: t.Milliseconds(), OnError: h.onError.String()}
+}
+
+// Plan returns every hook of the current plan, event by event in firing
+// order, each event's hooks in dispatch order. Duplicate command specs that
+// dedup dropped are not listed. It reloads first if the configuration
+// changed. The caller owns the slice.
+func (e *Engine) Plan(ctx context.Context) []PlannedHook {
+	g := e.current(ctx)
+	var out []PlannedHook
+	for _, ev := range events.All() {
+		for _, h := range g.byEvent[ev] {
+			out = append(out, planned(h))
+		}
+	}
+	return out
+}
+
+// Explanation says whether one hook of an event would run for an input, and
+// why not when it would not.
+type Explanation struct {
+	PlannedHook
+	Matched bool   `json:"matched"`
+	Why     string `json:"why"`
+}
+
+// Explain returns, for each hook of in.Event in dispatch order, whether it
+// would run for in and why, without running any hook. It reloads first if
+// the configuration changed.
+func (e *Engine) Explain(ctx context.Context, in events.Input) []Explanation {
+	g := e.current(ctx)
+	if !in.Event.Valid() {
+		return nil
+	}
+	spec := in.Event.Spec()
+	var out []Explanation
+	for _, h := range g.byEvent[in.Event] {
+		x := Explanation{PlannedHook: planned(h), Matched: h.matches(spec, in.ToolName)}
+		switch {
+		case !spec.Matcher:
+			x.Why = in.Event.String() + " is not tool-scoped: every hook matches"
+		case h.re == nil:
+			x.Why = "the matcher matches every tool"
+		case x.Matched:
+			x.Why = fmt.Sprintf("matcher %q matches tool %q", h.matcher, in.ToolName)
+		default:
+			x.Why = fmt.Sprintf("matcher %q does not match tool %q", h.matcher, in.ToolName)
+		}
+		out = append(out, x)
+	}
+	return out
 }

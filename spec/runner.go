@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,10 +29,9 @@ type Runner struct {
 	// TempDir returns a fresh, empty directory that the case may use as its
 	// sandbox root (t.TempDir in tests).
 	TempDir func() (string, error)
-	// Extra, when set, adds engine options for the files, Lua scripts,
-	// stdlib packs and command hooks of a case, given its root. The spec
-	// package knows only Go handlers; the caller wires the rest (see
-	// engine.WithFiles).
+	// Extra, when set, replaces [FileOptions]: it returns the engine
+	// options for the files, Lua scripts, stdlib packs and command hooks
+	// of a case, given its root.
 	Extra func(c *Case, root string, generated Generated) ([]engine.Option, error)
 }
 
@@ -274,16 +274,68 @@ func (r *Runner) options(c *Case, root string) ([]engine.Option, error) {
 		}
 		gen.User = append(gen.User, p)
 	}
-	needExtra := len(gen.Lua)+len(gen.Policy)+len(gen.User)+len(c.Config)+len(c.Policy)+len(c.Lua)+len(c.Stdlib) > 0 || c.Options.Env != nil
-	if needExtra {
-		if r.Extra == nil {
-			return nil, errors.New("the case configures files, Lua, stdlib or command hooks, but this runner only knows Go handlers")
+	if len(gen.Lua)+len(gen.Policy)+len(gen.User)+len(c.Config)+len(c.Policy)+len(c.Lua)+len(c.Stdlib)+len(c.Packs) > 0 {
+		extra := r.Extra
+		if extra == nil {
+			extra = FileOptions
 		}
-		more, err := r.Extra(c, root, gen)
+		more, err := extra(c, root, gen)
 		if err != nil {
 			return nil, err
 		}
 		opts = append(opts, more...)
 	}
 	return opts, nil
+}
+
+// FileOptions returns the engine options for the configuration files, Lua
+// scripts, stdlib packs and command hooks of a case: one engine.WithFiles
+// rooted at root, with the case's environment (or a small fixed one).
+func FileOptions(c *Case, root string, gen Generated) ([]engine.Option, error) {
+	abs := func(names []string) ([]string, error) {
+		var out []string
+		for _, n := range names {
+			p, err := inside(root, n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, p)
+		}
+		return out, nil
+	}
+	policy, err := abs(c.Policy)
+	if err != nil {
+		return nil, err
+	}
+	user, err := abs(c.Config)
+	if err != nil {
+		return nil, err
+	}
+	lua, err := abs(c.Lua)
+	if err != nil {
+		return nil, err
+	}
+	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + root, "LANG=C.UTF-8"}
+	if c.Options.Env != nil {
+		env = env[:0]
+		for _, k := range slices.Sorted(maps.Keys(c.Options.Env)) {
+			env = append(env, k+"="+c.Options.Env[k])
+		}
+	}
+	var packs []engine.Pack
+	for _, n := range c.Stdlib {
+		packs = append(packs, engine.Pack{Name: n})
+	}
+	for _, p := range c.Packs {
+		packs = append(packs, engine.Pack{Name: p.Name, With: p.With})
+	}
+	return []engine.Option{engine.WithFiles(engine.Files{
+		Policy: append(gen.Policy, policy...),
+		User:   append(gen.User, user...),
+		Lua:    append(gen.Lua, lua...),
+		Stdlib: packs,
+		Root:   root,
+		Home:   root,
+		Env:    env,
+	})}, nil
 }

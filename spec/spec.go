@@ -53,8 +53,10 @@ type Case struct {
 	Policy []string `toml:"policy"`
 	// Lua names Lua scripts or folders (relative to the root).
 	Lua []string `toml:"lua"`
-	// Stdlib names embedded stdlib packs ("none" when empty).
-	Stdlib []string `toml:"stdlib"`
+	// Stdlib names embedded stdlib packs to load (none when empty); Packs
+	// loads packs with parameters.
+	Stdlib []string  `toml:"stdlib"`
+	Packs  []PackDef `toml:"pack"`
 
 	Options Options `toml:"options"`
 
@@ -69,6 +71,12 @@ type Case struct {
 	InputJSON string         `toml:"inputJSON"`
 	Want      *Want          `toml:"want"`
 	Steps     []Step         `toml:"step"`
+}
+
+// PackDef loads an embedded stdlib pack with parameters.
+type PackDef struct {
+	Name string         `toml:"name"`
+	With map[string]any `toml:"with"`
 }
 
 // Options are the engine options a case sets.
@@ -201,7 +209,7 @@ func Decode(name string, data []byte) (*File, error) {
 func underFreeForm(k toml.Key) bool {
 	for _, p := range k {
 		switch p {
-		case "input", "args", "files", "write", "env", "mutatedToolInput", "updatedToolOutput", "mutatedRequest":
+		case "input", "args", "files", "write", "env", "with", "mutatedToolInput", "updatedToolOutput", "mutatedRequest":
 			return true
 		}
 	}

@@ -6,5 +6,5 @@ import (
 )
 
 // extraOptions wires files, Lua, stdlib and command hooks into a case's
-// engine.
-var extraOptions func(c *spec.Case, root string, gen spec.Generated) ([]engine.Option, error)
+// engine: the same wiring `monad-hooks test` uses.
+var extraOptions func(c *spec.Case, root string, gen spec.Generated) ([]engine.Option, error) = spec.FileOptions

@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/monad-hooks/monad-hooks/engine/config"
+	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/shell"
+)
+
+// Files configures the hooks that come from files: operator policy files,
+// user configuration files, Lua scripts and embedded stdlib packs. They are
+// resolved per call: a changed file is picked up by the next dispatch (see
+// [WithReloadInterval]).
+type Files struct {
+	// Policy are the operator's policy files (agents.json or agents.toml
+	// shape, key "policyHooks"). Their command hooks run before every user
+	// hook and no user file can remove or replace them.
+	Policy []string
+	// User are user configuration files (keys "hooks" and "atoms").
+	User []string
+	// Lua are Lua atom-pack scripts, or folders whose *.lua files load in
+	// lexical order.
+	Lua []string
+	// Stdlib are embedded stdlib packs, loaded before the Lua scripts.
+	Stdlib []Pack
+	// Root is the sandbox root: the working directory of command hooks.
+	Root string
+	// Home is the home directory the Lua path module expands ~ to.
+	Home string
+	// Env is the environment command hooks start from; the engine strips
+	// every MONAD_* variable and every name containing KEY, TOKEN, SECRET,
+	// PASSWORD or CREDENTIAL before use.
+	Env []string
+	// Runner runs command hooks; nil means the real one ([shell.Exec]).
+	Runner shell.Runner
+	// FS reads the files; nil means the operating system's.
+	FS FileSystem
+}
+
+// A Pack names an embedded stdlib pack and its parameters.
+type Pack struct {
+	Name string
+	With map[string]any
+}
+
+// FileSystem is what the engine reads configuration and scripts through.
+type FileSystem interface {
+	ReadFile(name string) ([]byte, error)
+	Stat(name string) (fs.FileInfo, error)
+	ReadDir(name string) ([]fs.DirEntry, error)
+}
+
+type osFS struct{}
+
+func (osFS) ReadFile(name string) ([]byte, error)       { return os.ReadFile(name) }
+func (osFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
+func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+// WithFiles adds the hooks configured in files (see [Files]).
+func WithFiles(f Files) Option {
+	return func(o *options) {
+		if f.FS == nil {
+			f.FS = osFS{}
+		}
+		if f.Runner == nil {
+			f.Runner = shell.Exec{}
+		}
+		o.newSource = func(o *options) source { return &fileSource{f: f, opts: o} }
+	}
+}
+
+// WithReloadInterval sets how often Dispatch checks the configuration files
+// for changes. The default, 0, checks on every dispatch (one stat per file,
+// "resolved per call"); a positive interval checks at most that often, so
+// that dispatches in between make no system call at all.
+func WithReloadInterval(d time.Duration) Option {
+	return func(o *options) { o.reloadInterval = max(d, 0) }
+}
+
+// DefaultCommandTimeout is the timeout of a command hook without timeoutMs.
+const DefaultCommandTimeout = 60 * time.Second
+
+// fileSource loads hooks from files and fingerprints what it read.
+type fileSource struct {
+	f         Files
+	opts      *options
+	lastCheck atomic.Int64 // unix nanoseconds of the last stat check that found no change
+}
+
+// stamp fingerprints one file or folder as it was when loaded.
+type stamp struct {
+	path  string
+	exist bool
+	size  int64
+	mtime int64
+	mode  fs.FileMode
+}
+
+// fileVersion is what a fileSource read, in order.
+type fileVersion struct{ stamps []stamp }
+
+func (s *fileSource) stampOf(path string) stamp {
+	fi, err := s.f.FS.Stat(path)
+	if err != nil {
+		return stamp{path: path}
+	}
+	return stamp{path: path, exist: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+}
+
+func (s *fileSource) unchanged(version any) bool {
+	v, _ := version.(*fileVersion)
+	if v == nil {
+		return false
+	}
+	if iv := s.opts.reloadInterval; iv > 0 {
+		now := s.opts.now().UnixNano()
+		if now-s.lastCheck.Load() < int64(iv) {
+			return true
+		}
+	}
+	for _, st := range v.stamps {
+		if s.stampOf(st.path) != st {
+			return false
+		}
+	}
+	if s.opts.reloadInterval > 0 {
+		s.lastCheck.Store(s.opts.now().UnixNano())
+	}
+	return true
+}
+
+// read reads a file and records its stamp.
+func (s *fileSource) read(v *fileVersion, path string) ([]byte, error) {
+	st := s.stampOf(path)
+	v.stamps = append(v.stamps, st)
+	return s.f.FS.ReadFile(path)
+}
+
+func (s *fileSource) load(ctx context.Context) ([]hookSpec, func(), any, error) {
+	v := &fileVersion{}
+	var specs []hookSpec
+	var errs ConfigErrors
+	var atoms []luaAtom
+	for _, p := range s.f.Stdlib {
+		atoms = append(atoms, luaAtom{stdlib: p.Name, with: p.With, source: "stdlib " + p.Name})
+	}
+	for _, p := range s.f.Lua {
+		atoms = append(atoms, luaAtom{path: p, source: p})
+	}
+	env := shell.SanitizeEnv(s.f.Env)
+	for _, tier := range []struct {
+		paths []string
+		tier  config.Tier
+		t     Tier
+	}{{s.f.Policy, config.TierPolicy, TierPolicy}, {s.f.User, config.TierUser, TierUser}} {
+		for _, path := range tier.paths {
+			data, err := s.read(v, path)
+			if err != nil {
+				errs = append(errs, &ConfigError{Code: CodeRead, Source: path, Msg: err.Error()})
+				continue
+			}
+			file, err := config.Parse(path, data, tier.tier)
+			if err != nil {
+				errs = append(errs, fromConfigErrors(path, err)...)
+				continue
+			}
+			for ev, groups := range file.Hooks {
+				for _, g := range groups {
+					for _, h := range g.Hooks {
+						specs = append(specs, s.commandSpec(tier.t, ev, g, h, env))
+					}
+				}
+			}
+			for _, a := range file.Atoms {
+				atoms = append(atoms, luaAtom{path: a.Path, stdlib: a.Stdlib, with: a.With, source: a.Pos.String()})
+			}
+		}
+	}
+	// Map iteration above visits events in random order; within a tier the
+	// plan keeps file order per event, which is all that matters, but make
+	// the spec order deterministic for Plan.
+	sortSpecsStable(specs)
+	luaSpecs, release, lerrs := s.loadLua(ctx, v, atoms)
+	errs = append(errs, lerrs...)
+	specs = append(luaSpecs, specs...)
+	if len(errs) > 0 {
+		if release != nil {
+			release()
+		}
+		return nil, nil, v, errs
+	}
+	return specs, release, v, nil
+}
+
+func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h config.Hook, env []string) hookSpec {
+	timeout := DefaultCommandTimeout
+	if h.TimeoutMs > 0 {
+		timeout = time.Duration(h.TimeoutMs) * time.Millisecond
+	}
+	onError := OnErrorSkip
+	if h.OnError == config.OnErrorDeny {
+		onError = OnErrorDeny
+	}
+	cmd := shell.Command{Line: h.Command, Dir: s.f.Root, Env: env, Timeout: timeout}
+	runner := s.f.Runner
+	return hookSpec{
+		tier: t, kind: "command", id: h.Command, source: h.Pos.String(), event: ev,
+		matcher: g.Matcher, onError: onError,
+		// The runner enforces the timeout and kills the process group; the
+		// engine adds no deadline of its own.
+		dedup:        h.Command + "\x00" + strconv.FormatInt(int64(timeout/time.Millisecond), 10) + "\x00" + onError.String(),
+		shownTimeout: timeout,
+		run: func(ctx context.Context, in *events.Input) (events.Output, error) {
+			stdin, err := json.Marshal(in)
+			if err != nil {
+				return events.Output{}, fmt.Errorf("encode input: %w", err)
+			}
+			r, err := runner.Run(ctx, cmd, stdin)
+			return shell.Interpret(r, err)
+		},
+	}
+}
+
+func fromConfigErrors(path string, err error) ConfigErrors {
+	var ce config.Errors
+	if !errors.As(err, &ce) {
+		return ConfigErrors{{Code: CodeRead, Source: path, Msg: err.Error()}}
+	}
+	out := make(ConfigErrors, 0, len(ce))
+	for _, e := range ce {
+		out = append(out, &ConfigError{Code: e.Code, Source: e.Pos().String(), Msg: e.Msg})
+	}
+	return out
+}
