@@ -167,7 +167,7 @@ func Parse(path string, data []byte, tier Tier) (*File, error) {
 	if len(data) > MaxFileSize {
 		return nil, whole(CodeTooLarge, fmt.Sprintf("file is %d bytes, larger than the limit of %d", len(data), MaxFileSize))
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = bytes.TrimPrefix(data, []byte(bom))
 	lines := newLineIndex(data)
 	if off, msg := checkEncoding(data); off >= 0 {
 		l, c := lines.pos(off)
