@@ -484,7 +484,16 @@ func tomlNode(v any, path string, locs map[string]*loc, line, col int) *node {
 			n.str = strconv.FormatFloat(v, 'g', -1, 64)
 		}
 	case time.Time:
-		n.kind, n.str = kindDatetime, v.Format(time.RFC3339Nano)
+		layout := time.RFC3339Nano
+		switch v.Location().String() { // the decoder's zones for local values
+		case "date-local":
+			layout = time.DateOnly
+		case "time-local":
+			layout = "15:04:05.999999999"
+		case "datetime-local":
+			layout = "2006-01-02T15:04:05.999999999"
+		}
+		n.kind, n.str = kindDatetime, v.Format(layout)
 	default:
 		n.kind, n.str = kindDatetime, fmt.Sprint(v)
 	}

@@ -424,7 +424,11 @@ func (v *validator) timeout(n *node, field string) int {
 	}
 	ms, err := strconv.ParseInt(n.str, 10, 64)
 	if n.float || err != nil && !errors.Is(err, strconv.ErrRange) {
-		v.errAt(n, CodeBadTimeout, field, "timeoutMs must be an integer number of milliseconds, got %s", n.str)
+		got := n.str
+		if n.float {
+			got = v.kindName(n)
+		}
+		v.errAt(n, CodeBadTimeout, field, "timeoutMs must be an integer number of milliseconds, got %s", got)
 		return 0
 	}
 	if err != nil || ms < 1 || ms > MaxTimeoutMs {
