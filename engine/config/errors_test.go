@@ -137,7 +137,9 @@ func TestErrorCodes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			es := parseErrors(t, c.path, c.src, c.tier)
 			equal(t, c.want, brief(es))
-			if testing.Verbose() { t.Log(es.Error()) }
+			if testing.Verbose() {
+				t.Log(es.Error())
+			}
 			for _, e := range es {
 				if e.Msg == "" {
 					t.Errorf("%s has no message", e.Code)
