@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
@@ -98,5 +100,30 @@ func BenchmarkFloorCallIndex(b *testing.B) {
 	a := make([]int, events.Count)
 	for i := 0; b.Loop(); i++ {
 		sink += emptyCall(a, i%events.Count)
+	}
+}
+
+// BenchmarkConfigResolution measures the per-dispatch cost of checking the
+// configuration files when nothing changed (the hook itself matches no tool,
+// so the figure is the check plus the fast path): statPerCall stats each
+// file on every dispatch, interval checks at most once a second.
+func BenchmarkConfigResolution(b *testing.B) {
+	dir := b.TempDir()
+	cfg := dir + "/agents.json"
+	if err := os.WriteFile(cfg, []byte(`{"hooks":{"BeforeTool":[{"matcher":"^write_file$","hooks":[{"command":"exit 0"}]}]}}`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name     string
+		interval time.Duration
+	}{{"statPerCall", 0}, {"interval", time.Second}} {
+		b.Run(bc.name, func(b *testing.B) {
+			e := benchEngine(b, engine.WithReloadInterval(bc.interval), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir}))
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				e.Dispatch(ctx, toolInput)
+			}
+		})
 	}
 }
