@@ -127,3 +127,14 @@ func BenchmarkConfigResolution(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDispatchNoHooks: the event has no hook at all.
+func BenchmarkDispatchNoHooks(b *testing.B) {
+	e := benchEngine(b)
+	ctx := context.Background()
+	in := events.Input{Event: events.AfterModel}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Dispatch(ctx, in)
+	}
+}

@@ -41,9 +41,8 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (Result, error) 
 		return Result{}, fmt.Errorf("%w: field event: missing or unknown event %d", ErrInvalidInput, uint8(in.Event))
 	}
 	g := e.current(ctx)
-	hooks := g.byEvent[in.Event]
-	first := firstMatch(in.Event.Spec(), hooks, in.ToolName)
-	if first < 0 && !sessionEvent(in.Event) {
+	hooks := g.match(in.Event, in.ToolName)
+	if len(hooks) == 0 && !sessionEvent(in.Event) {
 		// The fast path: nothing to run, nothing allocated.
 		res := Result{Event: in.Event}
 		if p := e.cfgErr.Load(); p != nil {
@@ -51,17 +50,7 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (Result, error) 
 		}
 		return res, nil
 	}
-	return e.dispatch(ctx, hooks[max(first, 0):], in), nil
-}
-
-// firstMatch returns the index of the first hook that matches toolName, or -1.
-func firstMatch(spec events.Spec, hooks []*hook, toolName string) int {
-	for i, h := range hooks {
-		if h.matches(spec, toolName) {
-			return i
-		}
-	}
-	return -1
+	return e.dispatch(ctx, hooks, in), nil
 }
 
 func sessionEvent(ev events.Event) bool {
@@ -72,8 +61,8 @@ func sessionEvent(ev events.Event) bool {
 	return false
 }
 
-// dispatch is the slow path of Dispatch: in is its own copy, which serial
-// events rewrite as they chain.
+// dispatch is the slow path of Dispatch: hooks are the hooks that match, in
+// plan order; in is its own copy, which serial events rewrite as they chain.
 func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in events.Input) Result {
 	spec := in.Event.Spec()
 	res := Result{Event: in.Event}
@@ -160,9 +149,6 @@ func joinContext(a, b string) string {
 // chain runs the hooks of a serial event in plan order.
 func (e *Engine) chain(ctx context.Context, spec events.Spec, hooks []*hook, cur *events.Input, res *Result) {
 	for _, h := range hooks {
-		if !h.matches(spec, cur.ToolName) {
-			continue
-		}
 		out, rec := e.runHook(ctx, h, cur)
 		stop := e.fold(spec, h, out, &rec, cur, res)
 		res.Audit = append(res.Audit, rec)
@@ -183,16 +169,11 @@ func (e *Engine) fanOut(ctx context.Context, spec events.Spec, hooks []*hook, in
 	type slot struct {
 		out events.Output
 		rec Record
-		ran bool
 	}
 	slots := make([]slot, len(hooks))
 	sem := make(chan struct{}, e.opts.maxParallel)
 	var wg sync.WaitGroup
 	for i, h := range hooks {
-		if !h.matches(spec, in.ToolName) {
-			continue
-		}
-		slots[i].ran = true
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
@@ -202,9 +183,6 @@ func (e *Engine) fanOut(ctx context.Context, spec events.Spec, hooks []*hook, in
 	wg.Wait()
 	for i := range slots {
 		s := &slots[i]
-		if !s.ran {
-			continue
-		}
 		e.fold(spec, hooks[i], s.out, &s.rec, in, res)
 		res.Audit = append(res.Audit, s.rec)
 		e.record(ctx, s.rec)

@@ -38,6 +38,7 @@ type Engine struct {
 // generation is one compiled plan and the resources it owns.
 type generation struct {
 	byEvent [events.Count][]*hook
+	cache   [events.Count]matchCache
 	release func()
 }
 
