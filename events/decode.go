@@ -108,6 +108,9 @@ func DecodeOutput(b []byte) (Output, error) {
 	d := fieldDecoder{obj: obj}
 	var dec string
 	d.str("decision", &dec)
+	if raw, ok := d.get("decision"); ok && dec == "" && d.err == nil {
+		d.fail("decision", "allow, deny or ask", raw)
+	}
 	o.Decision = Decision(dec)
 	d.str("reason", &o.Reason)
 	d.str("additionalContext", &o.AdditionalContext)
