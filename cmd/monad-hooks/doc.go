@@ -1,0 +1,130 @@
+// Monad-hooks runs agent lifecycle hooks from the command line: the embedded
+// stdlib of Lua guards, Lua atom-pack scripts, operator policy and user
+// command hooks, with the dispatch semantics of package engine.
+//
+// Usage:
+//
+//	monad-hooks COMMAND [FLAGS] [ARGS]
+//
+// The commands are:
+//
+//	run EVENT        dispatch one HookInput read from stdin, print the Result
+//	serve            dispatch HookInputs from stdin (JSON lines) or over HTTP
+//	check            load the configuration and print the plan, or every error
+//	explain EVENT    say which hooks an input would run, and why the others not
+//	test [PATH...]   run spec test cases (TOML) against the configuration
+//	stdlib [NAME]    list the embedded stdlib packs, or document one
+//	schema input|output
+//	                 print the JSON Schema of a HookInput or a HookOutput
+//	version          print the version
+//	help [COMMAND]   print the help of a command
+//
+// Every command prints its help, with examples, for -h or --help (on stdout,
+// exit 0).
+//
+// # Configuration
+//
+// The commands that build an engine (run, serve, check, explain, test) take
+// the same flags:
+//
+//	--config FILE            user hooks (agents.json or agents.toml: "hooks",
+//	                         "atoms"); repeatable
+//	--policy FILE            operator policy ("policyHooks"); repeatable
+//	--lua PATH               Lua script or folder of scripts; repeatable
+//	--stdlib LIST            comma-separated stdlib packs
+//	--root DIR               sandbox root, the cwd of command hooks (default:
+//	                         the current directory)
+//	--max-stop-continues N   bound on consecutive AfterTurn continuations
+//	--vouch-model NAME       a model whose modelOverride is honoured; repeatable
+//	--state FILE             session state (run, serve)
+//	--audit FILE             audit log, one JSON line per executed hook (run,
+//	                         serve)
+//
+// With no configuration at all, monad-hooks runs the embedded default stdlib
+// set (deny-destructive, protect-paths, redact-secrets). The default set is
+// loaded whenever --stdlib is absent, also alongside --config, --policy and
+// --lua files: "--stdlib none" turns it off, "--stdlib protect-paths" loads
+// only that pack, and "default" inside a list expands to the default set
+// ("--stdlib default,my-pack").
+//
+// Relative paths are relative to the current directory. Flags may come before
+// or after the arguments, and -flag is the same as --flag.
+//
+// # run
+//
+// "monad-hooks run EVENT" reads one HookInput JSON object from stdin. Its
+// "event", when present, must be EVENT; when absent it is set to EVENT. The
+// Result is printed as one line of JSON on stdout and the exit code is 0,
+// whatever the decision: a deny is the "decision" field, not an exit code.
+// The Result is also a valid HookOutput, so "monad-hooks run EVENT" can
+// itself be configured as a command hook.
+//
+// With --state FILE the session state (the context stashed at SessionStart for
+// the first BeforeTurn, the count of AfterTurn continuations) is read from
+// FILE before the dispatch and written back atomically after it, so that a
+// session spans several runs. Runs that share a state file at the same time
+// do not merge their changes: the last one to finish wins. With --audit FILE
+// each executed hook appends one JSON line (the engine's audit Record, with
+// "time" and "sessionId") to FILE; appends from concurrent runs do not
+// interleave. Neither failing to save the state nor failing to write the audit
+// changes the exit code once the Result is printed, because a host would
+// then discard the decision; both are reported on stderr.
+//
+// # serve
+//
+// "monad-hooks serve" keeps one engine with the session state in memory
+// (loaded from and saved to --state, if given, at start and exit). The
+// configuration files are checked on every dispatch: an edit is picked up by
+// the next request, and a broken edit keeps the last good configuration in
+// force and is reported in each Result's "configError".
+//
+// Without --listen, serve reads JSON lines: one HookInput per line on stdin
+// ("event" required), one Result per line on stdout, in order. An invalid
+// line gets {"error": "..."} and the stream goes on; blank lines get no
+// answer. The end of stdin ends serve with exit 0.
+//
+// With --listen ADDR, serve speaks HTTP on a loopback address
+// (127.0.0.1:PORT, [::1]:PORT, localhost:PORT) or a unix socket (unix:PATH):
+// POST /v1/dispatch takes a HookInput as its body and returns the Result
+// (400 with {"error": "..."} for an invalid input, 413 above 16 MiB); GET
+// /healthz returns 200 "ok". Other addresses are refused: the endpoint has no
+// authentication and its hooks run commands. The address serve listens on
+// is printed on stderr. At most --max-concurrent dispatches (default 32) run
+// at once.
+//
+// On SIGINT or SIGTERM serve stops taking input, lets the dispatches in
+// flight finish and deliver their Results (for at most --grace, default 90s,
+// after which they are canceled and their command hooks killed), saves the
+// state and exits 0.
+//
+// # check and explain
+//
+// "monad-hooks check" loads everything and prints the plan: for each event,
+// the hooks in dispatch order with tier, kind, matcher, source (file:line),
+// timeout, onError and the duplicate command hooks that were dropped.
+// Configuration errors are all listed on stderr, one per line, as
+// file:line:col: code: message, with exit 1.
+//
+// "monad-hooks explain EVENT" reads an input like run but runs no hook: it
+// prints which hooks would run, in order, and why each of the others would
+// not.
+//
+// # test
+//
+// "monad-hooks test [PATH...]" runs spec test cases, TOML files in the format
+// of the project's spec folder; a folder is searched for *.toml files with
+// [[case]] tables. A case that defines hooks of its own runs against those
+// only; a case that defines none runs against the configuration of the
+// flags (the default stdlib set included unless --stdlib says otherwise).
+// The output follows go test: a line per failing case and its mismatches,
+// "ok" or "FAIL" per file, then "N passed, N failed" (", N skipped"). -v
+// prints every case, -run REGEXP selects cases by name.
+//
+// # Exit codes
+//
+//	0    ok: the command did its work, whatever the hooks decided
+//	1    invalid input, invalid configuration, an I/O error, or failing tests
+//	64   usage error: unknown command or flag, missing or bad argument
+//
+// monad-hooks never exits 2: to a hook host, exit 2 means deny.
+package main

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"context"
+)
+
+func cmdCheck(ctx context.Context, inv *invocation, args []string) int {
+	var c common
+	fs := newFlagSet("check")
+	c.register(fs)
+	pos, code := parseArgs(inv, fs, helpCheck, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		return inv.usageErr("unexpected argument %q", pos[0])
+	}
+	o, code := c.open(ctx, inv, false)
+	if code >= 0 {
+		return code
+	}
+	defer o.close(inv)
+	if err := printPlan(inv.stdout, o.eng); err != nil {
+		inv.errorf("%v", err)
+		return ExitFail
+	}
+	return ExitOK
+}
+
+func cmdExplain(ctx context.Context, inv *invocation, args []string) int {
+	var c common
+	fs := newFlagSet("explain")
+	c.register(fs)
+	pos, code := parseArgs(inv, fs, helpExplain, args)
+	if code >= 0 {
+		return code
+	}
+	ev, code := eventArg(inv, pos)
+	if code >= 0 {
+		return code
+	}
+	if _, err := c.stdlibList(); err != nil {
+		return reportErr(inv, err)
+	}
+	in, err := readInput(inv.stdin, ev)
+	if err != nil {
+		inv.errorf("%v", err)
+		return ExitFail
+	}
+	o, code := c.open(ctx, inv, false)
+	if code >= 0 {
+		return code
+	}
+	defer o.close(inv)
+	if err := printExplain(inv.stdout, o.eng, in); err != nil {
+		inv.errorf("%v", err)
+		return ExitFail
+	}
+	return ExitOK
+}

@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/monad-hooks/monad-hooks/engine"
+)
+
+// The exit codes of [Run]. A hook host reads exit 2 as a deny, so the CLI
+// never exits 2 on its own: a decision, deny included, is printed in the
+// Result with exit 0.
+const (
+	// ExitOK: the command did its work, whatever the hooks decided.
+	ExitOK = 0
+	// ExitFail: invalid input, an invalid configuration, an I/O error, or
+	// failing test cases.
+	ExitFail = 1
+	// ExitUsage: an unknown command or flag, a missing or malformed argument
+	// (EX_USAGE of sysexits.h).
+	ExitUsage = 64
+)
+
+// Env is the part of the process environment the CLI reads. Everything else
+// (arguments, streams) is passed to [Run] directly, so that tests can run
+// commands in parallel.
+type Env struct {
+	// Dir is the working directory: the default sandbox root and the base of
+	// relative paths given on the command line. "" means the process's.
+	Dir string
+	// Vars is the environment (KEY=VALUE) command hooks start from; the
+	// engine strips secrets from it. HOME is read from it for "~" in Lua
+	// paths.
+	Vars []string
+
+	// engineOpts are extra engine options, appended last (tests only: a Go
+	// hook lets in-process tests observe a dispatch).
+	engineOpts []engine.Option
+}
+
+// OSEnv returns the Env of the running process.
+func OSEnv() Env {
+	dir, _ := os.Getwd()
+	return Env{Dir: dir, Vars: os.Environ()}
+}
+
+func (e Env) lookup(key string) string {
+	for i := len(e.Vars) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(e.Vars[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// invocation is one call of Run: its streams and environment.
+type invocation struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	env            Env
+	name           string // the command's name, for messages
+}
+
+// errorf prints "monad-hooks CMD: msg" on stderr.
+func (inv *invocation) errorf(format string, args ...any) {
+	fmt.Fprintf(inv.stderr, "monad-hooks %s: %s\n", inv.name, fmt.Sprintf(format, args...))
+}
+
+// usageErr reports a usage error and returns ExitUsage.
+func (inv *invocation) usageErr(format string, args ...any) int {
+	inv.errorf(format, args...)
+	fmt.Fprintf(inv.stderr, "Run 'monad-hooks %s --help' for usage.\n", inv.name)
+	return ExitUsage
+}
+
+type command struct {
+	name    string
+	summary string
+	help    string
+	run     func(ctx context.Context, inv *invocation, args []string) int
+}
+
+// commands lists the subcommands in the order the usage shows them.
+func commands() []*command {
+	return []*command{
+		{"run", "dispatch one HookInput read from stdin and print the Result", helpRun, cmdRun},
+		{"serve", "dispatch HookInputs from stdin (JSON lines) or over HTTP", helpServe, cmdServe},
+		{"check", "load the configuration and print the plan, or every error", helpCheck, cmdCheck},
+		{"explain", "say which hooks an input would run, and why the others would not", helpExplain, cmdExplain},
+		{"test", "run spec test cases (TOML) against the configuration", helpTest, cmdTest},
+		{"stdlib", "list the embedded stdlib packs, or document one", helpStdlib, cmdStdlib},
+		{"schema", "print the JSON Schema of a HookInput or a HookOutput", helpSchema, cmdSchema},
+		{"version", "print the version", helpVersion, cmdVersion},
+		{"help", "print the help of a command", helpHelp, nil},
+	}
+}
+
+func lookupCommand(name string) *command {
+	for _, c := range commands() {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Run runs the monad-hooks command line args (without the program name) and
+// returns the process exit code: [ExitOK], [ExitFail] or [ExitUsage], never
+// 2. It reads stdin and writes stdout and stderr only through its arguments,
+// so several Runs may proceed at once. ctx ends long-running commands
+// (serve) gracefully.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) int {
+	if env.Dir == "" {
+		env.Dir, _ = os.Getwd()
+	}
+	inv := &invocation{stdin: stdin, stdout: stdout, stderr: stderr, env: env}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, mainUsage())
+		return ExitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "-h", "-help", "--help":
+		fmt.Fprint(stdout, mainUsage())
+		return ExitOK
+	case "-v", "-version", "--version":
+		name = "version"
+	case "help":
+		return cmdHelp(inv, rest)
+	}
+	c := lookupCommand(name)
+	if c == nil || c.run == nil {
+		inv.name = name
+		fmt.Fprintf(stderr, "monad-hooks: unknown command %q\n", name)
+		fmt.Fprint(stderr, "Run 'monad-hooks --help' for usage.\n")
+		return ExitUsage
+	}
+	inv.name = c.name
+	return c.run(ctx, inv, rest)
+}
+
+func cmdHelp(inv *invocation, args []string) int {
+	inv.name = "help"
+	switch len(args) {
+	case 0:
+		fmt.Fprint(inv.stdout, mainUsage())
+		return ExitOK
+	case 1:
+		c := lookupCommand(args[0])
+		if c == nil {
+			return inv.usageErr("unknown command %q", args[0])
+		}
+		fmt.Fprint(inv.stdout, c.help)
+		return ExitOK
+	}
+	return inv.usageErr("want at most one command name, got %d arguments", len(args))
+}
+
+func mainUsage() string {
+	var b strings.Builder
+	b.WriteString(`monad-hooks runs agent lifecycle hooks: Lua guards, the embedded stdlib,
+operator policy and user command hooks.
+
+Usage:
+
+	monad-hooks COMMAND [FLAGS] [ARGS]
+
+Commands:
+
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "	%-8s %s\n", c.name, c.summary)
+	}
+	b.WriteString(`
+With no configuration at all the embedded default stdlib set runs
+(deny-destructive, protect-paths, redact-secrets); --stdlib none turns it off.
+
+Exit codes: 0 ok (whatever the hooks decided: a deny is printed, not exited),
+1 invalid input or configuration, or failing tests, 64 usage error.
+monad-hooks never exits 2, which means deny to hook hosts.
+
+Examples:
+
+	echo '{"toolName":"bash","toolInput":{"command":"rm -rf /"}}' | monad-hooks run BeforeTool
+	monad-hooks check --config agents.json --lua guards/
+	monad-hooks serve --listen 127.0.0.1:7878 --config agents.json
+	monad-hooks help run
+`)
+	return b.String()
+}
+
+// errUsage marks an error of the command line (exit 64).
+var errUsage = errors.New("usage")
+
+// usageError wraps msg as a usage error.
+func usageError(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
+}

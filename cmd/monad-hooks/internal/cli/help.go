@@ -1,0 +1,185 @@
+package cli
+
+// The help of each command, printed by --help (on stdout, exit 0). The manual
+// in cmd/monad-hooks/doc.go says the same at more length; a test keeps the
+// two in step.
+
+const commonFlagsHelp = `
+Configuration flags:
+
+	--config FILE            user hooks (agents.json or agents.toml: "hooks",
+	                         "atoms"); repeatable
+	--policy FILE            operator policy ("policyHooks"); repeatable
+	--lua PATH               Lua script or folder of scripts; repeatable
+	--stdlib LIST            comma-separated stdlib packs; absent: the default
+	                         set, also alongside --config, --policy and --lua;
+	                         "none": no pack; "default" in a list expands to
+	                         the default set (deny-destructive, protect-paths,
+	                         redact-secrets)
+	--root DIR               sandbox root, the cwd of command hooks (default:
+	                         the current directory)
+	--max-stop-continues N   bound on consecutive AfterTurn continuations
+	                         (default 3; 0 disables continueWork)
+	--vouch-model NAME       a model whose modelOverride is honoured;
+	                         repeatable (without it no override applies)
+	--state FILE             session state (JSON), read before and written
+	                         atomically after (run, serve; ignored elsewhere)
+	--audit FILE             append one JSON line per executed hook (run,
+	                         serve; ignored elsewhere)
+
+Relative paths are relative to the current directory. Flags may come before
+or after the arguments; -flag and --flag are the same.
+`
+
+const exitCodesHelp = `
+Exit codes: 0 ok, 1 invalid input or configuration, 64 usage error.
+Never 2, which means deny to hook hosts.
+`
+
+const helpRun = `Usage: monad-hooks run EVENT [FLAGS] < input.json
+
+Run reads one HookInput JSON object from stdin, dispatches it to the hooks
+of EVENT and prints the Result as one line of JSON on stdout. It exits 0
+whatever the hooks decided: a deny is the "decision" of the Result. The
+Result is also a valid HookOutput, so "monad-hooks run EVENT" can itself be
+configured as a command hook.
+
+The input's "event", when present, must be EVENT; when absent it is set to
+EVENT. Invalid input or configuration is reported on stderr with exit 1
+(every configuration error, as file:line:col: code: message).
+` + commonFlagsHelp + exitCodesHelp + `
+Examples:
+
+	echo '{"toolName":"bash","toolInput":{"command":"rm -rf /"}}' | monad-hooks run BeforeTool
+	monad-hooks run BeforeTool --config agents.json --stdlib none < input.json
+	monad-hooks run SessionStart --state state.json --audit audit.jsonl < start.json
+`
+
+const helpServe = `Usage: monad-hooks serve [--listen ADDR] [FLAGS]
+
+Serve keeps one engine running, with session state in memory and the
+configuration reloaded when its files change (a broken edit keeps the last
+good configuration and is reported in each Result's "configError").
+
+Without --listen it reads JSON lines: one HookInput per line on stdin
+("event" required), one Result per line on stdout, in order. An invalid line
+gets {"error": "..."} and the stream goes on; blank lines are skipped. At
+the end of stdin serve exits 0.
+
+With --listen ADDR it serves HTTP on ADDR (127.0.0.1:PORT, [::1]:PORT,
+localhost:PORT, or unix:PATH; the endpoint has no authentication, so other
+addresses are refused). The address it listens on is printed on stderr
+(useful with port 0).
+
+	POST /v1/dispatch   a HookInput as the body -> 200 and the Result;
+	                    400 {"error"} for an invalid input, 413 for a body
+	                    larger than 16 MiB
+	GET  /healthz       200 ok
+
+On SIGINT or SIGTERM serve stops taking input, lets the dispatches in flight
+finish and deliver their Results (for up to --grace, then they are
+canceled), saves --state and exits 0.
+
+Serve flags:
+
+	--listen ADDR          serve HTTP instead of stdin/stdout
+	--grace DURATION       how long in-flight dispatches may run after a
+	                       signal (default 90s)
+	--max-concurrent N     HTTP dispatches that run at once (default 32)
+` + commonFlagsHelp + exitCodesHelp + `
+Examples:
+
+	monad-hooks serve --config agents.json < inputs.jsonl
+	monad-hooks serve --listen 127.0.0.1:7878 --audit audit.jsonl
+	curl -s localhost:7878/v1/dispatch -d '{"event":"BeforeTool","toolName":"bash"}'
+	monad-hooks serve --listen unix:/run/monad-hooks.sock
+`
+
+const helpCheck = `Usage: monad-hooks check [FLAGS]
+
+Check loads the configuration, the Lua scripts and the stdlib packs, and
+prints the plan: for each event, the hooks in dispatch order with their
+tier, kind, matcher, source (file:line), timeout and onError, and which
+duplicate command hooks were dropped. It exits 0. When anything is wrong it
+lists every error (file:line:col: code: message) on stderr and exits 1.
+` + commonFlagsHelp + exitCodesHelp + `
+Examples:
+
+	monad-hooks check --config agents.json --policy /etc/monad/policy.json
+	monad-hooks check --lua guards/ --stdlib none
+`
+
+const helpExplain = `Usage: monad-hooks explain EVENT [FLAGS] < input.json
+
+Explain reads a HookInput like run, but runs no hook: it prints which hooks
+would run for the input, in order, and for every other hook why it would not
+(another event, a matcher that does not match the tool, ...). Use it to find
+out why a hook did not fire.
+` + commonFlagsHelp + exitCodesHelp + `
+Examples:
+
+	echo '{"toolName":"file_write"}' | monad-hooks explain BeforeTool --config agents.json
+`
+
+const helpTest = `Usage: monad-hooks test [FLAGS] [PATH...]
+
+Test runs spec test cases: TOML files in the format of the project's spec/
+folder (see spec/README.md). A PATH is a file, or a folder searched for
+*.toml files that hold [[case]] tables (other TOML files are skipped);
+without PATH, the current directory.
+
+A case that defines hooks of its own (hook, files, config, policy, lua,
+stdlib) runs against those only. A case that defines none runs against the
+configuration of the flags: that is how you test your own guards. Mind that
+without --stdlib the default stdlib set is part of that configuration.
+
+The output is like go test: a line per failing case with what was wanted
+and what came, "ok" or "FAIL" per file, and a last line "N passed, N failed"
+(and ", N skipped"). Exit 1 when a case failed or a file is invalid.
+
+Test flags:
+
+	-v              print every case
+	-run REGEXP     run only the cases whose name matches
+	-parallel N     cases that run at once (default: the number of CPUs)
+` + commonFlagsHelp + exitCodesHelp + `
+Examples:
+
+	monad-hooks test --config agents.json --lua guards/ tests/
+	monad-hooks test --stdlib none -v spec/cases
+`
+
+const helpStdlib = `Usage: monad-hooks stdlib [NAME]
+
+Stdlib lists the Lua guard packs embedded in the binary with a line each,
+marking the default set. With a NAME it prints the pack's documentation and
+parameters (set them under "with" of an "atoms" entry in agents.json).
+` + exitCodesHelp + `
+Examples:
+
+	monad-hooks stdlib
+	monad-hooks stdlib deny-destructive
+`
+
+const helpSchema = `Usage: monad-hooks schema input|output
+
+Schema prints the JSON Schema (draft 2020-12) of a HookInput or of a
+HookOutput.
+` + exitCodesHelp + `
+Examples:
+
+	monad-hooks schema input > hook-input.schema.json
+`
+
+const helpVersion = `Usage: monad-hooks version
+
+Version prints the module version of the binary ("devel" when it was not
+built from a released module), its VCS revision when known, and the Go
+version.
+`
+
+const helpHelp = `Usage: monad-hooks help [COMMAND]
+
+Help prints the usage of monad-hooks, or of COMMAND. "monad-hooks COMMAND
+--help" does the same.
+`

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// MaxInputSize bounds one HookInput: the stdin of run and explain, a line of
+// serve, the body of a POST /v1/dispatch.
+const MaxInputSize = 16 << 20
+
+// eventArg parses the EVENT argument of run and explain.
+func eventArg(inv *invocation, pos []string) (events.Event, int) {
+	if len(pos) != 1 {
+		if len(pos) == 0 {
+			return events.Invalid, inv.usageErr("missing EVENT (one of %s)", eventList())
+		}
+		return events.Invalid, inv.usageErr("want one EVENT, got %d arguments", len(pos))
+	}
+	ev, err := events.ParseEvent(pos[0])
+	if err != nil {
+		return events.Invalid, inv.usageErr("%v (want one of %s)", err, eventList())
+	}
+	return ev, -1
+}
+
+func eventList() string {
+	var b bytes.Buffer
+	for i, e := range events.All() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(e.String())
+	}
+	return b.String()
+}
+
+// readInput reads one HookInput from r for the event of the command line. An
+// input without event (or with null) gets ev; an input naming another event
+// is an error.
+func readInput(r io.Reader, ev events.Event) (events.Input, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxInputSize+1))
+	if err != nil {
+		return events.Input{}, fmt.Errorf("reading stdin: %w", err)
+	}
+	if len(b) > MaxInputSize {
+		return events.Input{}, fmt.Errorf("input larger than %d bytes", MaxInputSize)
+	}
+	return decodeFor(b, ev)
+}
+
+// decodeFor decodes one HookInput, setting its event to ev when it has none
+// and refusing one that names another event.
+func decodeFor(b []byte, ev events.Event) (events.Input, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+		// Not an object: let the decoder say what is wrong.
+		if _, derr := events.DecodeInput(b); derr != nil {
+			return events.Input{}, fmt.Errorf("invalid input: %w", derr)
+		}
+		return events.Input{}, fmt.Errorf("invalid input: %w", err)
+	}
+	if raw, ok := obj["event"]; !ok || string(bytes.TrimSpace(raw)) == "null" {
+		obj["event"], _ = json.Marshal(ev.String())
+		var err error
+		if b, err = json.Marshal(obj); err != nil {
+			return events.Input{}, fmt.Errorf("invalid input: %w", err)
+		}
+	}
+	in, err := events.DecodeInput(b)
+	if err != nil {
+		return events.Input{}, fmt.Errorf("invalid input: %w", err)
+	}
+	if in.Event != ev {
+		return events.Input{}, fmt.Errorf("invalid input: its event is %s, but the command line says %s", in.Event, ev)
+	}
+	return in, nil
+}
+
+// writeJSONLine writes v as one line of JSON, without HTML escaping.
+func writeJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func cmdRun(ctx context.Context, inv *invocation, args []string) int {
+	var c common
+	fs := newFlagSet("run")
+	c.register(fs)
+	pos, code := parseArgs(inv, fs, helpRun, args)
+	if code >= 0 {
+		return code
+	}
+	ev, code := eventArg(inv, pos)
+	if code >= 0 {
+		return code
+	}
+	if _, err := c.stdlibList(); err != nil {
+		return reportErr(inv, err)
+	}
+	in, err := readInput(inv.stdin, ev)
+	if err != nil {
+		inv.errorf("%v", err)
+		return ExitFail
+	}
+	o, code := c.open(ctx, inv, true)
+	if code >= 0 {
+		return code
+	}
+	defer o.close(inv)
+	// The dispatch is not cut short by a signal: a hook in flight finishes
+	// (each hook has its own timeout) and its Result is delivered.
+	res, err := o.eng.Dispatch(withSession(context.WithoutCancel(ctx), in.SessionID), in)
+	if err != nil {
+		inv.errorf("%v", err)
+		return ExitFail
+	}
+	if err := writeJSONLine(inv.stdout, res); err != nil {
+		inv.errorf("writing the result: %v", err)
+		return ExitFail
+	}
+	// The Result is out: a failure to save the state is reported, but the
+	// exit code stays 0, or a host would discard the decision.
+	if err := o.saveState(); err != nil {
+		inv.errorf("%v", err)
+	}
+	return ExitOK
+}

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/monad-hooks/monad-hooks/engine"
+)
+
+// maxStateSize bounds the --state file.
+const maxStateSize = 64 << 20
+
+// readState reads a --state file: a JSON object of engine.SessionState by
+// session id. A missing or empty file is an empty state.
+func readState(path string) (map[string]engine.SessionState, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]engine.SessionState{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxStateSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	if len(b) > maxStateSize {
+		return nil, fmt.Errorf("state: %s is larger than %d bytes", path, maxStateSize)
+	}
+	st := map[string]engine.SessionState{}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return st, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil {
+		return nil, fmt.Errorf("state: %s: %w", path, err)
+	}
+	if st == nil { // the file held null
+		st = map[string]engine.SessionState{}
+	}
+	return st, nil
+}
+
+// writeState replaces the --state file atomically (a temporary file in the
+// same directory, renamed over it), so that a reader never sees it half
+// written. Concurrent runs sharing a state file do not merge: the last one
+// to finish wins.
+func writeState(path string, st map[string]engine.SessionState) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	b = append(b, '\n')
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+		return fmt.Errorf("state: %w", err)
+	}
+	return nil
+}
+
+// auditLine is one line of the --audit file: the engine's Record, with the
+// time it was written and the session it belongs to.
+type auditLine struct {
+	Time      string `json:"time"`
+	SessionID string `json:"sessionId,omitempty"`
+	engine.Record
+}
+
+// auditLog is an engine.Recorder that appends one JSON line per executed hook
+// to a file. It is safe for concurrent use: each line is one write to a file
+// opened for appending, so lines from several dispatches, or several
+// processes sharing the file, never interleave. The first write error is
+// kept and reported by Close; later records are dropped.
+type auditLog struct {
+	now func() time.Time
+	mu  sync.Mutex
+	f   *os.File
+	err error
+}
+
+func openAudit(path string) (*auditLog, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	return &auditLog{now: time.Now, f: f}, nil
+}
+
+// Record appends r as one JSON line.
+func (a *auditLog) Record(ctx context.Context, r engine.Record) {
+	b, err := json.Marshal(auditLine{Time: a.now().UTC().Format(time.RFC3339Nano), SessionID: sessionFrom(ctx), Record: r})
+	b = append(b, '\n')
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.err != nil || a.f == nil {
+		return
+	}
+	if err != nil {
+		a.err = err
+		return
+	}
+	if _, err := a.f.Write(b); err != nil {
+		a.err = err
+	}
+}
+
+// Close closes the file and returns the first error of the log.
+func (a *auditLog) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.f == nil {
+		return a.err
+	}
+	if err := a.f.Close(); a.err == nil {
+		a.err = err
+	}
+	a.f = nil
+	return a.err
+}
+
+type sessionKey struct{}
+
+// withSession tells the audit log which session a dispatch belongs to.
+func withSession(ctx context.Context, id string) context.Context {
+	if id == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, sessionKey{}, id)
+}
+
+func sessionFrom(ctx context.Context) string {
+	s, _ := ctx.Value(sessionKey{}).(string)
+	return s
+}

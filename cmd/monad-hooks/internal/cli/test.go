@@ -1,0 +1,235 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/monad-hooks/monad-hooks/spec"
+)
+
+// caseTable finds the [[case]] tables that make a TOML file a test file when
+// it is found by walking a folder.
+var caseTable = regexp.MustCompile(`(?m)^[ \t]*\[\[case\]\]`)
+
+// maxSpecFile bounds one spec file.
+const maxSpecFile = 8 << 20
+
+func cmdTest(ctx context.Context, inv *invocation, args []string) int {
+	var c common
+	fs := newFlagSet("test")
+	c.register(fs)
+	verbose := fs.Bool("v", false, "print every case, not only the failing ones")
+	runPat := fs.String("run", "", "run only the cases whose name matches `REGEXP`")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "cases that run at once")
+	pos, code := parseArgs(inv, fs, helpTest, args)
+	if code >= 0 {
+		return code
+	}
+	var filter *regexp.Regexp
+	if *runPat != "" {
+		var err error
+		if filter, err = regexp.Compile(*runPat); err != nil {
+			return inv.usageErr("-run: %v", err)
+		}
+	}
+	if *parallel < 1 {
+		return inv.usageErr("-parallel must be at least 1")
+	}
+	if len(pos) == 0 {
+		pos = []string{"."}
+	}
+	files, err := loadSpecFiles(inv.env, pos)
+	if err != nil {
+		inv.errorf("%v", err)
+		return ExitFail
+	}
+	files = filterCases(files, filter)
+	if len(files) == 0 {
+		inv.errorf("no test cases found in %s", strings.Join(pos, " "))
+		return ExitFail
+	}
+	base, err := c.baseOptions(inv.env)
+	if err != nil {
+		return reportErr(inv, err)
+	}
+	tmp, err := os.MkdirTemp("", "monad-hooks-test-*")
+	if err != nil {
+		inv.errorf("%v", err)
+		return ExitFail
+	}
+	defer os.RemoveAll(tmp)
+	r := &spec.Runner{
+		Base:    base,
+		TempDir: func() (string, error) { return os.MkdirTemp(tmp, "case-*") },
+		Extra:   c.extra(inv.env),
+	}
+	results := r.RunFiles(ctx, files, *parallel)
+	if report(inv.stdout, files, results, *verbose) {
+		return ExitFail
+	}
+	return ExitOK
+}
+
+// report prints the results like go test: the failing cases (every case with
+// verbose) with their mismatches, a line per file, and the totals. It
+// reports whether anything failed.
+func report(w io.Writer, files []*spec.File, results []spec.CaseResult, verbose bool) (failed bool) {
+	var passed, failedN, skipped int
+	i := 0
+	for _, f := range files {
+		fileFailed := false
+		var elapsed time.Duration
+		for range f.Cases {
+			r := &results[i]
+			i++
+			elapsed += r.Elapsed
+			switch {
+			case r.Skipped != "":
+				skipped++
+				if verbose {
+					fmt.Fprintf(w, "--- SKIP: %s\n    %s\n", r.Case, r.Skipped)
+				}
+			case r.Passed():
+				passed++
+				if verbose {
+					fmt.Fprintf(w, "--- PASS: %s (%s)\n", r.Case, seconds(r.Elapsed))
+				}
+			default:
+				failedN++
+				fileFailed = true
+				fmt.Fprintf(w, "--- FAIL: %s (%s)\n", r.Case, seconds(r.Elapsed))
+				if r.Err != nil {
+					for _, l := range strings.Split(r.Err.Error(), "\n") {
+						fmt.Fprintf(w, "    error: %s\n", l)
+					}
+				}
+				for _, m := range r.Mismatches {
+					fmt.Fprintf(w, "    %s\n", m)
+				}
+			}
+		}
+		if fileFailed {
+			fmt.Fprintf(w, "FAIL\t%s\t%s\n", f.Path, seconds(elapsed))
+		} else {
+			fmt.Fprintf(w, "ok  \t%s\t%s\n", f.Path, seconds(elapsed))
+		}
+	}
+	fmt.Fprintf(w, "%d passed, %d failed", passed, failedN)
+	if skipped > 0 {
+		fmt.Fprintf(w, ", %d skipped", skipped)
+	}
+	fmt.Fprintln(w)
+	return failedN > 0
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.3fs", d.Seconds()) }
+
+// loadSpecFiles loads the spec files named by paths, in order: a file is
+// decoded strictly; a folder is walked in lexical order for the *.toml files
+// that hold [[case]] tables (other TOML files, such as agents.toml, are
+// skipped), leaving out hidden folders and node_modules.
+func loadSpecFiles(env Env, paths []string) ([]*spec.File, error) {
+	var files []*spec.File
+	seen := map[string]bool{}
+	load := func(shown, full string, requireCases bool) error {
+		if seen[full] {
+			return nil
+		}
+		seen[full] = true
+		data, err := readBounded(full, maxSpecFile)
+		if err != nil {
+			return err
+		}
+		if requireCases && !caseTable.Match(data) {
+			return nil
+		}
+		f, err := spec.Decode(shown, data)
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+		return nil
+	}
+	for _, p := range paths {
+		full := abs(env, p)
+		fi, err := os.Stat(full)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			if err := load(p, full, false); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		err = filepath.WalkDir(full, func(fp string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if fp != full && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if filepath.Ext(fp) != ".toml" {
+				return nil
+			}
+			rel, err := filepath.Rel(full, fp)
+			if err != nil {
+				return err
+			}
+			return load(filepath.Join(p, rel), fp, true)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
+	}
+	return b, nil
+}
+
+// filterCases keeps the cases whose name matches re (all when re is nil) and
+// the files that still have cases.
+func filterCases(files []*spec.File, re *regexp.Regexp) []*spec.File {
+	var out []*spec.File
+	for _, f := range files {
+		if re != nil {
+			g := *f
+			g.Cases = nil
+			for _, c := range f.Cases {
+				if re.MatchString(c.Name) {
+					g.Cases = append(g.Cases, c)
+				}
+			}
+			f = &g
+		}
+		if len(f.Cases) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
