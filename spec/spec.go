@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -151,6 +153,9 @@ type Want struct {
 	ConfigError *string `toml:"configError"`
 	// Absent lists Result fields (JSON names) that must not be set.
 	Absent []string `toml:"absent"`
+	// JSON maps Result fields (JSON names) to the JSON text they must equal,
+	// for what TOML cannot say (null).
+	JSON map[string]string `toml:"json"`
 
 	// Audit, when set, must match the audit record by record (same
 	// length); each record checks only the fields it sets.
@@ -209,7 +214,7 @@ func Decode(name string, data []byte) (*File, error) {
 func underFreeForm(k toml.Key) bool {
 	for _, p := range k {
 		switch p {
-		case "input", "args", "files", "write", "env", "with", "mutatedToolInput", "updatedToolOutput", "mutatedRequest":
+		case "input", "args", "files", "write", "env", "with", "json", "mutatedToolInput", "updatedToolOutput", "mutatedRequest":
 			return true
 		}
 	}
@@ -364,13 +369,23 @@ func check(step int, w *Want, res engine.Result, err error, elapsed time.Duratio
 			add(p.name, jsonString(p.want), jsonString(p.got))
 		}
 	}
-	if len(w.Absent) > 0 {
+	if len(w.Absent) > 0 || len(w.JSON) > 0 {
 		var m map[string]any
 		b, _ := json.Marshal(res)
 		_ = json.Unmarshal(b, &m)
 		for _, f := range w.Absent {
 			if v, ok := m[f]; ok {
 				add(f, "absent", jsonString(v))
+			}
+		}
+		for _, f := range slices.Sorted(maps.Keys(w.JSON)) {
+			var want any
+			if err := json.Unmarshal([]byte(w.JSON[f]), &want); err != nil {
+				add(f, "valid JSON in want.json", err.Error())
+				continue
+			}
+			if got, ok := m[f]; !ok || !jsonEqual(want, got) {
+				add(f, jsonString(want), jsonString(m[f]))
 			}
 		}
 	}
