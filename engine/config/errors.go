@@ -21,6 +21,10 @@ const (
 	CodeSyntax = "syntax"
 	// CodeTooDeep: arrays or objects nest deeper than [MaxDepth].
 	CodeTooDeep = "too_deep"
+	// CodeEmptyKey: a TOML file uses the empty key "" (or ''), which the
+	// TOML decoder mishandles, losing values next to it. Like CodeSyntax it
+	// is the only error reported. (JSON files may use empty keys.)
+	CodeEmptyKey = "empty_key"
 	// CodeWrongType: a value has the wrong type (for example a string where
 	// a list of matcher groups belongs).
 	CodeWrongType = "wrong_type"

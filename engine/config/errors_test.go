@@ -66,6 +66,7 @@ func TestErrorCodes(t *testing.T) {
 		{"syntax/number", "a.json", TierUser, `{"a": 01}`, []string{"1:8 syntax "}},
 		{"syntax/toml", "a.toml", TierUser, "a = 1\nb = = 2\n", []string{"2:5 syntax "}},
 		{"syntax/toml-duplicate", "a.toml", TierUser, "a = 1\na = 2\n", []string{"2:6 syntax "}},
+		{"empty_key", "a.toml", TierUser, "[hooks]\nBeforeTool = []\nx.'' = [{}, 0]\n", []string{"3:3 empty_key "}},
 		{"too_deep/json", "a.json", TierUser, strings.Repeat("[", MaxDepth+1), []string{fmt.Sprintf("1:%d too_deep ", MaxDepth+1)}},
 		{"too_deep/toml", "a.toml", TierUser, "a = " + strings.Repeat("[", MaxDepth+1), []string{fmt.Sprintf("1:%d too_deep ", MaxDepth+5)}},
 

@@ -39,8 +39,16 @@ func parseTOML(data []byte, lines lineIndex) (*node, *Error) {
 		}
 		return nil, e
 	}
-	loc := &locator{s: data, lines: lines, locs: map[string]*loc{}, aot: map[string]int{}}
+	loc := &locator{s: data, lines: lines, locs: map[string]*loc{}, aot: map[string]int{}, emptyKey: -1}
 	loc.run()
+	if loc.emptyKey >= 0 {
+		// github.com/BurntSushi/toml v1.6.0 mistypes the table or array around
+		// an empty key and can silently drop values next to it (upstream
+		// PR #492). A guard must not be disarmed silently: refuse the file.
+		l, c := lines.pos(loc.emptyKey)
+		return nil, &Error{Code: CodeEmptyKey, Line: l, Col: c,
+			Msg: `empty key "" is not supported in TOML files: the TOML decoder can lose values next to it`}
+	}
 	return tomlNode(m, "", loc.locs, 1, 1), nil
 }
 
@@ -148,6 +156,8 @@ type locator struct {
 	lines lineIndex
 	locs  map[string]*loc
 	aot   map[string]int // element count of each array of tables
+	// emptyKey is the offset of the first empty key ("" or ''), or -1.
+	emptyKey int
 }
 
 type seg struct {
@@ -333,6 +343,9 @@ func (l *locator) key() []seg {
 			}
 			name = string(l.s[l.i:j])
 			l.i = j
+		}
+		if name == "" && l.emptyKey < 0 {
+			l.emptyKey = off
 		}
 		segs = append(segs, seg{name: name, off: off})
 		l.skipBlank()
