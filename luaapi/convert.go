@@ -1,0 +1,575 @@
+package luaapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/monad-hooks/monad-hooks/events"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Conversion between Go's free-form JSON values and Lua values.
+//
+// Go -> Lua: map[string]any becomes a table marked as a JSON object, []any
+// a table marked as a JSON array (both marks are protected metatables, so
+// getmetatable(t) returns "json.object" or "json.array"), nil inside a
+// container becomes json.null (so keys and array positions survive), a
+// number becomes a Lua number (float64), strings and booleans map directly.
+//
+// Lua -> Go: a marked table converts to its kind; an unmarked table is an
+// array when its keys are exactly 1..n (n >= 1), an object when they are all
+// strings, an empty object when it is empty; anything else (mixed keys,
+// non-string object keys, functions, userdata other than json.null, NaN or
+// infinite numbers) is an error. json.null becomes nil. Numbers become
+// json.Number: integral values print without a fraction.
+
+// conversion limits: total values and total string bytes of one conversion.
+type budget struct {
+	nodes, bytes       int
+	maxNodes, maxBytes int
+}
+
+const defaultMaxNodes = 1 << 20
+
+func (v *vm) newBudget() *budget {
+	return &budget{maxNodes: defaultMaxNodes, maxBytes: 4 * v.pl.opts.MaxStringSize}
+}
+
+func (b *budget) node() error {
+	b.nodes++
+	if b.maxNodes > 0 && b.nodes > b.maxNodes {
+		return fmt.Errorf("more than %d values", b.maxNodes)
+	}
+	return nil
+}
+
+func (b *budget) str(n int) error {
+	b.bytes += n
+	if b.maxBytes > 0 && b.bytes > b.maxBytes {
+		return fmt.Errorf("more than %d bytes of strings", b.maxBytes)
+	}
+	return nil
+}
+
+// toLua converts a free-form Go value. depth counts container levels.
+func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
+	switch x := x.(type) {
+	case nil:
+		return v.null, nil
+	case string:
+		return lua.LString(x), nil
+	case bool:
+		return lua.LBool(x), nil
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil && !math.IsInf(f, 0) {
+			return nil, fmt.Errorf("number %q: %v", string(x), err)
+		}
+		return lua.LNumber(f), nil
+	case float64:
+		return lua.LNumber(x), nil
+	case float32:
+		return lua.LNumber(x), nil
+	case int:
+		return lua.LNumber(x), nil
+	case int64:
+		return lua.LNumber(x), nil
+	case int32:
+		return lua.LNumber(x), nil
+	case int16:
+		return lua.LNumber(x), nil
+	case int8:
+		return lua.LNumber(x), nil
+	case uint:
+		return lua.LNumber(x), nil
+	case uint64:
+		return lua.LNumber(x), nil
+	case uint32:
+		return lua.LNumber(x), nil
+	case uint16:
+		return lua.LNumber(x), nil
+	case uint8:
+		return lua.LNumber(x), nil
+	case map[string]any:
+		if depth >= events.MaxDepth {
+			return nil, fmt.Errorf("nested deeper than %d levels", events.MaxDepth)
+		}
+		t := v.L.CreateTable(0, len(x))
+		t.Metatable = v.objectMT
+		if len(x) == 1 {
+			for k, e := range x {
+				lv, err := v.toLua(e, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				t.RawSetString(k, lv)
+			}
+			return t, nil
+		}
+		// Insert in key order: pairs() then iterates deterministically.
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			lv, err := v.toLua(x[k], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			t.RawSetString(k, lv)
+		}
+		return t, nil
+	case map[string]string:
+		if depth >= events.MaxDepth {
+			return nil, fmt.Errorf("nested deeper than %d levels", events.MaxDepth)
+		}
+		t := v.L.CreateTable(0, len(x))
+		t.Metatable = v.objectMT
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.RawSetString(k, lua.LString(x[k]))
+		}
+		return t, nil
+	case []any:
+		if depth >= events.MaxDepth {
+			return nil, fmt.Errorf("nested deeper than %d levels", events.MaxDepth)
+		}
+		if len(x) >= MaxArrayIndex {
+			return nil, fmt.Errorf("array of %d elements is longer than %d", len(x), MaxArrayIndex-1)
+		}
+		t := v.L.CreateTable(len(x), 0)
+		t.Metatable = v.arrayMT
+		for i, e := range x {
+			lv, err := v.toLua(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			t.RawSetInt(i+1, lv)
+		}
+		return t, nil
+	case []string:
+		if len(x) >= MaxArrayIndex {
+			return nil, fmt.Errorf("array of %d elements is longer than %d", len(x), MaxArrayIndex-1)
+		}
+		t := v.L.CreateTable(len(x), 0)
+		t.Metatable = v.arrayMT
+		for i, e := range x {
+			t.RawSetInt(i+1, lua.LString(e))
+		}
+		return t, nil
+	}
+	return nil, fmt.Errorf("cannot convert a Go %T to Lua", x)
+}
+
+// fromLua converts a Lua value to a free-form Go value.
+func (v *vm) fromLua(lv lua.LValue, depth int, b *budget) (any, error) {
+	if err := b.node(); err != nil {
+		return nil, err
+	}
+	switch x := lv.(type) {
+	case *lua.LNilType:
+		return nil, nil
+	case lua.LBool:
+		return bool(x), nil
+	case lua.LNumber:
+		return numberValue(float64(x))
+	case lua.LString:
+		if err := b.str(len(x)); err != nil {
+			return nil, err
+		}
+		return string(x), nil
+	case *lua.LUserData:
+		if x == v.null {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("cannot convert userdata to JSON")
+	case *lua.LTable:
+		if depth >= events.MaxDepth {
+			return nil, fmt.Errorf("nested deeper than %d levels (a cyclic table?)", events.MaxDepth)
+		}
+		return v.tableValue(x, depth, b)
+	}
+	return nil, fmt.Errorf("cannot convert a %s to JSON", lv.Type())
+}
+
+// numberValue formats a Lua number as a json.Number.
+func numberValue(f float64) (any, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, fmt.Errorf("cannot convert %v to JSON", f)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		return json.Number(strconv.FormatFloat(f, 'f', -1, 64)), nil
+	}
+	return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
+}
+
+func (v *vm) tableValue(t *lua.LTable, depth int, b *budget) (any, error) {
+	if info, ok := v.ro[t]; ok {
+		t = info.target
+	}
+	const (
+		auto = iota
+		array
+		object
+	)
+	kind := auto
+	switch t.Metatable {
+	case v.arrayMT:
+		kind = array
+	case v.objectMT:
+		kind = object
+	}
+	// First pass: classify the keys.
+	var nInt, nStr, nOther, maxInt int
+	var otherKey lua.LValue
+	t.ForEach(func(k, _ lua.LValue) {
+		switch k := k.(type) {
+		case lua.LString:
+			nStr++
+		case lua.LNumber:
+			if f := float64(k); f >= 1 && f == math.Trunc(f) && f < MaxArrayIndex {
+				nInt++
+				maxInt = max(maxInt, int(f))
+				return
+			}
+			nOther++
+			otherKey = k
+		default:
+			nOther++
+			otherKey = k
+		}
+	})
+	if kind == auto {
+		switch {
+		case nInt == 0 && nOther == 0:
+			kind = object
+		case nStr == 0 && nOther == 0 && maxInt == nInt:
+			kind = array
+		default:
+			return nil, fmt.Errorf("table mixes array and object keys (mark it with json.array or json.object, or use only keys 1..n or only string keys)")
+		}
+	}
+	var err error
+	if kind == array {
+		if nStr > 0 || nOther > 0 {
+			return nil, fmt.Errorf("json.array table has a non-index key")
+		}
+		if err := b.str(maxInt); err != nil { // holes become nulls: charge them
+			return nil, err
+		}
+		arr := make([]any, maxInt)
+		t.ForEach(func(k, e lua.LValue) {
+			if err != nil {
+				return
+			}
+			var x any
+			x, err = v.fromLua(e, depth+1, b)
+			arr[int(k.(lua.LNumber))-1] = x
+		})
+		if err != nil {
+			return nil, err
+		}
+		return arr, nil
+	}
+	if nInt > 0 || nOther > 0 {
+		if otherKey == nil {
+			otherKey = lua.LNumber(maxInt)
+		}
+		return nil, fmt.Errorf("object key %s is not a string", otherKey.String())
+	}
+	m := make(map[string]any, nStr)
+	t.ForEach(func(k, e lua.LValue) {
+		if err != nil {
+			return
+		}
+		ks := string(k.(lua.LString))
+		if err = b.str(len(ks)); err != nil {
+			return
+		}
+		var x any
+		x, err = v.fromLua(e, depth+1, b)
+		m[ks] = x
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// jsonString renders a converted value for messages.
+func jsonString(x any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x); err != nil {
+		return fmt.Sprint(x)
+	}
+	s := bytes.TrimRight(buf.Bytes(), "\n")
+	if len(s) > 1024 {
+		return string(s[:1024]) + "..."
+	}
+	return string(s)
+}
+
+// eventNames holds the event names as Lua values, so that the input table
+// does not box them on every call.
+var eventValues = func() (out [events.Count]lua.LValue) {
+	for i := range out {
+		out[i] = lua.LString(events.Event(i).String())
+	}
+	return out
+}()
+
+// inputTable converts a HookInput to the table a handler receives: the
+// contract's JSON field names, empty fields absent (nil), payloads as
+// marked tables.
+func (v *vm) inputTable(in *events.Input) (*lua.LTable, error) {
+	n := 1
+	for _, s := range [...]string{in.SessionID, in.Cwd, in.Timestamp, in.Prompt, in.ToolName, in.Error, in.Reason, in.Response, in.SubagentName, in.SubagentResult} {
+		if s != "" {
+			n++
+		}
+	}
+	for _, p := range [...]any{in.ToolInput, in.ToolResult, in.Usage, in.Request} {
+		if p != nil {
+			n++
+		}
+	}
+	t := v.L.CreateTable(0, n+4)
+	t.Metatable = v.objectMT
+	if in.Event.Valid() {
+		t.RawSetString("event", eventValues[in.Event])
+	} else {
+		t.RawSetString("event", lua.LString(in.Event.String()))
+	}
+	setStr := func(k, s string) {
+		if s != "" {
+			t.RawSetString(k, lua.LString(s))
+		}
+	}
+	setStr("sessionId", in.SessionID)
+	setStr("cwd", in.Cwd)
+	setStr("timestamp", in.Timestamp)
+	setStr("prompt", in.Prompt)
+	setStr("toolName", in.ToolName)
+	for _, p := range [...]struct {
+		k string
+		x any
+	}{{"toolInput", in.ToolInput}, {"toolResult", in.ToolResult}, {"usage", in.Usage}, {"request", in.Request}} {
+		if p.x == nil {
+			continue
+		}
+		lv, err := v.toLua(p.x, 0)
+		if err != nil {
+			return nil, &events.FieldError{Field: p.k, Msg: err.Error()}
+		}
+		t.RawSetString(p.k, lv)
+	}
+	if in.OK != nil {
+		t.RawSetString("ok", lua.LBool(*in.OK))
+	}
+	setStr("error", in.Error)
+	setStr("reason", in.Reason)
+	if in.Cost != nil {
+		t.RawSetString("cost", lua.LNumber(*in.Cost))
+	}
+	if in.Caller != nil {
+		c := v.L.CreateTable(0, 2)
+		c.Metatable = v.objectMT
+		c.RawSetString("kind", lua.LString(in.Caller.Kind))
+		if in.Caller.AgentName != "" {
+			c.RawSetString("agentName", lua.LString(in.Caller.AgentName))
+		}
+		t.RawSetString("caller", c)
+	}
+	setStr("response", in.Response)
+	if in.Compaction != nil {
+		c := v.L.CreateTable(0, 2)
+		c.Metatable = v.objectMT
+		if in.Compaction.Trigger != "" {
+			c.RawSetString("trigger", lua.LString(in.Compaction.Trigger))
+		}
+		if in.Compaction.Tokens != 0 {
+			c.RawSetString("tokens", lua.LNumber(in.Compaction.Tokens))
+		}
+		t.RawSetString("compaction", c)
+	}
+	setStr("subagentName", in.SubagentName)
+	setStr("subagentResult", in.SubagentResult)
+	if in.StopContinues != 0 {
+		t.RawSetString("stopContinues", lua.LNumber(in.StopContinues))
+	}
+	return t, nil
+}
+
+// outputKeys are the HookOutput fields a handler's table may set.
+var outputKeys = []string{"decision", "reason", "additionalContext", "mutatedPrompt", "modelOverride",
+	"mutatedToolInput", "updatedToolOutput", "mutatedRequest", "mutatedText", "continueWork"}
+
+// readOutput converts a handler's return value. nil is "proceed"; a table
+// is read field by field (raw, unknown keys ignored, json.null the same as
+// absent); anything else is an error.
+func (v *vm) readOutput(lv lua.LValue) (events.Output, error) {
+	var o events.Output
+	var t *lua.LTable
+	switch x := lv.(type) {
+	case *lua.LNilType:
+		return o, nil
+	case *lua.LTable:
+		t = x
+		if info, ok := v.ro[t]; ok {
+			t = info.target
+		}
+	default:
+		if lv == v.null {
+			return o, nil
+		}
+		return o, fmt.Errorf("handler returned a %s; want nil or a HookOutput table", lv.Type())
+	}
+	get := func(k string) lua.LValue {
+		x := t.RawGetString(k)
+		if x == v.null {
+			return lua.LNil
+		}
+		return x
+	}
+	str := func(k string) (string, bool, error) {
+		switch x := get(k).(type) {
+		case *lua.LNilType:
+			return "", false, nil
+		case lua.LString:
+			return string(x), true, nil
+		default:
+			return "", false, &events.FieldError{Field: k, Msg: "want a string, got " + luaKind(x)}
+		}
+	}
+	var err error
+	var s string
+	var ok bool
+	if s, _, err = str("decision"); err != nil {
+		return o, err
+	}
+	o.Decision = events.Decision(s)
+	if o.Reason, _, err = str("reason"); err != nil {
+		return o, err
+	}
+	if o.AdditionalContext, _, err = str("additionalContext"); err != nil {
+		return o, err
+	}
+	if s, ok, err = str("mutatedPrompt"); err != nil {
+		return o, err
+	} else if ok {
+		prompt := s
+		o.MutatedPrompt = &prompt
+	}
+	if o.ModelOverride, _, err = str("modelOverride"); err != nil {
+		return o, err
+	}
+	b := v.newBudget()
+	for _, p := range [...]struct {
+		k   string
+		dst *any
+	}{{"mutatedToolInput", &o.MutatedToolInput}, {"updatedToolOutput", &o.UpdatedToolOutput}, {"mutatedRequest", &o.MutatedRequest}} {
+		x := get(p.k)
+		if x == lua.LNil {
+			continue
+		}
+		val, err := v.fromLua(x, 0, b)
+		if err != nil {
+			return o, &events.FieldError{Field: p.k, Msg: err.Error()}
+		}
+		*p.dst = val
+	}
+	if s, ok, err = str("mutatedText"); err != nil {
+		return o, err
+	} else if ok {
+		text := s
+		o.MutatedText = &text
+	}
+	switch cw := get("continueWork").(type) {
+	case *lua.LNilType:
+	case *lua.LTable:
+		if info, ok := v.ro[cw]; ok {
+			cw = info.target
+		}
+		switch r := cw.RawGetString("reason").(type) {
+		case lua.LString:
+			o.ContinueWork = &events.ContinueWork{Reason: string(r)}
+		case *lua.LNilType:
+			return o, &events.FieldError{Field: "continueWork.reason", Msg: "missing reason"}
+		default:
+			if r == v.null {
+				return o, &events.FieldError{Field: "continueWork.reason", Msg: "missing reason"}
+			}
+			return o, &events.FieldError{Field: "continueWork.reason", Msg: "want a string, got " + luaKind(r)}
+		}
+	default:
+		return o, &events.FieldError{Field: "continueWork", Msg: "want a table, got " + luaKind(cw)}
+	}
+	if err := o.Validate(); err != nil {
+		return events.Output{}, err
+	}
+	return o, nil
+}
+
+// luaKind names a Lua value's type for messages ("a number").
+func luaKind(x lua.LValue) string {
+	switch x.Type() {
+	case lua.LTNil:
+		return "nil"
+	case lua.LTBool:
+		return "a boolean"
+	case lua.LTNumber:
+		return "a number"
+	case lua.LTString:
+		return "a string"
+	case lua.LTTable:
+		return "a table"
+	case lua.LTFunction:
+		return "a function"
+	case lua.LTUserData:
+		return "a userdata"
+	}
+	return "a " + x.Type().String()
+}
+
+// toLuaParams converts a Source's params to a deeply read-only table.
+func (v *vm) toLuaParams(params map[string]any) (lua.LValue, error) {
+	if params == nil {
+		params = map[string]any{}
+	}
+	lv, err := v.toLua(params, 0)
+	if err != nil {
+		return nil, err
+	}
+	return v.freezeDeep(lv, "params"), nil
+}
+
+// freezeDeep replaces every table reachable from lv by a read-only proxy.
+// lv was just built by toLua, so it is a tree of bounded depth.
+func (v *vm) freezeDeep(lv lua.LValue, name string) lua.LValue {
+	t, ok := lv.(*lua.LTable)
+	if !ok {
+		return lv
+	}
+	var keys, vals []lua.LValue
+	t.ForEach(func(k, e lua.LValue) {
+		if _, ok := e.(*lua.LTable); ok {
+			keys = append(keys, k)
+			vals = append(vals, e)
+		}
+	})
+	for i, k := range keys {
+		t.RawSet(k, v.freezeDeep(vals[i], name+"."+lua.LVAsString(k)))
+	}
+	return v.readonly(t, name)
+}

@@ -1,0 +1,108 @@
+package luaapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// ErrMemory is wrapped by a [HookError] of kind [FailMemory]: the handler
+// allocated more than [Options.MaxCallAlloc] while it ran.
+var ErrMemory = errors.New("allocation limit exceeded")
+
+// A ScriptError is a problem with a script found by [Compile] (syntax, a
+// rejected construct) or [NewPool] (a bad hook{} registration, an error
+// while the script loads). Line is 0 when no line is known.
+type ScriptError struct {
+	Script string
+	Line   int
+	Msg    string
+}
+
+func (e *ScriptError) Error() string {
+	if e.Line > 0 {
+		return e.Script + ":" + strconv.Itoa(e.Line) + ": " + e.Msg
+	}
+	return e.Script + ": " + e.Msg
+}
+
+// FailureKind classifies a [HookError].
+type FailureKind uint8
+
+// The kinds of hook failure.
+const (
+	// FailError: the handler raised a Lua error (error(), a runtime error
+	// such as indexing nil, a stack overflow, a sandbox violation).
+	FailError FailureKind = iota + 1
+	// FailTimeout: the hook's timeout or the caller's deadline passed. The
+	// error matches context.DeadlineExceeded with errors.Is.
+	FailTimeout
+	// FailCanceled: the caller's context was canceled. The error matches
+	// context.Canceled with errors.Is.
+	FailCanceled
+	// FailPanic: a Go panic inside gopher-lua or a host function.
+	FailPanic
+	// FailOutput: the handler returned something that is not a valid
+	// HookOutput (wrong type, unknown decision, a cyclic or too deep table,
+	// a value JSON cannot carry).
+	FailOutput
+	// FailInput: the Input could not be converted to Lua (too deep, a value
+	// that is not JSON).
+	FailInput
+	// FailMemory: the handler exceeded [Options.MaxCallAlloc]. The error
+	// matches [ErrMemory].
+	FailMemory
+	// FailVM: no VM could be built (for example a script registered a
+	// different set of hooks when it was loaded again).
+	FailVM
+)
+
+var kindNames = [...]string{"", "error", "timeout", "canceled", "panic", "invalid output", "invalid input", "memory", "vm"}
+
+// String returns a short lowercase name ("timeout").
+func (k FailureKind) String() string {
+	if int(k) < len(kindNames) && k != 0 {
+		return kindNames[k]
+	}
+	return "FailureKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// A HookError is the failure of one hook call, returned by [Pool.Call]. The
+// engine applies the hook's onError policy to it.
+type HookError struct {
+	Script string       // the script that registered the hook
+	Line   int          // the line of its hook{} call
+	Event  events.Event // the hook's event
+	Kind   FailureKind
+	// Msg is the message: the Lua error (with its script:line position
+	// when Lua gave one), or what was wrong.
+	Msg string
+	// Value is the error value when a handler called error() with a
+	// non-string value, converted to a Go value (a table becomes
+	// map[string]any or []any); nil otherwise.
+	Value any
+	// Err is the underlying error, if any: context.DeadlineExceeded,
+	// context.Canceled, [ErrMemory], an *[events.FieldError] for an output
+	// that fails [events.Output.Validate].
+	Err error
+}
+
+func (e *HookError) Error() string {
+	return fmt.Sprintf("lua hook %s:%d (%s): %s: %s", e.Script, e.Line, e.Event, e.Kind, e.Msg)
+}
+
+// Unwrap returns Err.
+func (e *HookError) Unwrap() error { return e.Err }
+
+func kindOfCtxErr(err error) FailureKind {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return FailTimeout
+	case errors.Is(err, ErrMemory):
+		return FailMemory
+	}
+	return FailCanceled
+}

@@ -1,0 +1,385 @@
+package luaapi
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// Defaults and bounds of [Options].
+const (
+	// DefaultTimeout is the timeout of a hook that sets no timeoutMs when
+	// Options.DefaultTimeout is zero.
+	DefaultTimeout = time.Second
+	// MaxTimeout bounds timeoutMs and Options.DefaultTimeout.
+	MaxTimeout = 60 * time.Second
+	// DefaultLoadTimeout bounds the top-level run of one script when a VM
+	// is built, when Options.LoadTimeout is zero.
+	DefaultLoadTimeout = 5 * time.Second
+	// DefaultMaxStringSize bounds the strings that string.rep, string.gsub,
+	// string.format, table.concat, re.gsub and json.encode may build, when
+	// Options.MaxStringSize is zero.
+	DefaultMaxStringSize = 8 << 20
+	// DefaultMaxCallAlloc is the allocation budget of one call when
+	// Options.MaxCallAlloc is zero.
+	DefaultMaxCallAlloc = 256 << 20
+	// DefaultMaxUses is how many calls a VM serves before it is replaced,
+	// when Options.MaxUses is zero.
+	DefaultMaxUses = 1 << 20
+	// MaxLogEntries bounds the log entries kept per call; further entries
+	// still go to the Logger but are not returned by CallLogs.
+	MaxLogEntries = 64
+)
+
+// Options configure a [Pool]. The zero value is valid: every field has a
+// documented default.
+type Options struct {
+	// PoolSize is the maximum number of VMs, hence of concurrent calls.
+	// Calls beyond it wait for a VM (bounded by their context and hook
+	// timeout). Default: 2*GOMAXPROCS, at least 4.
+	PoolSize int
+	// DefaultTimeout is the timeout of a hook that sets no timeoutMs.
+	// Default [DefaultTimeout]; at most [MaxTimeout].
+	DefaultTimeout time.Duration
+	// LoadTimeout bounds the top-level run of each script when a VM is
+	// built. Default [DefaultLoadTimeout].
+	LoadTimeout time.Duration
+	// Logger receives what scripts log (log.info/warn/error and print),
+	// with the attributes script and line. Default: discard.
+	Logger *slog.Logger
+	// Home is the home directory path.expand substitutes for "~" and
+	// $HOME. Default "" (then "~" is left alone). It is never read from
+	// the environment.
+	Home string
+	// Now is the clock of os.time and os.date. Default time.Now.
+	Now func() time.Time
+	// MaxStringSize bounds the strings builtins may build (see
+	// [DefaultMaxStringSize]).
+	MaxStringSize int
+	// MaxCallAlloc is the allocation budget of one call in bytes; a
+	// handler that allocates more fails with [ErrMemory]. It is measured
+	// on the process-wide allocation counter every few thousand
+	// instructions, so concurrent activity elsewhere in the process
+	// counts too: it is a safety net against allocation bombs, not an
+	// accounting tool. Default [DefaultMaxCallAlloc]; negative disables.
+	MaxCallAlloc int64
+	// MaxUses is how many calls a VM serves before it is closed and
+	// replaced (bounding state that accumulates in a VM). Default
+	// [DefaultMaxUses]; negative means never.
+	MaxUses int
+}
+
+func (o Options) normalized() Options {
+	if o.PoolSize <= 0 {
+		o.PoolSize = max(4, 2*runtime.GOMAXPROCS(0))
+	}
+	if o.DefaultTimeout <= 0 {
+		o.DefaultTimeout = DefaultTimeout
+	}
+	o.DefaultTimeout = min(o.DefaultTimeout, MaxTimeout)
+	if o.LoadTimeout <= 0 {
+		o.LoadTimeout = DefaultLoadTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MaxStringSize <= 0 {
+		o.MaxStringSize = DefaultMaxStringSize
+	}
+	if o.MaxCallAlloc == 0 {
+		o.MaxCallAlloc = DefaultMaxCallAlloc
+	}
+	if o.MaxUses == 0 {
+		o.MaxUses = DefaultMaxUses
+	}
+	return o
+}
+
+// A Source is one script instance of a pool: a compiled script and the
+// parameters its `params` global holds. The same Script may appear in
+// several Sources with different Params; each is a separate instance with
+// its own globals.
+type Source struct {
+	Script *Script
+	// Params become the script's read-only `params` table. Values may be
+	// nil, bool, string, any Go number type, json.Number, map[string]any,
+	// map[string]string, []any, []string (nested to events.MaxDepth).
+	// nil means an empty table. NewPool copies them.
+	Params map[string]any
+}
+
+// A Hook is one hook{} registration, in load order: scripts in the order of
+// the Sources, registrations in the order the script made them.
+type Hook struct {
+	Event events.Event
+	// Matcher is the RE2 regular expression on the tool name, "" for none.
+	// It only applies at events whose Spec has Matcher set; see Matches.
+	Matcher string
+	// OnError is "" (the default: a failure is skipped), "skip" or "deny".
+	OnError string
+	// Timeout is the effective timeout of the handler: its timeoutMs or
+	// Options.DefaultTimeout.
+	Timeout time.Duration
+	// Script is the name of the script that registered the hook, and Line
+	// the line of the hook{} call.
+	Script string
+	Line   int
+	// Source is the index of the Source in the slice given to NewPool.
+	Source int
+
+	re *regexp.Regexp
+}
+
+// Matches reports whether the hook applies to a call of toolName: always at
+// events whose Spec has no Matcher and for hooks without a matcher,
+// otherwise when the matcher matches the tool name. It is safe for
+// concurrent use.
+func (h *Hook) Matches(toolName string) bool {
+	if h.re == nil || !h.Event.Spec().Matcher {
+		return true
+	}
+	return h.re.MatchString(toolName)
+}
+
+// A LogEntry is one message a script logged during a call (log.info, warn,
+// error, or print).
+type LogEntry struct {
+	Level  slog.Level
+	Msg    string
+	Fields map[string]any // nil when none were given
+	Script string
+	Line   int
+}
+
+// Stats are counters of a pool, for tests and metrics.
+type Stats struct {
+	Calls     int64 // calls that ran a handler (or tried to)
+	Created   int64 // VMs built, including the first one built by NewPool
+	Discarded int64 // VMs closed after a failure, at MaxUses, or because the pool was closed
+	Failures  int64 // calls that returned an error
+}
+
+// plan is what every VM of a pool is built from. Immutable after NewPool.
+type plan struct {
+	srcs   []source
+	hooks  []Hook
+	opts   Options
+	recach *reCache
+}
+
+type source struct {
+	script *Script
+	params map[string]any
+}
+
+// A Pool runs the hooks of a set of script instances in a bounded pool of
+// gopher-lua VMs. Every VM has all scripts loaded, each in its own sealed
+// environment, and serves one call at a time.
+//
+// A Pool is safe for concurrent use. It is immutable: to change scripts or
+// parameters, build a new Pool and Close the old one.
+type Pool struct {
+	plan   *plan
+	tokens chan struct{} // one per VM that may exist
+
+	mu     sync.Mutex
+	idle   []*vm // LIFO: the most recently used VM is the warmest
+	closed bool
+
+	calls, created, discarded, failures atomic.Int64
+}
+
+// NewPool loads every source in a fresh VM, collects the hook{}
+// registrations, and returns a pool holding that VM. Further VMs are built
+// on demand, up to Options.PoolSize, each loading the scripts again (so
+// scripts must register the same hooks every time they load).
+//
+// ctx bounds the loading. Every error naming a script is a *[ScriptError]
+// with the script and line: an error raised while the script runs at load
+// time, a bad registration (unknown event, bad RE2 matcher, missing or
+// non-function handler, unknown key, wrong type, bad onError, bad
+// timeoutMs), a load that exceeds Options.LoadTimeout; other errors concern
+// the sources themselves (a nil Script, unsupported Params).
+func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
+	opts = opts.normalized()
+	pl := &plan{opts: opts, recach: newReCache(reCacheSize)}
+	for i, s := range srcs {
+		if s.Script == nil {
+			return nil, fmt.Errorf("luaapi: source %d has no script", i)
+		}
+		pl.srcs = append(pl.srcs, source{script: s.Script, params: s.Params})
+	}
+	v, hooks, err := newVM(ctx, pl, true)
+	if err != nil {
+		return nil, err
+	}
+	pl.hooks = hooks
+	p := &Pool{plan: pl, tokens: make(chan struct{}, opts.PoolSize)}
+	for range opts.PoolSize {
+		p.tokens <- struct{}{}
+	}
+	p.created.Add(1)
+	p.idle = append(p.idle, v)
+	return p, nil
+}
+
+// Hooks returns the registrations in load order; index i is the i of
+// [Pool.Call]. The caller owns the returned slice.
+func (p *Pool) Hooks() []Hook {
+	return append([]Hook(nil), p.plan.hooks...)
+}
+
+// Stats returns the pool's counters.
+func (p *Pool) Stats() Stats {
+	return Stats{Calls: p.calls.Load(), Created: p.created.Load(), Discarded: p.discarded.Load(), Failures: p.failures.Load()}
+}
+
+// Call runs the handler of hook i with in and returns its Output. It is
+// safe for concurrent use; it borrows a VM for the duration of the call,
+// waiting for one when all Options.PoolSize VMs are busy.
+//
+// The call is bounded by ctx and by the hook's Timeout (both the wait for
+// a VM and the run). Outcomes:
+//
+//   - the handler returned nil: the zero Output ("proceed"), nil error;
+//   - it returned a valid HookOutput table: that Output (validated with
+//     [events.Output.Validate]; fields the event does not honour are kept,
+//     the engine filters them), nil error;
+//   - anything else is a *[HookError] with its [FailureKind]: a Lua error
+//     (FailError), the timeout or ctx deadline (FailTimeout, matches
+//     context.DeadlineExceeded), ctx canceled (FailCanceled), a Go panic
+//     inside the VM (FailPanic), an invalid return value (FailOutput), an
+//     Input that cannot be converted (FailInput), the allocation budget
+//     (FailMemory), or a VM that could not be built (FailVM).
+//
+// Call does not apply the hook's matcher or onError: that is the caller's
+// policy. in is not modified. Calling Call after Close still works (see
+// Close). An i out of range returns an error that is not a HookError.
+func (p *Pool) Call(ctx context.Context, i int, in *events.Input) (events.Output, error) {
+	return p.call(ctx, i, in, nil)
+}
+
+// CallLogs is Call that also returns what the handler logged (at most
+// [MaxLogEntries] entries), for the audit. Entries are returned on failure
+// too.
+func (p *Pool) CallLogs(ctx context.Context, i int, in *events.Input) (events.Output, []LogEntry, error) {
+	var logs []LogEntry
+	out, err := p.call(ctx, i, in, &logs)
+	return out, logs, err
+}
+
+func (p *Pool) call(ctx context.Context, i int, in *events.Input, logs *[]LogEntry) (out events.Output, err error) {
+	if i < 0 || i >= len(p.plan.hooks) {
+		return out, fmt.Errorf("luaapi: no hook %d (the pool has %d)", i, len(p.plan.hooks))
+	}
+	h := &p.plan.hooks[i]
+	p.calls.Add(1)
+	defer func() {
+		if err != nil {
+			p.failures.Add(1)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return out, h.fail(kindOfCtxErr(err), err.Error(), err)
+	}
+	deadline := time.Now().Add(h.Timeout)
+	v, err := p.get(ctx, deadline)
+	if err != nil {
+		if he, ok := err.(*HookError); ok {
+			he.Script, he.Line, he.Event = h.Script, h.Line, h.Event
+			return out, he
+		}
+		return out, h.fail(kindOfCtxErr(err), "waiting for a VM: "+err.Error(), err)
+	}
+	out, healthy, err := v.call(ctx, i, deadline, in, logs)
+	p.put(v, healthy)
+	return out, err
+}
+
+func (h *Hook) fail(kind FailureKind, msg string, err error) *HookError {
+	return &HookError{Script: h.Script, Line: h.Line, Event: h.Event, Kind: kind, Msg: msg, Err: err}
+}
+
+// get borrows a VM: an idle one, or a new one when fewer than PoolSize
+// exist, waiting for a token otherwise.
+func (p *Pool) get(ctx context.Context, deadline time.Time) (*vm, error) {
+	select {
+	case <-p.tokens:
+	default:
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		select {
+		case <-p.tokens:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+			return nil, context.DeadlineExceeded
+		}
+	}
+	p.mu.Lock()
+	var v *vm
+	if n := len(p.idle); n > 0 {
+		v = p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
+	}
+	p.mu.Unlock()
+	if v != nil {
+		return v, nil
+	}
+	v, _, err := newVM(ctx, p.plan, false)
+	if err != nil {
+		p.tokens <- struct{}{}
+		return nil, &HookError{Kind: FailVM, Msg: "building a VM: " + err.Error(), Err: err}
+	}
+	p.created.Add(1)
+	return v, nil
+}
+
+// put returns a VM to the pool, or closes it when it is unhealthy, used up
+// or the pool is closed.
+func (p *Pool) put(v *vm, healthy bool) {
+	if healthy && (p.plan.opts.MaxUses < 0 || v.uses < p.plan.opts.MaxUses) {
+		p.mu.Lock()
+		if !p.closed {
+			p.idle = append(p.idle, v)
+			v = nil
+		}
+		p.mu.Unlock()
+	}
+	if v != nil {
+		v.close()
+		p.discarded.Add(1)
+	}
+	p.tokens <- struct{}{}
+}
+
+// Close closes the idle VMs and marks the pool closed. Calls in flight
+// finish normally and their VMs are closed when they return. Calls made
+// after Close still work: each builds a VM and closes it afterwards (about
+// 0.1-1 ms per call), so an engine that loaded a hook from the old pool
+// just before swapping in a new one still gets an answer. Close is
+// idempotent and safe for concurrent use; it always returns nil.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.closed = true
+	p.mu.Unlock()
+	for _, v := range idle {
+		v.close()
+		p.discarded.Add(1)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package luaapi
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// MaxScriptSize bounds the source of one script (1 MiB).
+const MaxScriptSize = 1 << 20
+
+// A Script is a compiled Lua script: parsed, checked and compiled to
+// gopher-lua byte code once by [Compile]. A Script is immutable and safe for
+// concurrent use; one Script may be shared by any number of pools (and
+// appear several times in one pool with different parameters).
+type Script struct {
+	name  string
+	proto *lua.FunctionProto
+}
+
+// Name returns the name the script was compiled with, which error messages
+// and [Hook.Script] use.
+func (s *Script) Name() string { return s.name }
+
+// Compile parses, checks and compiles one Lua script. name is how errors and
+// [Hook.Script] refer to it (usually its path). Every error is a
+// *[ScriptError] naming the script and, when known, the line:
+//
+//   - a syntax error;
+//   - a source larger than [MaxScriptSize];
+//   - a construct gopher-lua v1.1.2 miscompiles (issue #490, see the package
+//     documentation, "Rejected constructs").
+//
+// Compile does not run the script; registrations are checked by [NewPool].
+func Compile(name string, src []byte) (s *Script, err error) {
+	if len(src) > MaxScriptSize {
+		return nil, &ScriptError{Script: name, Msg: fmt.Sprintf("script is %d bytes, more than the limit of %d", len(src), MaxScriptSize)}
+	}
+	defer func() {
+		// The parser and compiler are not expected to panic, but a
+		// malformed input must never take the host down.
+		if r := recover(); r != nil {
+			s, err = nil, &ScriptError{Script: name, Msg: fmt.Sprintf("internal compiler error: %v", r)}
+		}
+	}()
+	chunk, err := parse.Parse(bytes.NewReader(src), name)
+	if err != nil {
+		var pe *parse.Error
+		if errors.As(err, &pe) {
+			line := pe.Pos.Line
+			if line < 0 {
+				line = 0
+			}
+			msg := pe.Message
+			if pe.Token != "" && line > 0 {
+				msg = fmt.Sprintf("%s near '%s'", msg, pe.Token)
+			}
+			if line == 0 {
+				msg += " at end of file"
+			}
+			return nil, &ScriptError{Script: name, Line: line, Msg: "syntax error: " + msg}
+		}
+		return nil, &ScriptError{Script: name, Msg: "syntax error: " + strings.TrimSpace(err.Error())}
+	}
+	if chunk == nil && len(bytes.TrimSpace(src)) > 0 {
+		// parse.Parse swallows non-error panics and returns no chunk.
+		return nil, &ScriptError{Script: name, Msg: "syntax error"}
+	}
+	if err := checkChunk(name, chunk); err != nil {
+		return nil, err
+	}
+	proto, err := lua.Compile(chunk, name)
+	if err != nil {
+		return nil, &ScriptError{Script: name, Msg: "compile error: " + err.Error()}
+	}
+	return &Script{name: name, proto: proto}, nil
+}
+
+// MustCompile is like [Compile] but panics on error. It is for scripts
+// embedded in the program (tests, built-in packs).
+func MustCompile(name string, src []byte) *Script {
+	s, err := Compile(name, src)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}

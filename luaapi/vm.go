@@ -1,0 +1,471 @@
+package luaapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/monad-hooks/monad-hooks/events"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// VM sizing. The call stack bounds Lua recursion ("stack overflow"); the
+// registry (gopher-lua's value stack) starts small, grows in large steps
+// (growth is additive, so a small step makes it quadratic) and is capped,
+// which bounds unpack/select/string.byte style explosions ("registry
+// overflow").
+const (
+	callStackSize    = 200
+	registrySize     = 1024 * 4
+	registryMaxSize  = 1024 * 64
+	registryGrowStep = 1024
+)
+
+// MaxArrayIndex is the value luaapi gives gopher-lua's process-global
+// lua.MaxArrayIndex in its package initialisation (the default is 64 Mi).
+// gopher-lua fills the array part of a table with nils up to any integer key
+// below that bound in one uninterruptible instruction, so `t[6e7] = true`
+// costs seconds and gigabytes; with 1 Mi it costs at most 16 MB. Keys at or
+// above it live in the hash part: a sequence longer than this reports a
+// shorter #t. The value is set before any LState of the process exists, as
+// later changes would corrupt iteration of existing tables; a program that
+// links luaapi gets it for every gopher-lua VM it runs.
+const MaxArrayIndex = 1 << 20
+
+func init() {
+	lua.MaxArrayIndex = MaxArrayIndex
+}
+
+// vm is one gopher-lua state with every script of a plan loaded.
+type vm struct {
+	pl       *plan
+	L        *lua.LState
+	handlers []*lua.LFunction // index-aligned with plan.hooks
+	ctx      vmCtx
+	uses     int
+
+	// load state
+	loading   bool
+	curSource int
+	regs      []Hook
+	loadErr   *ScriptError
+
+	// call state
+	curHook int
+	logs    *[]LogEntry
+
+	// sandbox objects
+	null     *lua.LUserData
+	arrayMT  *lua.LTable
+	objectMT *lua.LTable
+	ro       map[*lua.LTable]roInfo // read-only proxy -> its target
+	roMT       *lua.LTable
+	roNewIndex *lua.LFunction
+	roLen      *lua.LFunction
+	nextFn     *lua.LFunction
+	ipairsAux  *lua.LFunction
+	modules  map[string]lua.LValue
+	strMeta  *lua.LTable
+	reLocal  map[string]*regexpEntry
+}
+
+type roInfo struct {
+	target *lua.LTable
+	name   string
+}
+
+func (v *vm) close() {
+	v.L.Close()
+}
+
+// newVM builds a VM: the sandbox, the host modules, then every source in
+// its own environment. With collect set it returns the registrations;
+// otherwise it checks that the scripts registered the same hooks as the
+// plan's.
+func newVM(ctx context.Context, pl *plan, collect bool) (v *vm, hooks []Hook, err error) {
+	v = &vm{pl: pl, ro: map[*lua.LTable]roInfo{}, reLocal: map[string]*regexpEntry{}}
+	v.L = lua.NewState(lua.Options{
+		SkipOpenLibs:     true,
+		CallStackSize:    callStackSize,
+		RegistrySize:     registrySize,
+		RegistryMaxSize:  registryMaxSize,
+		RegistryGrowStep: registryGrowStep,
+	})
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("luaapi: building a VM panicked: %v", r)
+		}
+		if err != nil {
+			v.L.Close()
+			v, hooks = nil, nil
+		}
+	}()
+	base, err := v.sandbox()
+	if err != nil {
+		return nil, nil, err
+	}
+	v.loading = true
+	for i, s := range pl.srcs {
+		v.curSource = i
+		if err := v.load(ctx, s, base); err != nil {
+			return nil, nil, err
+		}
+	}
+	v.loading = false
+	if collect {
+		return v, v.regs, nil
+	}
+	if len(v.regs) != len(pl.hooks) {
+		return nil, nil, fmt.Errorf("scripts registered %d hooks when loaded again, %d the first time (registrations must not depend on time or randomness)", len(v.regs), len(pl.hooks))
+	}
+	for i, h := range v.regs {
+		if h.Event != pl.hooks[i].Event || h.Script != pl.hooks[i].Script || h.Line != pl.hooks[i].Line {
+			return nil, nil, fmt.Errorf("hook %d is %s at %s:%d when loaded again, %s at %s:%d the first time", i, h.Event, h.Script, h.Line, pl.hooks[i].Event, pl.hooks[i].Script, pl.hooks[i].Line)
+		}
+	}
+	v.regs = nil
+	return v, nil, nil
+}
+
+// load runs one script's chunk in a fresh environment, then seals the
+// environment.
+func (v *vm) load(ctx context.Context, s source, base *lua.LTable) error {
+	L := v.L
+	name := s.script.name
+	env := L.CreateTable(0, 8)
+	params, err := v.toLuaParams(s.params)
+	if err != nil {
+		return &ScriptError{Script: name, Msg: "params: " + err.Error()}
+	}
+	env.RawSetString("params", params)
+	env.RawSetString("_G", env)
+	envMT := L.CreateTable(0, 3)
+	envMT.RawSetString("__index", base)
+	envMT.RawSetString("__newindex", L.NewFunction(v.luaSetGlobal))
+	envMT.RawSetString("__metatable", lua.LFalse)
+	env.Metatable = envMT
+
+	fn := L.NewFunctionFromProto(s.script.proto)
+	fn.Env = env
+	v.loadErr = nil
+	v.ctx.reset(ctx, time.Now().Add(v.pl.opts.LoadTimeout), 0)
+	L.SetContext(&v.ctx)
+	_, err, panicked := v.pcall(fn, nil, 0)
+	L.RemoveContext()
+	v.ctx.clear()
+	if v.loadErr != nil {
+		return v.loadErr
+	}
+	if err != nil {
+		if v.ctx.err != nil {
+			return &ScriptError{Script: name, Msg: fmt.Sprintf("loading: %v (load timeout %s)", v.ctx.err, v.pl.opts.LoadTimeout)}
+		}
+		msg, _ := v.errorMessage(err)
+		if panicked {
+			msg = "go panic: " + msg
+		}
+		script, line, rest := splitPosition(msg)
+		if script == name {
+			return &ScriptError{Script: name, Line: line, Msg: rest}
+		}
+		return &ScriptError{Script: name, Msg: msg}
+	}
+	// Seal: move the globals the script defined into a hidden table and
+	// leave env empty, so that every later write goes through __newindex
+	// (which refuses it) while reads resolve env -> contents -> base.
+	contents := L.CreateTable(0, 8)
+	var keys []lua.LValue
+	env.ForEach(func(k, val lua.LValue) {
+		contents.RawSet(k, val)
+		keys = append(keys, k)
+	})
+	for _, k := range keys {
+		env.RawSet(k, lua.LNil)
+	}
+	contentsMT := L.CreateTable(0, 1)
+	contentsMT.RawSetString("__index", base)
+	contents.Metatable = contentsMT
+	envMT.RawSetString("__index", contents)
+	return nil
+}
+
+// luaSetGlobal is the __newindex of every script environment.
+func (v *vm) luaSetGlobal(L *lua.LState) int {
+	env := L.CheckTable(1)
+	key := L.Get(2)
+	if v.loading {
+		env.RawSet(key, L.Get(3))
+		return 0
+	}
+	L.RaiseError("cannot assign to global '%s': globals are sealed after the script loads (use a local variable)", lua.LVAsString(L.ToStringMeta(key)))
+	return 0
+}
+
+// pcall calls fn with at most one argument and returns its first result.
+// It recovers Go panics that escape gopher-lua's own PCall (issue #282);
+// after such a panic the VM must be discarded.
+func (v *vm) pcall(fn *lua.LFunction, arg lua.LValue, nret int) (ret lua.LValue, err error, panicked bool) {
+	L := v.L
+	top := L.GetTop()
+	defer func() {
+		if r := recover(); r != nil {
+			ret, err, panicked = nil, fmt.Errorf("%v", r), true
+		}
+	}()
+	L.Push(fn)
+	nargs := 0
+	if arg != nil {
+		L.Push(arg)
+		nargs = 1
+	}
+	if err := L.PCall(nargs, nret, nil); err != nil {
+		var ae *lua.ApiError
+		if errors.As(err, &ae) && ae.Type == lua.ApiErrorPanic {
+			panicked = true
+		}
+		L.SetTop(top)
+		return nil, err, panicked
+	}
+	ret = lua.LNil
+	if nret > 0 {
+		ret = L.Get(top + 1)
+	}
+	L.SetTop(top)
+	return ret, nil, false
+}
+
+// errorMessage renders a PCall error: the message of a string error, a
+// description plus the converted value of a table error.
+func (v *vm) errorMessage(err error) (string, any) {
+	var ae *lua.ApiError
+	if !errors.As(err, &ae) {
+		return err.Error(), nil
+	}
+	switch o := ae.Object.(type) {
+	case lua.LString:
+		return string(o), nil
+	case *lua.LNilType:
+		return "error called with nil", nil
+	case *lua.LTable:
+		val, cerr := v.fromLua(o, 0, new(budget))
+		if cerr != nil {
+			return "error called with a table (" + cerr.Error() + ")", nil
+		}
+		return "error called with a table: " + jsonString(val), val
+	case nil:
+		return err.Error(), nil
+	default:
+		if o == v.null {
+			return "error called with json.null", nil
+		}
+		return fmt.Sprintf("error called with a %s: %s", o.Type(), o.String()), o.String()
+	}
+}
+
+// splitPosition splits "script:12: message" into its parts; script is ""
+// when msg has no position.
+func splitPosition(msg string) (script string, line int, rest string) {
+	// The script name may contain ':' (paths on Windows); the position is
+	// the last ":<digits>:" before the message.
+	for i := 0; i < len(msg); i++ {
+		if msg[i] != ':' {
+			continue
+		}
+		j := i + 1
+		n := 0
+		for j < len(msg) && msg[j] >= '0' && msg[j] <= '9' && n < 1e8 {
+			n = n*10 + int(msg[j]-'0')
+			j++
+		}
+		if j > i+1 && j < len(msg) && msg[j] == ':' {
+			return msg[:i], n, strings.TrimSpace(msg[j+1:])
+		}
+	}
+	return "", 0, msg
+}
+
+// callerLine returns the current line of the Lua function at stack level
+// (1 = the caller of the running Go function).
+func callerLine(L *lua.LState, level int) int {
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		return 0
+	}
+	if _, err := L.GetInfo("l", dbg, lua.LNil); err != nil {
+		return 0
+	}
+	return dbg.CurrentLine
+}
+
+var hookKeys = map[string]bool{"event": true, "matcher": true, "handler": true, "onError": true, "timeoutMs": true}
+
+// luaHook implements hook{...}.
+func (v *vm) luaHook(L *lua.LState) int {
+	if !v.loading {
+		L.RaiseError("hook{} can only be called while the script loads, not from a handler")
+	}
+	name := v.pl.srcs[v.curSource].script.name
+	line := callerLine(L, 1)
+	bad := func(format string, args ...any) {
+		v.loadErr = &ScriptError{Script: name, Line: line, Msg: "hook{}: " + fmt.Sprintf(format, args...)}
+		L.RaiseError("%s", v.loadErr.Msg)
+	}
+	spec, ok := L.Get(1).(*lua.LTable)
+	if !ok || L.GetTop() != 1 {
+		bad("want one table argument, got %s", argTypes(L))
+	}
+	var unknown []string
+	spec.ForEach(func(k, _ lua.LValue) {
+		ks, ok := k.(lua.LString)
+		if !ok || !hookKeys[string(ks)] {
+			unknown = append(unknown, lua.LVAsString(L.ToStringMeta(k)))
+		}
+	})
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		bad("unknown key %q (want event, matcher, handler, onError, timeoutMs)", unknown[0])
+	}
+	h := Hook{Script: name, Line: line, Source: v.curSource, Timeout: v.pl.opts.DefaultTimeout}
+	str := func(key string, required bool) (string, bool) {
+		switch val := spec.RawGetString(key).(type) {
+		case lua.LString:
+			return string(val), true
+		case *lua.LNilType:
+			if required {
+				bad("missing %s", key)
+			}
+			return "", false
+		default:
+			bad("%s: want a string, got %s", key, val.Type())
+		}
+		return "", false
+	}
+	evName, _ := str("event", true)
+	ev, err := events.ParseEvent(evName)
+	if err != nil {
+		bad("event: %v", err)
+	}
+	h.Event = ev
+	if m, ok := str("matcher", false); ok && m != "" {
+		re, err := compileRegexp(m)
+		if err != nil {
+			bad("matcher: %v", err)
+		}
+		h.Matcher, h.re = m, re
+	}
+	if oe, ok := str("onError", false); ok {
+		switch oe {
+		case "deny", "skip":
+			h.OnError = oe
+		default:
+			bad("onError: want \"deny\" or \"skip\", got %q", oe)
+		}
+	}
+	switch t := spec.RawGetString("timeoutMs").(type) {
+	case *lua.LNilType:
+	case lua.LNumber:
+		f := float64(t)
+		if f != float64(int64(f)) || f < 1 || time.Duration(f)*time.Millisecond > MaxTimeout {
+			bad("timeoutMs: want an integer from 1 to %d, got %v", MaxTimeout.Milliseconds(), t)
+		}
+		h.Timeout = time.Duration(f) * time.Millisecond
+	default:
+		bad("timeoutMs: want a number, got %s", t.Type())
+	}
+	fn, ok := spec.RawGetString("handler").(*lua.LFunction)
+	if !ok {
+		if spec.RawGetString("handler") == lua.LNil {
+			bad("missing handler")
+		}
+		bad("handler: want a function, got %s", spec.RawGetString("handler").Type())
+	}
+	v.regs = append(v.regs, h)
+	v.handlers = append(v.handlers, fn)
+	return 0
+}
+
+func argTypes(L *lua.LState) string {
+	n := L.GetTop()
+	if n == 0 {
+		return "nothing"
+	}
+	var parts []string
+	for i := 1; i <= n; i++ {
+		parts = append(parts, L.Get(i).Type().String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// call runs hook i's handler. healthy reports whether the VM may be reused.
+func (v *vm) call(ctx context.Context, i int, deadline time.Time, in *events.Input, logs *[]LogEntry) (out events.Output, healthy bool, err error) {
+	h := &v.pl.hooks[i]
+	v.uses++
+	v.curHook = i
+	v.logs = logs
+	defer func() { v.logs = nil }()
+	L := v.L
+	arg, cerr := v.inputTable(in)
+	if cerr != nil {
+		return out, true, h.fail(FailInput, cerr.Error(), cerr)
+	}
+	v.ctx.reset(ctx, deadline, uint64(max(v.pl.opts.MaxCallAlloc, 0)))
+	L.SetContext(&v.ctx)
+	ret, perr, panicked := v.pcall(v.handlers[i], arg, 1)
+	L.RemoveContext()
+	stopErr := v.ctx.err
+	v.ctx.clear()
+	if panicked {
+		msg, _ := v.errorMessage(perr)
+		return out, false, h.fail(FailPanic, "go panic: "+msg, perr)
+	}
+	if stopErr != nil {
+		// Whatever the handler did after the stop (pcall catching it,
+		// another error), the call ran out of time or budget.
+		return out, false, h.fail(kindOfCtxErr(stopErr), stopErr.Error(), stopErr)
+	}
+	if perr != nil {
+		msg, val := v.errorMessage(perr)
+		he := h.fail(FailError, msg, nil)
+		he.Value = val
+		// A Lua error unwinds cleanly through gopher-lua's PCall; the
+		// VM is kept unless the error says an internal limit was hit.
+		keep := !strings.Contains(msg, "stack overflow") && !strings.Contains(msg, "registry overflow")
+		return out, keep && L.GetTop() == 0, he
+	}
+	out, oerr := v.readOutput(ret)
+	if oerr != nil {
+		he := h.fail(FailOutput, oerr.Error(), oerr)
+		return events.Output{}, L.GetTop() == 0, he
+	}
+	return out, L.GetTop() == 0, nil
+}
+
+// log records one entry for the current call and sends it to the logger.
+func (v *vm) log(level slog.Level, msg string, fields map[string]any, line int) {
+	script := ""
+	if v.loading {
+		script = v.pl.srcs[v.curSource].script.name
+	} else if v.curHook >= 0 && v.curHook < len(v.pl.hooks) {
+		script = v.pl.hooks[v.curHook].Script
+	}
+	if lg := v.pl.opts.Logger; lg.Enabled(context.Background(), level) {
+		attrs := make([]slog.Attr, 0, 2+len(fields))
+		attrs = append(attrs, slog.String("script", script), slog.Int("line", line))
+		keys := make([]string, 0, len(fields))
+		for k := range fields {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			attrs = append(attrs, slog.Any(k, fields[k]))
+		}
+		lg.LogAttrs(context.Background(), level, msg, attrs...)
+	}
+	if v.logs != nil && len(*v.logs) < MaxLogEntries {
+		*v.logs = append(*v.logs, LogEntry{Level: level, Msg: msg, Fields: fields, Script: script, Line: line})
+	}
+}
