@@ -145,7 +145,7 @@ func (v *vm) reFind(L *lua.LState) int {
 			L.Push(lua.LString(s[off+loc[i] : off+loc[i+1]]))
 		}
 	}
-	return len(loc) / 2 + 1
+	return len(loc)/2 + 1
 }
 
 // re.match(s, pattern) -> boolean

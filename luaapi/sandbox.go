@@ -382,4 +382,3 @@ func (v *vm) tabConcat(L *lua.LState) int {
 	L.Push(lua.LString(b.String()))
 	return 1
 }
-

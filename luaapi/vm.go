@@ -59,18 +59,18 @@ type vm struct {
 	logs    *[]LogEntry
 
 	// sandbox objects
-	null     *lua.LUserData
-	arrayMT  *lua.LTable
-	objectMT *lua.LTable
-	ro       map[*lua.LTable]roInfo // read-only proxy -> its target
+	null       *lua.LUserData
+	arrayMT    *lua.LTable
+	objectMT   *lua.LTable
+	ro         map[*lua.LTable]roInfo // read-only proxy -> its target
 	roMT       *lua.LTable
 	roNewIndex *lua.LFunction
 	roLen      *lua.LFunction
 	nextFn     *lua.LFunction
 	ipairsAux  *lua.LFunction
-	modules  map[string]lua.LValue
-	strMeta  *lua.LTable
-	reLocal  map[string]*regexpEntry
+	modules    map[string]lua.LValue
+	strMeta    *lua.LTable
+	reLocal    map[string]*regexpEntry
 }
 
 type roInfo struct {
