@@ -1,0 +1,45 @@
+// Package stdlib is the library of Lua atom packs that ships inside the
+// binary: guards and redactors that a host loads by name, configures with a
+// table of parameters, and runs in the engine's Lua tier like any other atom
+// pack.
+//
+// # Layout
+//
+// [FS] holds one file per pack, "<name>.lua", at its root. A pack file starts
+// with a header of "---" comment lines that the package parses (on first use,
+// never at init) into a [PackInfo]:
+//
+//	--- pack: deny-destructive
+//	--- summary: Deny shell commands that destroy data, devices, history or hosts.
+//	--- events: BeforeTool
+//	---
+//	--- Free Markdown: what the pack catches and what it leaves alone.
+//
+// and declares its parameters once, in a table literal that both the Lua code
+// (for defaults and load-time checks) and this package (for [PackInfo.Params]
+// and [ValidateParams]) read:
+//
+//	local SPEC = {
+//	  -- RE2 matched against the tool name.
+//	  matcher = { "regex", "^(bash|shell)$" },
+//	}
+//
+// Each entry sits on one line, preceded by its "--" documentation lines. The
+// types are "string", "regex" (an RE2 expression), "bool", "number",
+// "[]string", "[]regex", and enumerations written "a|b|c".
+//
+// # Parameters
+//
+// A loaded pack sees its configuration in the read-only Lua global params
+// (the "with" table of the configuration). [ValidateParams] checks such a
+// table before the pack is loaded: an unknown pack, an unknown parameter or a
+// value of the wrong type is an error naming the pack and the parameter. The
+// pack checks the same things again when it loads, so a host that skips
+// ValidateParams still gets a load error rather than a silently disarmed
+// guard.
+//
+// # Concurrency
+//
+// Every function is safe for concurrent use. The returned values are copies:
+// a caller may modify them.
+package stdlib

@@ -1,0 +1,2042 @@
+--- pack: deny-destructive
+--- summary: Deny shell commands that destroy files, disks, repositories, databases, clusters or the host.
+--- events: BeforeTool
+---
+--- Checks the command of every shell tool call (`toolInput.command` by
+--- default) and denies it when it would:
+---
+--- - recursively or forcibly delete `/`, `~`/`$HOME`, a home directory, a
+---   top-level or system directory (`/etc`, `/usr`, `/var/lib`, ...), the
+---   working directory itself (`.`), a parent of it (`..`), or a `.git`
+---   directory; also through `find -delete`, `find -exec rm`, `xargs rm`,
+---   `rsync --delete`, `mv` and `shred`;
+--- - write to a block device (`dd of=/dev/sda`, `> /dev/nvme0n1`, `tee`,
+---   `cp`), make or wipe file systems and partition tables (`mkfs*`,
+---   `wipefs`, `sgdisk --zap-all`, `fdisk`, `zpool destroy`, ...);
+--- - fork-bomb the host, shut it down (`shutdown`, `reboot`, `halt`,
+---   `poweroff`, `init 0`, `systemctl poweroff`) or kill every process
+---   (`kill -9 -1`);
+--- - change the owner or mode of `/`, `~` or a system directory
+---   recursively;
+--- - run a downloaded or decoded script (`curl ... | sh`, `bash <(curl ...)`,
+---   `sh -c "$(wget -O- ...)"`, `base64 -d | bash`);
+--- - lose git work or history: a force push (`--force`, `-f`, `+ref`,
+---   `--mirror`, `--delete`) to a protected branch, a force push without an
+---   explicit branch, `reset --hard`, `clean -f`, `checkout -- .`,
+---   `restore .`, `stash clear`, `branch -D` of a protected branch,
+---   `filter-branch`, `filter-repo`, `reflog expire`;
+--- - drop databases and cloud resources through their command-line
+---   clients (`dropdb`, `psql -c 'DROP DATABASE ...'`, `mysql -e`,
+---   `redis-cli flushall`, `mongosh --eval 'db.dropDatabase()'`,
+---   `kubectl delete ns`, `kubectl delete --all`, `terraform destroy`,
+---   `aws s3 rb`, `aws ... delete-*`/`terminate-*`, `gcloud ... delete`,
+---   `az ... delete`, `docker compose down -v`, `rails db:drop`, ...).
+---
+--- It sees through `sudo`, `env X=1`, `nohup`, `time`, `timeout`, `xargs`,
+--- `exec`, `command`, `busybox`, `;`/`&&`/`||`/`|` chains, `$(...)`,
+--- backticks, `bash -c`/`sh -c`/`eval`/`su -c`/`watch`, `ssh host '...'`,
+--- `docker exec` and `kubectl exec`, quoting and backslashes (`r\m`,
+--- `"rm"`, `/bin/rm`), long and reordered flags (`--recursive --force`,
+--- `-fr`, `-r -f`), `$IFS` and brace expansion (`{rm,-rf,/}`), variables
+--- and aliases set earlier on the line (`R=rm; $R -rf /`), and one-line
+--- programs (`python -c "shutil.rmtree('/')"`, `node -e`, `perl -e`,
+--- `ruby -e`, `php -r`) that delete those paths or run such commands.
+---
+--- It leaves alone ordinary work: deleting build output and dependencies
+--- (`rm -rf ./build node_modules /tmp/x`), text that merely mentions a
+--- command (`echo "rm -rf /"`, `grep 'rm -rf' notes.txt`,
+--- `git commit -m "..."`), `git push --force-with-lease` and force pushes
+--- to other branches, `git reset --soft`, `git checkout -- file`, reading
+--- manuals (`man mkfs`), listing partitions (`fdisk -l`), and deleting
+--- single cloud objects or pods.
+---
+--- The deny reason names the rule and the target in one line; it never
+--- repeats the command, which might carry a secret.
+
+local re = require("re")
+local shell = require("shell")
+
+local PACK = "deny-destructive"
+
+local SPEC = {
+  -- RE2 matched against the tool name: the tools whose input is a shell command.
+  matcher = { "regex", "^(shell_exec|bash|shell|run_shell_command|exec_command|terminal)$" },
+  -- Fields of toolInput that hold the command; every string (or list of strings) among them is checked. A tool input that is itself a string is checked too.
+  commandFields = { "[]string", { "command", "cmd", "commands", "script" } },
+  -- Branch names or globs (* stays within one path segment) that force pushes, branch deletions and pushes --delete may not target.
+  protectedBranches = { "[]string", { "main", "master", "trunk", "develop", "production", "prod", "release/*", "release-*", "stable" } },
+  -- Extra RE2 expressions: a command line, or one simple command of it (its words joined by spaces), that matches one is denied.
+  extraPatterns = { "[]regex", {} },
+  -- RE2 expressions: a command line that matches one is never denied by this pack (exempt wins over every rule).
+  exempt = { "[]regex", {} },
+}
+
+-- common:params begin (identical in every pack; a test keeps the copies equal)
+-- list_copy copies a list through indexing, so that it works on the
+-- read-only proxy tables the params global is made of.
+local function list_copy(v)
+  local out = {}
+  for i = 1, 100000 do
+    local e = v[i]
+    if e == nil then
+      break
+    end
+    out[i] = e
+  end
+  return out
+end
+
+-- check_params returns the pack's configuration: params (the read-only
+-- global of this script instance) over the defaults of spec, type-checked.
+local function check_params(pack, spec)
+  local given = params or {}
+  for k in pairs(given) do
+    if spec[k] == nil then
+      error(pack .. ": unknown parameter " .. tostring(k), 0)
+    end
+  end
+  local cfg = {}
+  for k, s in pairs(spec) do
+    local typ, v = s[1], given[k]
+    if v == nil then
+      v = s[2]
+    end
+    local ok = true
+    if typ == "string" or typ == "regex" then
+      ok = type(v) == "string"
+    elseif typ == "bool" then
+      ok = type(v) == "boolean"
+    elseif typ == "number" then
+      ok = type(v) == "number"
+    elseif typ == "[]string" or typ == "[]regex" then
+      ok = type(v) == "table"
+      if ok then
+        v = list_copy(v)
+        for _, e in ipairs(v) do
+          if type(e) ~= "string" then
+            ok = false
+          end
+        end
+      end
+    else
+      ok = type(v) == "string" and string.find("|" .. typ .. "|", "|" .. v .. "|", 1, true) ~= nil
+    end
+    if not ok then
+      error(pack .. ": parameter " .. k .. ": want " .. typ .. ", got " .. type(v), 0)
+    end
+    if typ == "regex" then
+      local good, err = pcall(re.find, "", v)
+      if not good then
+        error(pack .. ": parameter " .. k .. ": invalid regular expression: " .. tostring(err), 0)
+      end
+    elseif typ == "[]regex" then
+      for i, e in ipairs(v) do
+        local good, err = pcall(re.find, "", e)
+        if not good then
+          error(pack .. ": parameter " .. k .. " item " .. i .. ": invalid regular expression: " .. tostring(err), 0)
+        end
+      end
+    end
+    cfg[k] = v
+  end
+  return cfg
+end
+-- common:params end
+
+local P = check_params(PACK, SPEC)
+
+-- common:commands begin (identical in every pack that reads shell commands)
+-- command_texts returns the command strings of a tool input: the input itself
+-- when it is a string, else every string (or string in a list) held by one of
+-- the fields.
+local function command_texts(tool_input, fields)
+  local out = {}
+  if type(tool_input) == "string" then
+    out[1] = tool_input
+    return out
+  end
+  if type(tool_input) ~= "table" then
+    return out
+  end
+  for _, f in ipairs(fields) do
+    local v = tool_input[f]
+    if type(v) == "string" and v ~= "" then
+      out[#out + 1] = v
+    elseif type(v) == "table" then
+      for _, e in ipairs(v) do
+        if type(e) == "string" and e ~= "" then
+          out[#out + 1] = e
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- basename returns the last path segment of a command word, lowercased.
+local function basename(w)
+  if w == nil then
+    return ""
+  end
+  local s = re.gsub(w, "^.*/", "")
+  return string.lower(s)
+end
+
+-- WRAPPERS take a command to run as their arguments. The value lists the
+-- options that consume the next word; "*" means the first operand is
+-- consumed too (timeout DURATION, chroot DIR, flock FILE, taskset MASK).
+local WRAPPERS = {
+  sudo = { o = "uUgChpDrtTR" }, doas = { o = "uC" }, run0 = { o = "uUgD" },
+  env = { o = "uCS" }, nohup = {}, time = { o = "fo" }, nice = { o = "n" },
+  ionice = { o = "cnp" }, timeout = { o = "sk", operand = true },
+  stdbuf = { o = "ioe" }, setsid = {}, xargs = { o = "IiLlnPdEsa" },
+  exec = { o = "a" }, command = {}, builtin = {}, busybox = {}, unbuffer = {},
+  caffeinate = { o = "tw" }, taskset = { o = "", operand = true }, chrt = { operand = true },
+  chroot = { operand = true }, flock = { o = "wE", operand = true }, firejail = {},
+  strace = { o = "eopsSuI" }, ltrace = { o = "eopsSuI" }, ["then"] = {}, ["do"] = {},
+  ["else"] = {}, ["!"] = {}, noglob = {}, nocorrect = {}, catchsegv = {}, torsocks = {},
+  proxychains = { o = "f" }, proxychains4 = { o = "f" }, sg = { operand = true },
+}
+
+-- unwrap strips wrapper commands (and leading VAR=value words) from a word
+-- list and returns the effective command words. It runs after
+-- shell.unwrap, as a backstop for wrappers that one does not know.
+local function unwrap(words)
+  local ok, w = pcall(shell.unwrap, words)
+  if not ok or type(w) ~= "table" then
+    w = words
+  end
+  local i, n = 1, #w
+  for _ = 1, 16 do
+    while i <= n and re.match(w[i], "^[A-Za-z_][A-Za-z0-9_]*=") do
+      i = i + 1
+    end
+    local name = basename(w[i])
+    local spec = WRAPPERS[name]
+    if spec == nil then
+      break
+    end
+    i = i + 1
+    local takes = spec.o or ""
+    while i <= n and string.sub(w[i], 1, 1) == "-" and w[i] ~= "-" do
+      local a = w[i]
+      i = i + 1
+      if a == "--" then
+        break
+      end
+      if string.sub(a, 1, 2) ~= "--" and string.len(a) == 2 and string.find(takes, string.sub(a, 2, 2), 1, true) then
+        i = i + 1
+      elseif name == "nice" and re.match(a, "^-[0-9]+$") then
+        -- nice -10
+      elseif name == "sudo" and (a == "-s" or a == "-i") then
+        -- sudo -s CMD: the rest is the command
+      end
+    end
+    if name == "env" then
+      while i <= n and re.match(w[i], "^[A-Za-z_][A-Za-z0-9_]*=") do
+        i = i + 1
+      end
+    end
+    if spec.operand then
+      i = i + 1
+    end
+  end
+  local out = {}
+  for k = i, n do
+    out[#out + 1] = w[k]
+  end
+  return out
+end
+
+-- parse_flags splits the words after the command name into short flags,
+-- long flags (with their =values) and operands. takes lists the short options
+-- whose value is the next word (or the rest of the cluster).
+local function parse_flags(w, first, takes)
+  local f = { s = {}, l = {}, args = {}, vals = {} }
+  takes = takes or ""
+  local i = first or 2
+  local ended = false
+  while i <= #w do
+    local a = w[i]
+    if ended or a == "-" or string.sub(a, 1, 1) ~= "-" then
+      f.args[#f.args + 1] = a
+    elseif a == "--" then
+      ended = true
+    elseif string.sub(a, 1, 2) == "--" then
+      local eq = string.find(a, "=", 1, true)
+      if eq then
+        f.l[string.sub(a, 3, eq - 1)] = string.sub(a, eq + 1)
+      else
+        f.l[string.sub(a, 3)] = true
+      end
+    else
+      local j = 2
+      while j <= string.len(a) do
+        local c = string.sub(a, j, j)
+        if string.find(takes, c, 1, true) then
+          local v = string.sub(a, j + 1)
+          if v == "" then
+            i = i + 1
+            v = w[i] or ""
+          end
+          f.s[c] = true
+          f.vals[c] = v
+          break
+        end
+        f.s[c] = true
+        j = j + 1
+      end
+    end
+    i = i + 1
+  end
+  return f
+end
+-- common:commands end
+
+local function join(words, from)
+  local parts = {}
+  for k = from or 1, #words do
+    parts[#parts + 1] = words[k]
+  end
+  return table.concat(parts, " ")
+end
+
+---------------------------------------------------------------------------
+-- Paths
+---------------------------------------------------------------------------
+
+-- norm turns a shell word into a comparable path: ~ and $HOME become "~",
+-- "~user" becomes /home/user, // . and .. are resolved lexically, trailing
+-- slashes and a trailing /* or /.* are dropped.
+local function norm(p)
+  if p == nil or p == "" then
+    return nil
+  end
+  p = re.gsub(p, [[^(\$\{HOME\}|\$HOME|\$\{HOME:-[^}]*\})]], "~")
+  p = re.gsub(p, [[^(\$\{USERPROFILE\}|\$USERPROFILE|%USERPROFILE%)]], "~")
+  if re.match(p, "^~[A-Za-z_][A-Za-z0-9_.-]*(/|$)") then
+    p = "/home/" .. string.sub(p, 2)
+  end
+  local abs = string.sub(p, 1, 1) == "/"
+  local home = p == "~" or string.sub(p, 1, 2) == "~/"
+  local parts = {}
+  for seg in string.gmatch(p, "[^/]+") do
+    if seg == "." then
+      -- skip
+    elseif seg == ".." then
+      if #parts > 0 and parts[#parts] ~= ".." and not (home and #parts == 1) then
+        parts[#parts] = nil
+      elseif not abs and not home then
+        parts[#parts + 1] = ".."
+      end
+    else
+      parts[#parts + 1] = seg
+    end
+  end
+  -- a trailing glob over a directory's contents stands for the directory
+  local last = parts[#parts]
+  if last == "*" or last == ".*" or last == "{*,.*}" or last == "{.*,*}" or last == "*.*" then
+    parts[#parts] = nil
+  end
+  local s = table.concat(parts, "/")
+  if abs then
+    return "/" .. s
+  end
+  if s == "" then
+    return "."
+  end
+  return s
+end
+
+local HOME_KEEP = {
+  [".cache"] = true, [".npm"] = true, [".yarn"] = true, [".pnpm-store"] = true,
+  [".gradle"] = true, [".m2"] = true, [".bun"] = true, [".deno"] = true,
+  [".cargo"] = false, ["tmp"] = true, [".tmp"] = true, [".local"] = false,
+  [".node-gyp"] = true, [".nuget"] = true, [".pub-cache"] = true,
+  [".android"] = false, [".vscode-server"] = true, [".trash"] = true,
+}
+
+local SYSTEM_ANY_DEPTH = {
+  etc = true, boot = true, bin = true, sbin = true, lib = true, lib32 = true,
+  lib64 = true, libx32 = true, sys = true, proc = true, System = true,
+  private = true, efi = true,
+}
+
+local SECRET_HOME = { [".ssh"] = true, [".gnupg"] = true, [".aws"] = true, [".kube"] = true, [".password-store"] = true }
+
+local MOUNTS = { mnt = true, media = true, Volumes = true, srv = true }
+
+local function split_path(s)
+  local parts = {}
+  for seg in string.gmatch(s, "[^/]+") do
+    parts[#parts + 1] = seg
+  end
+  return parts
+end
+
+-- home_child classifies a path below a home directory (rest = the segments
+-- after it) for a recursive (rec) or plain deletion.
+local function home_child(rest, rec, disp)
+  if #rest == 0 then
+    if rec then
+      return "a home directory (" .. disp .. ")"
+    end
+    return nil
+  end
+  if SECRET_HOME[rest[1]] then
+    return "credentials in " .. disp
+  end
+  if rest[1] == ".git" then
+    return nil
+  end
+  if #rest == 1 and rec and HOME_KEEP[rest[1]] ~= true then
+    return "a top-level folder of a home directory (" .. disp .. ")"
+  end
+  return nil
+end
+
+-- critical says why deleting path p (recursively when rec) is destructive,
+-- or returns nil. mode "perm" (chmod/chown) ignores . and .git.
+local function critical(raw, rec, mode)
+  local p = norm(raw)
+  if p == nil then
+    return nil
+  end
+  if p == "/" then
+    return "the filesystem root (/)"
+  end
+  if p == "~" then
+    return "the home directory (~)"
+  end
+  if mode ~= "perm" then
+    if p == "." and rec then
+      return "the whole working directory (.)"
+    end
+    if re.match(p, [[^\.\.(/\.\.)*$]]) and rec then
+      return "a parent of the working directory (" .. p .. ")"
+    end
+    if (p == ".git" or re.match(p, [[/\.git$]])) and (rec or mode == "force") then
+      return "the repository's history (" .. p .. ")"
+    end
+  end
+  local parts = split_path(p)
+  if string.sub(p, 1, 2) == "~/" then
+    table.remove(parts, 1)
+    return home_child(parts, rec, p)
+  end
+  if string.sub(p, 1, 1) ~= "/" then
+    return nil
+  end
+  local top = parts[1]
+  if #parts == 1 then
+    if rec or SYSTEM_ANY_DEPTH[top] or top == "usr" then
+      return "a top-level system directory (" .. p .. ")"
+    end
+    return nil
+  end
+  if top == "home" or top == "Users" then
+    local rest = {}
+    for k = 3, #parts do
+      rest[#rest + 1] = parts[k]
+    end
+    return home_child(rest, rec, p)
+  end
+  if top == "root" then
+    local rest = {}
+    for k = 2, #parts do
+      rest[#rest + 1] = parts[k]
+    end
+    return home_child(rest, rec, p)
+  end
+  if SYSTEM_ANY_DEPTH[top] then
+    return "a system directory (" .. p .. ")"
+  end
+  if top == "dev" then
+    if parts[2] == "shm" or parts[2] == "null" then
+      return nil
+    end
+    return "a device node (" .. p .. ")"
+  end
+  if top == "usr" then
+    if parts[2] == "local" and #parts >= 3 then
+      return nil
+    end
+    return "a system directory (" .. p .. ")"
+  end
+  if top == "var" then
+    if #parts == 2 and rec then
+      return "a system directory (" .. p .. ")"
+    end
+    if parts[2] == "lib" and (#parts == 3 and rec or #parts == 2) then
+      return "system state (" .. p .. ")"
+    end
+    return nil
+  end
+  if MOUNTS[top] and #parts == 2 and rec then
+    return "a mounted volume (" .. p .. ")"
+  end
+  if top == "Library" or top == "Applications" or top == "opt" and #parts == 2 and rec then
+    if top == "opt" then
+      return nil
+    end
+    return "a system directory (" .. p .. ")"
+  end
+  return nil
+end
+
+local SAFE_DEV = {
+  ["/dev/null"] = true, ["/dev/zero"] = true, ["/dev/full"] = true, ["/dev/random"] = true,
+  ["/dev/urandom"] = true, ["/dev/stdin"] = true, ["/dev/stdout"] = true,
+  ["/dev/stderr"] = true, ["/dev/tty"] = true, ["/dev/ptmx"] = true, ["/dev/console"] = false,
+}
+
+-- device says whether p names a block or raw device (anything under /dev but
+-- the character devices programs write to routinely).
+local function device(p)
+  if type(p) ~= "string" or string.sub(p, 1, 5) ~= "/dev/" then
+    return false
+  end
+  p = norm(p)
+  if SAFE_DEV[p] then
+    return false
+  end
+  if re.match(p, [[^/dev/(fd/|pts/|shm/|tty|std|null|log$|mqueue/)]]) then
+    return false
+  end
+  return true
+end
+
+local function branch_protected(b)
+  if b == nil or b == "" then
+    return false
+  end
+  b = re.gsub(b, "^refs/heads/", "")
+  for _, g in ipairs(P.protectedBranches) do
+    local rx = "^" .. re.gsub(re.gsub(g, [[([.+?^$(){}\[\]|\\])]], [[\$1]]), [[\*]], "[^/]*") .. "$"
+    if re.match(b, rx) then
+      return true
+    end
+  end
+  return false
+end
+
+---------------------------------------------------------------------------
+-- Rules
+---------------------------------------------------------------------------
+
+local H = {}        -- command name -> checker(words, ctx) -> rule, detail
+local check_line    -- forward declarations
+local check_argv
+
+local function deny(rule, detail)
+  return rule, detail
+end
+
+local function rm_like(w, ctx, name)
+  local f = parse_flags(w, 2, "")
+  local rec = f.s.r or f.s.R or f.l.recursive or f.l.dir ~= nil and false
+  local force = f.s.f or f.l.force
+  local targets = f.args
+  if #targets == 0 and ctx.stdin_paths then
+    targets = ctx.stdin_paths
+  end
+  for _, t in ipairs(targets) do
+    local why = critical(t, rec and true or false, force and "force" or nil)
+    if why then
+      local how = name
+      if rec then
+        how = how .. " -r"
+      end
+      return deny("delete-critical", how .. " would delete " .. why)
+    end
+  end
+end
+
+H.rm = function(w, ctx) return rm_like(w, ctx, "rm") end
+H.unlink = function(w, ctx) return rm_like(w, ctx, "unlink") end
+H.rmdir = function() return nil end
+H.srm = function(w, ctx) return rm_like(w, ctx, "srm") end
+H.trash = function() return nil end
+
+H.shred = function(w, ctx)
+  local f = parse_flags(w, 2, "nsx")
+  for _, t in ipairs(f.args) do
+    if device(t) then
+      return deny("wipe-device", "shred would overwrite the device " .. norm(t))
+    end
+    local why = critical(t, true)
+    if why then
+      return deny("delete-critical", "shred would destroy " .. why)
+    end
+  end
+end
+
+H.mv = function(w)
+  local f = parse_flags(w, 2, "tS")
+  local n = #f.args
+  if n < 1 then
+    return nil
+  end
+  local dest = f.vals.t or f.args[n]
+  local last = f.vals.t and n or n - 1
+  for k = 1, last do
+    local why = critical(f.args[k], true, "perm")
+    if why then
+      return deny("move-critical", "mv would move away " .. why)
+    end
+  end
+  if dest and string.sub(dest, 1, 5) == "/dev/" then
+    return deny("move-critical", "mv into " .. norm(dest) .. " would destroy what is moved")
+  end
+end
+
+local function perm_like(w, name)
+  local f = parse_flags(w, 2, "")
+  local rec = f.s.R or f.l.recursive
+  -- the first operand of chmod/chown/chgrp is the mode or the owner
+  local first = 2
+  if f.l.reference then
+    first = 1
+  end
+  for k = first, #f.args do
+    local p = norm(f.args[k])
+    local why
+    if rec then
+      why = critical(f.args[k], true, "perm")
+    elseif p == "/" or p == "~" then
+      why = critical(f.args[k], true, "perm")
+    end
+    if why then
+      return deny("perm-critical", name .. (rec and " -R" or "") .. " would change " .. why)
+    end
+  end
+end
+
+H.chmod = function(w) return perm_like(w, "chmod") end
+H.chown = function(w) return perm_like(w, "chown") end
+H.chgrp = function(w) return perm_like(w, "chgrp") end
+H.setfacl = function(w) return perm_like(w, "setfacl") end
+
+H.rsync = function(w)
+  local f = parse_flags(w, 2, "eBfT")
+  local del = false
+  for k in pairs(f.l) do
+    if string.sub(k, 1, 6) == "delete" or k == "remove-source-files" then
+      del = true
+    end
+  end
+  if not del or #f.args < 2 then
+    return nil
+  end
+  local dest = f.args[#f.args]
+  local why = critical(dest, true, "perm")
+  if why then
+    return deny("delete-critical", "rsync --delete would empty " .. why)
+  end
+end
+
+local FIND_FILTERS = {
+  name = true, iname = true, path = true, ipath = true, wholename = true, regex = true,
+  iregex = true, type = true, mtime = true, mmin = true, atime = true, amin = true,
+  ctime = true, cmin = true, newer = true, size = true, user = true, group = true,
+  empty = true, perm = true, maxdepth = false, mindepth = true, lname = true, inum = true,
+  links = true, uid = true, gid = true, nouser = true, nogroup = true,
+}
+
+local DELETERS = { rm = true, unlink = true, shred = true, srm = true, rmdir = true }
+
+H.find = function(w, ctx)
+  local starts, i = {}, 2
+  while i <= #w and not re.match(w[i], [[^(-|\(|!|\))]]) do
+    starts[#starts + 1] = w[i]
+    i = i + 1
+  end
+  if #starts == 0 then
+    starts[1] = "."
+  end
+  local filtered, deletes, execs = false, false, {}
+  while i <= #w do
+    local a = w[i]
+    local opt = string.match(a, "^%-(%a+)$")
+    if opt and FIND_FILTERS[opt] then
+      filtered = true
+    end
+    if a == "-delete" then
+      deletes = true
+    elseif a == "-exec" or a == "-execdir" or a == "-ok" or a == "-okdir" then
+      local cmd = {}
+      i = i + 1
+      while i <= #w and w[i] ~= ";" and w[i] ~= "+" and w[i] ~= "\\;" do
+        cmd[#cmd + 1] = w[i]
+        i = i + 1
+      end
+      execs[#execs + 1] = cmd
+    end
+    i = i + 1
+  end
+  for _, cmd in ipairs(execs) do
+    local eff = unwrap(cmd)
+    if DELETERS[basename(eff[1])] then
+      deletes = true
+    end
+  end
+  if deletes then
+    for _, s in ipairs(starts) do
+      local why = critical(s, true)
+      local p = norm(s)
+      local broad = p == "/" or (why ~= nil and re.match(why, "system|root|device"))
+      if why and (broad or not filtered) then
+        return deny("delete-critical", "find would delete files in " .. why)
+      end
+    end
+  end
+  for _, cmd in ipairs(execs) do
+    local eff = unwrap(cmd)
+    if not DELETERS[basename(eff[1])] then
+      for k, a in ipairs(cmd) do
+        if a == "{}" then
+          cmd[k] = filtered and (starts[1] .. "/_/_") or starts[1]
+        end
+      end
+      local rule, detail = check_argv(cmd, ctx)
+      if rule then
+        return rule, detail
+      end
+    end
+  end
+end
+
+-- Block devices and file systems.
+
+H.dd = function(w)
+  for k = 2, #w do
+    local of = string.match(w[k], "^of=(.+)$")
+    if of and device(of) then
+      return deny("write-device", "dd would overwrite the device " .. norm(of))
+    end
+    if of then
+      local why = critical(of, false)
+      if why then
+        return deny("write-device", "dd would overwrite " .. why)
+      end
+    end
+  end
+end
+
+local function only_info(w)
+  for k = 2, #w do
+    local a = w[k]
+    if a == "-h" or a == "--help" or a == "-V" or a == "--version" or a == "-l" or a == "--list" or a == "-L" or a == "print" or a == "-p" or a == "--print" then
+      return true
+    end
+  end
+  return #w < 2
+end
+
+local function fs_maker(label)
+  return function(w)
+    if only_info(w) then
+      return nil
+    end
+    return deny("format-device", label .. " would erase a file system or partition table")
+  end
+end
+
+for _, n in ipairs({ "mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "mkexfatfs", "newfs", "wipefs", "blkdiscard", "mkisofs_", "cfdisk", "sfdisk" }) do
+  H[n] = fs_maker(n)
+end
+
+local function partitioner(name)
+  return function(w)
+    if only_info(w) then
+      return nil
+    end
+    for k = 2, #w do
+      if device(w[k]) then
+        return deny("format-device", name .. " would rewrite the partition table of " .. norm(w[k]))
+      end
+    end
+  end
+end
+H.fdisk = partitioner("fdisk")
+H.gdisk = partitioner("gdisk")
+H.parted = partitioner("parted")
+
+H.sgdisk = function(w)
+  for k = 2, #w do
+    if w[k] == "-Z" or w[k] == "--zap-all" or w[k] == "-o" or w[k] == "--clear" or w[k] == "-z" or w[k] == "--zap" then
+      return deny("format-device", "sgdisk would erase a partition table")
+    end
+  end
+end
+
+H.hdparm = function(w)
+  for k = 2, #w do
+    if re.match(w[k], "^--(security-erase|security-erase-enhanced|trim-sector-ranges|write-sector|make-bad-sector)") then
+      return deny("format-device", "hdparm would erase or overwrite a disk")
+    end
+  end
+end
+
+H.nvme = function(w)
+  if w[2] == "format" or w[2] == "sanitize" then
+    return deny("format-device", "nvme " .. w[2] .. " would erase a disk")
+  end
+end
+
+H.diskutil = function(w)
+  local v = string.lower(w[2] or "")
+  if re.match(v, "^(erasedisk|erasevolume|zerodisk|randomdisk|secureerase|partitiondisk|reformat|apfs)$") then
+    if v ~= "apfs" or re.match(string.lower(w[3] or ""), "^(deletecontainer|deletevolume|erasevolume)$") then
+      return deny("format-device", "diskutil " .. w[2] .. " would erase a disk")
+    end
+  end
+end
+
+H.cryptsetup = function(w)
+  for k = 2, #w do
+    if w[k] == "luksFormat" or w[k] == "erase" or w[k] == "luksErase" then
+      return deny("format-device", "cryptsetup " .. w[k] .. " would destroy an encrypted volume")
+    end
+  end
+end
+
+H.zpool = function(w)
+  if w[2] == "destroy" or w[2] == "labelclear" then
+    return deny("format-device", "zpool " .. w[2] .. " would destroy a storage pool")
+  end
+end
+H.zfs = function(w)
+  if w[2] == "destroy" then
+    return deny("format-device", "zfs destroy would destroy a dataset")
+  end
+end
+for _, n in ipairs({ "lvremove", "vgremove", "pvremove" }) do
+  H[n] = function(w)
+    if only_info(w) then
+      return nil
+    end
+    return deny("format-device", n .. " would destroy a logical volume")
+  end
+end
+
+local function writes_device(name)
+  return function(w)
+    local f = parse_flags(w, 2, "")
+    for _, t in ipairs(f.args) do
+      if device(t) then
+        return deny("write-device", name .. " would overwrite the device " .. norm(t))
+      end
+    end
+  end
+end
+H.tee = writes_device("tee")
+H.cp = function(w)
+  local f = parse_flags(w, 2, "tS")
+  local dest = f.vals.t or f.args[#f.args]
+  if #f.args >= 2 and device(dest) then
+    return deny("write-device", "cp would overwrite the device " .. norm(dest))
+  end
+end
+H.cat = function() return nil end
+
+H.truncate = function(w)
+  local f = parse_flags(w, 2, "sr")
+  for _, t in ipairs(f.args) do
+    local why = critical(t, false)
+    if why then
+      return deny("overwrite-critical", "truncate would empty " .. why)
+    end
+  end
+end
+
+-- The host.
+
+local function host_power(name)
+  return function(w)
+    for k = 2, #w do
+      if w[k] == "-c" or w[k] == "--help" or w[k] == "-h" and name ~= "shutdown" then
+        return nil
+      end
+    end
+    return deny("host-power", name .. " would shut down or restart the host")
+  end
+end
+for _, n in ipairs({ "shutdown", "reboot", "halt", "poweroff" }) do
+  H[n] = host_power(n)
+end
+H.init = function(w)
+  if w[2] == "0" or w[2] == "6" then
+    return deny("host-power", "init " .. w[2] .. " would shut down or restart the host")
+  end
+end
+H.telinit = H.init
+H.systemctl = function(w)
+  for k = 2, #w do
+    if re.match(w[k], "^(poweroff|reboot|halt|kexec|emergency|rescue|soft-reboot)$") then
+      return deny("host-power", "systemctl " .. w[k] .. " would shut down or restart the host")
+    end
+    if w[k] == "isolate" and re.match(w[k + 1] or "", "^(poweroff|reboot|halt|rescue|emergency|runlevel[06])") then
+      return deny("host-power", "systemctl isolate would shut down or restart the host")
+    end
+  end
+end
+H.loginctl = function(w)
+  if w[2] == "poweroff" or w[2] == "reboot" or w[2] == "halt" then
+    return deny("host-power", "loginctl " .. w[2] .. " would shut down or restart the host")
+  end
+end
+
+H.kill = function(w)
+  local i = 2
+  while i <= #w do
+    local a = w[i]
+    if a == "-s" or a == "-n" or a == "--signal" then
+      i = i + 2
+    elseif a == "--" then
+      i = i + 1
+      break
+    elseif re.match(a, "^-([0-9]+|[A-Za-z][A-Za-z0-9+]*)$") and i == 2 and a ~= "-1" then
+      i = i + 1
+    elseif a == "-1" and i == 2 and w[3] ~= nil then
+      i = i + 1 -- "kill -1 PID": signal 1 (HUP)
+    else
+      break
+    end
+  end
+  for k = i, #w do
+    if w[k] == "-1" then
+      return deny("kill-all", "kill -1 would kill every process you can signal")
+    end
+    if w[k] == "1" then
+      return deny("kill-all", "kill 1 would kill init")
+    end
+  end
+end
+H.killall5 = function() return deny("kill-all", "killall5 would kill every process") end
+H.pkill = function(w)
+  for k = 2, #w do
+    if w[k] == "-1" or w[k] == "." or w[k] == ".*" or w[k] == "''" then
+      return deny("kill-all", "pkill would kill every process it matches")
+    end
+  end
+end
+
+H.crontab = function(w)
+  for k = 2, #w do
+    if w[k] == "-r" then
+      return deny("delete-critical", "crontab -r would delete every cron job")
+    end
+  end
+end
+
+-- git
+
+local GIT_GLOBAL_TAKES = { ["-C"] = true, ["-c"] = true, ["--git-dir"] = true, ["--work-tree"] = true, ["--namespace"] = true, ["--exec-path"] = false, ["--config-env"] = true }
+
+local function whole_tree(p)
+  return p == "." or p == "./" or p == "*" or p == ":/" or p == ":(top)" or p == ":/*" or p == ":(glob)**" or p == ".." or p == "../"
+end
+
+local GIT = {}
+
+GIT.push = function(a)
+  local force, lease, mirror, del, all = false, false, false, false, false
+  local refs = {}
+  local i = 1
+  while i <= #a do
+    local x = a[i]
+    if x == "--force" or x == "-f" or x == "--force-if-includes" then
+      force = true
+    elseif string.sub(x, 1, 18) == "--force-with-lease" then
+      lease = true
+    elseif x == "--mirror" then
+      mirror = true
+    elseif x == "--delete" or x == "-d" then
+      del = true
+    elseif x == "--all" or x == "--branches" then
+      all = true
+    elseif x == "-o" or x == "--push-option" or x == "--repo" or x == "--receive-pack" or x == "--exec" then
+      i = i + 1
+    elseif string.sub(x, 1, 1) == "-" and string.sub(x, 2, 2) ~= "-" and string.find(x, "f", 2, true) then
+      force = true -- -uf, -fu
+    elseif string.sub(x, 1, 1) ~= "-" then
+      refs[#refs + 1] = x
+    end
+    i = i + 1
+  end
+  if mirror then
+    return deny("git-force-push", "git push --mirror would overwrite every branch of the remote")
+  end
+  -- refs[1] is the remote
+  local specs = {}
+  for k = 2, #refs do
+    specs[#specs + 1] = refs[k]
+  end
+  for _, s in ipairs(specs) do
+    local plus = string.sub(s, 1, 1) == "+"
+    if plus then
+      s = string.sub(s, 2)
+    end
+    local dst = s
+    local colon = string.find(s, ":", 1, true)
+    if colon then
+      dst = string.sub(s, colon + 1)
+      if colon == 1 and branch_protected(dst) then
+        return deny("git-delete-branch", "git push :" .. dst .. " would delete a protected branch")
+      end
+    end
+    if (force or lease or plus) and branch_protected(dst) then
+      return deny("git-force-push", "git force push would rewrite the protected branch " .. re.gsub(dst, "^refs/heads/", ""))
+    end
+    if del and branch_protected(dst) then
+      return deny("git-delete-branch", "git push --delete would delete the protected branch " .. dst)
+    end
+  end
+  if force and (#specs == 0 or all) then
+    return deny("git-force-push", "git push --force without an explicit branch may rewrite a protected branch; name the branch or use --force-with-lease")
+  end
+end
+
+GIT.reset = function(a)
+  for _, x in ipairs(a) do
+    if x == "--hard" or x == "--merge" then
+      return deny("git-discard", "git reset " .. x .. " would discard uncommitted work")
+    end
+  end
+end
+
+GIT.clean = function(a)
+  local f = parse_flags({ "clean", table.unpack and table.unpack(a) or unpack(a) }, 2, "e")
+  if f.s.n or f.l["dry-run"] or f.s.i or f.l.interactive then
+    return nil
+  end
+  if f.s.f or f.l.force then
+    return deny("git-discard", "git clean -f would delete untracked files")
+  end
+end
+
+GIT.checkout = function(a)
+  local force = false
+  local paths = false
+  for _, x in ipairs(a) do
+    if x == "-f" or x == "--force" then
+      force = true
+    elseif x == "--" then
+      paths = true
+    elseif whole_tree(x) then
+      return deny("git-discard", "git checkout " .. x .. " would discard every uncommitted change")
+    end
+  end
+  if force then
+    return deny("git-discard", "git checkout --force would discard uncommitted changes")
+  end
+  local _ = paths
+end
+
+GIT.restore = function(a)
+  local staged, worktree, whole = false, false, false
+  for _, x in ipairs(a) do
+    if x == "--staged" or x == "-S" then
+      staged = true
+    elseif x == "--worktree" or x == "-W" then
+      worktree = true
+    elseif whole_tree(x) then
+      whole = true
+    end
+  end
+  if whole and (worktree or not staged) then
+    return deny("git-discard", "git restore . would discard every uncommitted change")
+  end
+end
+
+GIT.stash = function(a)
+  if a[1] == "clear" then
+    return deny("git-discard", "git stash clear would delete every stash")
+  end
+end
+
+GIT.branch = function(a)
+  local del = false
+  for _, x in ipairs(a) do
+    if x == "-D" or x == "--delete" or x == "-d" then
+      del = true
+    elseif del and branch_protected(x) then
+      return deny("git-delete-branch", "git branch -D would delete the protected branch " .. x)
+    end
+  end
+end
+
+GIT["filter-branch"] = function() return deny("git-rewrite", "git filter-branch would rewrite history") end
+GIT["filter-repo"] = function() return deny("git-rewrite", "git filter-repo would rewrite history") end
+GIT.reflog = function(a)
+  if a[1] == "expire" or a[1] == "delete" then
+    return deny("git-rewrite", "git reflog " .. a[1] .. " would drop the safety net of history")
+  end
+end
+GIT.gc = function(a)
+  for _, x in ipairs(a) do
+    if x == "--prune=now" or x == "--prune=all" then
+      return deny("git-rewrite", "git gc --prune=now would delete unreachable commits")
+    end
+  end
+end
+GIT["update-ref"] = function(a)
+  for k, x in ipairs(a) do
+    if x == "-d" and branch_protected(a[k + 1]) then
+      return deny("git-delete-branch", "git update-ref -d would delete a protected branch")
+    end
+  end
+end
+GIT.rm = function(a)
+  local rec, whole = false, false
+  for _, x in ipairs(a) do
+    if x == "-r" or x == "-rf" or x == "-fr" or x == "-r" then
+      rec = true
+    elseif whole_tree(x) then
+      whole = true
+    end
+  end
+  local cached = false
+  for _, x in ipairs(a) do
+    if x == "--cached" then
+      cached = true
+    end
+  end
+  if rec and whole and not cached then
+    return deny("git-discard", "git rm -r . would delete every tracked file")
+  end
+end
+
+H.git = function(w)
+  local i = 2
+  while i <= #w and string.sub(w[i], 1, 1) == "-" do
+    if GIT_GLOBAL_TAKES[w[i]] then
+      i = i + 1
+    end
+    i = i + 1
+  end
+  local sub = w[i]
+  local fn = sub and GIT[sub]
+  if fn == nil then
+    return nil
+  end
+  local rest = {}
+  for k = i + 1, #w do
+    rest[#rest + 1] = w[k]
+  end
+  return fn(rest)
+end
+
+-- Databases and cloud resources.
+
+local SQL_DROP = [[(?i)\b(drop\s+(database|schema|table|owned|cluster|keyspace)\b|truncate\s+(table\s+)?[\w."]+|delete\s+from\s+[\w."]+\s*(;|$)|flushall|flushdb|dropdatabase\s*\(|\.drop\s*\(\s*\)|deletemany\s*\(\s*\{\s*\}\s*\))]]
+
+local function sql_check(client, sql)
+  if type(sql) == "string" and re.find(sql, SQL_DROP) then
+    return deny("drop-database", client .. " would run a destructive statement (DROP, TRUNCATE or an unfiltered DELETE)")
+  end
+end
+
+H.dropdb = function(w)
+  if only_info(w) then
+    return nil
+  end
+  return deny("drop-database", "dropdb would drop a database")
+end
+
+local function sql_client(name, takes, sqlopts, sqllong, positional)
+  return function(w, ctx)
+    local f = parse_flags(w, 2, takes)
+    for c in string.gmatch(sqlopts, ".") do
+      if f.vals[c] then
+        local r, d = sql_check(name, f.vals[c])
+        if r then
+          return r, d
+        end
+      end
+    end
+    for _, l in ipairs(sqllong) do
+      if type(f.l[l]) == "string" then
+        local r, d = sql_check(name, f.l[l])
+        if r then
+          return r, d
+        end
+      end
+    end
+    -- "--command SQL" with a space
+    for k = 2, #w - 1 do
+      for _, l in ipairs(sqllong) do
+        if w[k] == "--" .. l then
+          local r, d = sql_check(name, w[k + 1])
+          if r then
+            return r, d
+          end
+        end
+      end
+    end
+    if positional then
+      for k = positional, #f.args do
+        local r, d = sql_check(name, f.args[k])
+        if r then
+          return r, d
+        end
+      end
+    end
+    if ctx.stdin_text then
+      return sql_check(name, ctx.stdin_text)
+    end
+  end
+end
+
+H.psql = sql_client("psql", "cdfhpUvPoLTF", "c", { "command" }, nil)
+H.mysql = sql_client("mysql", "eDhPuSpo", "e", { "execute" }, nil)
+H.mariadb = H.mysql
+H.sqlite3 = sql_client("sqlite3", "", "", { "cmd" }, 2)
+H.sqlite = H.sqlite3
+H["clickhouse-client"] = sql_client("clickhouse-client", "qhdu", "q", { "query" }, nil)
+H.cqlsh = sql_client("cqlsh", "eku", "e", { "execute" }, nil)
+H.mongosh = sql_client("mongosh", "u", "", { "eval" }, nil)
+H.mongo = sql_client("mongo", "u", "", { "eval" }, nil)
+H.duckdb = sql_client("duckdb", "c", "c", {}, 2)
+H.cockroach = function(w, ctx)
+  if w[2] == "sql" then
+    return sql_client("cockroach sql", "eud", "e", { "execute" }, nil)(w, ctx)
+  end
+end
+H.mysqladmin = function(w)
+  for k = 2, #w do
+    if string.lower(w[k]) == "drop" then
+      return deny("drop-database", "mysqladmin drop would drop a database")
+    end
+  end
+end
+H["redis-cli"] = function(w)
+  for k = 2, #w do
+    local x = string.lower(w[k])
+    if x == "flushall" or x == "flushdb" then
+      return deny("drop-database", "redis-cli " .. x .. " would delete every key")
+    end
+  end
+end
+H["valkey-cli"] = H["redis-cli"]
+
+local KUBE_BIG = {
+  ns = true, namespace = true, namespaces = true, node = true, nodes = true, no = true,
+  pv = true, persistentvolume = true, persistentvolumes = true, crd = true, crds = true,
+  customresourcedefinition = true, customresourcedefinitions = true, all = true,
+  pvc = false, cluster = true, clusters = true,
+}
+
+local function kube(name)
+  return function(w)
+    local f = parse_flags(w, 2, "nlfoc")
+    if f.args[1] ~= "delete" then
+      if f.args[1] == "drain" then
+        return nil
+      end
+      return nil
+    end
+    if f.l.all or f.s.A or f.l["all-namespaces"] then
+      return deny("delete-cluster", name .. " delete --all would delete every resource of a kind")
+    end
+    for k = 2, #f.args do
+      for kind in string.gmatch(string.lower(f.args[k]), "[^,/]+") do
+        if KUBE_BIG[kind] then
+          return deny("delete-cluster", name .. " delete " .. kind .. " would delete a namespace, node or volume with everything in it")
+        end
+        break
+      end
+    end
+  end
+end
+H.kubectl = kube("kubectl")
+H.oc = kube("oc")
+H.k = H.kubectl
+
+local function iac(name)
+  return function(w)
+    for k = 2, #w do
+      local x = w[k]
+      if x == "destroy" or x == "-destroy" or x == "--destroy" then
+        return deny("destroy-infra", name .. " destroy would tear down the managed infrastructure")
+      end
+    end
+  end
+end
+H.terraform = iac("terraform")
+H.tofu = iac("tofu")
+H.terragrunt = iac("terragrunt")
+H.pulumi = iac("pulumi")
+H.cdk = iac("cdk")
+H.cdktf = iac("cdktf")
+H.sst = function(w)
+  if w[2] == "remove" then
+    return deny("destroy-infra", "sst remove would tear down the managed infrastructure")
+  end
+end
+
+H.aws = function(w)
+  local f = parse_flags(w, 2, "")
+  local svc, op = f.args[1], f.args[2]
+  if svc == nil or op == nil then
+    return nil
+  end
+  -- options that take a value were counted as operands: find the operation
+  if svc == "s3" then
+    if op == "rb" then
+      return deny("destroy-cloud", "aws s3 rb would delete a bucket")
+    end
+    if op == "rm" and f.l.recursive then
+      return deny("destroy-cloud", "aws s3 rm --recursive would delete every object under a prefix")
+    end
+    return nil
+  end
+  if re.match(op, "^(terminate-|purge-)") then
+    return deny("destroy-cloud", "aws " .. svc .. " " .. op .. " would destroy cloud resources")
+  end
+  if re.match(op, "^delete-") and not re.match(op, "^delete-(object|objects|tags|tag|message|message-batch|alarms|marker)$") then
+    return deny("destroy-cloud", "aws " .. svc .. " " .. op .. " would delete cloud resources")
+  end
+end
+
+local function positional_delete(name)
+  return function(w)
+    local f = parse_flags(w, 2, "")
+    for _, x in ipairs(f.args) do
+      if x == "delete" or x == "destroy" or string.sub(x, 1, 7) == "delete-" then
+        return deny("destroy-cloud", name .. " " .. x .. " would delete cloud resources")
+      end
+    end
+  end
+end
+H.gcloud = positional_delete("gcloud")
+H.az = positional_delete("az")
+H.doctl = positional_delete("doctl")
+H.gsutil = function(w)
+  local f = parse_flags(w, 2, "ohp")
+  if f.args[1] == "rb" then
+    return deny("destroy-cloud", "gsutil rb would delete a bucket")
+  end
+  if f.args[1] == "rm" then
+    for k = 2, #w do
+      if w[k] == "-r" or w[k] == "-R" or w[k] == "-a" or w[k] == "-rf" then
+        return deny("destroy-cloud", "gsutil rm -r would delete every object under a prefix")
+      end
+    end
+  end
+end
+H.heroku = function(w)
+  if re.match(w[2] or "", "^(apps:destroy|destroy|pg:reset|pg:killall)$") then
+    return deny("destroy-cloud", "heroku " .. w[2] .. " would destroy an app or its database")
+  end
+end
+H.fly = function(w)
+  for k = 2, #w do
+    if w[k] == "destroy" then
+      return deny("destroy-cloud", "fly destroy would delete an app or machine")
+    end
+  end
+end
+H.flyctl = H.fly
+H.firebase = function(w)
+  if re.match(w[2] or "", "^(projects:delete|firestore:delete|database:remove|hosting:disable)$") then
+    for k = 3, #w do
+      if w[k] == "--all-collections" or w[k] == "-r" or w[k] == "--recursive" or w[2] ~= "firestore:delete" then
+        return deny("destroy-cloud", "firebase " .. w[2] .. " would delete data")
+      end
+    end
+    if w[2] ~= "firestore:delete" then
+      return deny("destroy-cloud", "firebase " .. w[2] .. " would delete data")
+    end
+  end
+end
+
+local function docker_like(name)
+  return function(w, ctx)
+    local f = parse_flags(w, 2, "HcflpuwTe")
+    local a = f.args
+    if a[1] == "exec" then
+      -- docker exec [opts] CONTAINER CMD...
+      local i = 2
+      while i <= #w and w[i] ~= "exec" do
+        i = i + 1
+      end
+      i = i + 1
+      while i <= #w and string.sub(w[i], 1, 1) == "-" do
+        if re.match(w[i], "^-(e|u|w|-env|-user|-workdir|-env-file)$") then
+          i = i + 1
+        end
+        i = i + 1
+      end
+      local cmd = {}
+      for k = i + 1, #w do
+        cmd[#cmd + 1] = w[k]
+      end
+      if #cmd > 0 then
+        return check_argv(cmd, ctx)
+      end
+      return nil
+    end
+    if a[1] == "volume" and (a[2] == "rm" or a[2] == "prune" or a[2] == "remove") then
+      return deny("drop-database", name .. " volume " .. a[2] .. " would delete stored data")
+    end
+    if a[1] == "system" and a[2] == "prune" and f.l.volumes then
+      return deny("drop-database", name .. " system prune --volumes would delete stored data")
+    end
+    local compose = a[1] == "compose" or name == "docker-compose"
+    if compose then
+      local verb = name == "docker-compose" and a[1] or a[2]
+      if verb == "down" and (f.s.v or f.l.volumes) then
+        return deny("drop-database", "compose down -v would delete the project's volumes")
+      end
+    end
+  end
+end
+H.docker = docker_like("docker")
+H.podman = docker_like("podman")
+H["docker-compose"] = docker_like("docker-compose")
+
+local function task_runner(name)
+  return function(w)
+    for k = 2, #w do
+      if re.match(w[k], "^(db:drop|db:reset|db:purge|db:drop:all|db:schema:load|db:migrate:reset|ecto\\.drop|ecto\\.reset)$") then
+        return deny("drop-database", name .. " " .. w[k] .. " would drop a database")
+      end
+    end
+  end
+end
+H.rails = task_runner("rails")
+H.rake = task_runner("rake")
+H.bin = nil
+H.mix = task_runner("mix")
+H.sequelize = task_runner("sequelize")
+H.prisma = function(w)
+  local s = join(w, 2)
+  if re.find(s, [[migrate\s+reset|db\s+push\b.*--force-reset]]) then
+    return deny("drop-database", "prisma would reset the database")
+  end
+end
+
+-- Shells, remote and nested commands.
+
+local SHELLS = { sh = true, bash = true, zsh = true, dash = true, ksh = true, mksh = true, fish = true, ash = true, csh = true, tcsh = true, yash = true, pwsh = false }
+
+local function shell_c(w, ctx)
+  for k = 2, #w do
+    local a = w[k]
+    if a == "--" then
+      return nil
+    end
+    if string.sub(a, 1, 1) == "-" and string.sub(a, 2, 2) ~= "-" and string.find(a, "c", 2, true) then
+      if w[k + 1] then
+        return check_line(w[k + 1], ctx.depth + 1)
+      end
+      return nil
+    end
+    if string.sub(a, 1, 1) ~= "-" and string.sub(a, 1, 1) ~= "+" then
+      return nil -- a script file
+    end
+  end
+end
+for n in pairs(SHELLS) do
+  H[n] = shell_c
+end
+
+H.eval = function(w, ctx)
+  return check_line(join(w, 2), ctx.depth + 1)
+end
+
+H.su = function(w, ctx)
+  for k = 2, #w - 1 do
+    if w[k] == "-c" or w[k] == "--command" then
+      return check_line(w[k + 1], ctx.depth + 1)
+    end
+  end
+end
+H.runuser = H.su
+H.script = function(w, ctx)
+  for k = 2, #w - 1 do
+    if w[k] == "-c" or w[k] == "--command" then
+      return check_line(w[k + 1], ctx.depth + 1)
+    end
+  end
+end
+H.watch = function(w, ctx)
+  local f = parse_flags(w, 2, "ndq")
+  if #f.args > 0 then
+    return check_line(table.concat(f.args, " "), ctx.depth + 1)
+  end
+end
+
+local SSH_TAKES = "BbcDEeFIiJLlmOoPpQRSWw"
+H.ssh = function(w, ctx)
+  local i = 2
+  while i <= #w do
+    local a = w[i]
+    if a == "--" then
+      i = i + 1
+      break
+    end
+    if string.sub(a, 1, 1) ~= "-" then
+      break
+    end
+    local last = string.sub(a, -1)
+    if string.len(a) == 2 and string.find(SSH_TAKES, last, 1, true) then
+      i = i + 1
+    end
+    i = i + 1
+  end
+  -- w[i] is the host
+  if i + 1 <= #w then
+    return check_line(join(w, i + 1), ctx.depth + 1)
+  end
+end
+
+H.kubectl_exec = nil
+local kube_delete = H.kubectl
+H.kubectl = function(w, ctx)
+  for k = 2, #w do
+    if w[k] == "exec" then
+      for j = k + 1, #w do
+        if w[j] == "--" then
+          local cmd = {}
+          for m = j + 1, #w do
+            cmd[#cmd + 1] = w[m]
+          end
+          return check_argv(cmd, ctx)
+        end
+      end
+      return nil
+    end
+  end
+  return kube_delete(w, ctx)
+end
+
+-- One-line programs.
+
+local INTERP = {
+  python = "c", python2 = "c", python3 = "c", pypy = "c", pypy3 = "c",
+  node = "ep", nodejs = "ep", bun = "e", perl = "eE", ruby = "e", php = "r",
+}
+
+local CODE_HOME = [[(?i)(expanduser\(\s*['"]~['"]\s*\)|path\.home\(\)|os\.homedir\(\)|\$ENV\{\s*['"]?HOME['"]?\s*\}|ENV\[\s*['"]HOME['"]\s*\]|environ(\.get\(|\[)\s*['"]HOME['"]|getenv\(\s*['"]HOME['"]|Dir\.home|process\.env\.HOME|File\.expand_path\(\s*['"]~['"])]]
+
+local DELETE_CALL = [[(?i)\b(rmtree|rm_rf|rm_r|remove_tree|rmsync|rmdirsync|rimraf|removedirs|emptydirsync|removesync|remove_dir_all|rm|rmdir|unlink|unlinksync|remove|delete|deletesync)\s*\(]]
+local EXEC_CALL = [[(?i)\b(system|popen|exec|execsync|execfilesync|spawn|spawnsync|check_output|check_call|call|run|getoutput|getstatusoutput|execl|execlp|execv|execvp|execve|passthru|shell_exec|proc_open|capture2|capture3|popen3|open3)\s*(\(|\s['"])]]
+
+local function quoted_strings(s)
+  local out = {}
+  local pos = 1
+  for _ = 1, 64 do
+    local a, b = re.find(string.sub(s, pos), [['[^']*'|"[^"]*"]])
+    if a == nil then
+      break
+    end
+    out[#out + 1] = string.sub(s, pos + a, pos + b - 2)
+    pos = pos + b
+  end
+  return out
+end
+
+-- call_args returns the text of a call's arguments: from just after the
+-- opening parenthesis to the matching closing one (or the end).
+local function call_args(code, from)
+  local depth, i, n = 1, from, string.len(code)
+  local q = nil
+  while i <= n do
+    local c = string.sub(code, i, i)
+    if q then
+      if c == "\\" then
+        i = i + 1
+      elseif c == q then
+        q = nil
+      end
+    elseif c == "'" or c == '"' then
+      q = c
+    elseif c == "(" or c == "[" or c == "{" then
+      depth = depth + 1
+    elseif c == ")" or c == "]" or c == "}" then
+      depth = depth - 1
+      if depth == 0 then
+        return string.sub(code, from, i - 1)
+      end
+    elseif c == ";" or c == "\n" then
+      if depth <= 1 then
+        return string.sub(code, from, i - 1)
+      end
+    end
+    i = i + 1
+  end
+  return string.sub(code, from)
+end
+
+local function check_code(lang, code, ctx)
+  if code == nil or code == "" then
+    return nil
+  end
+  if re.find(code, [[(?i)(while\s*(\(\s*)?(1|true|True)\b[^\n]*fork|fork\s+while\s+fork|fork\(\)\s*while|for\s*\(\s*;\s*;\s*\)\s*fork|loop\s*\{\s*fork)]]) then
+    return deny("fork-bomb", lang .. " code would fork processes without bound")
+  end
+  local pos = 1
+  for _ = 1, 32 do
+    local a, b = re.find(string.sub(code, pos), DELETE_CALL)
+    if a == nil then
+      break
+    end
+    local args = call_args(code, pos + b)
+    local why
+    if re.find(args, CODE_HOME) then
+      why = "the home directory"
+    else
+      local strs = quoted_strings(args)
+      if strs[1] then
+        why = critical(strs[1], true, "perm")
+      end
+    end
+    if why then
+      return deny("delete-critical", lang .. " code would delete " .. why)
+    end
+    pos = pos + b
+  end
+  pos = 1
+  for _ = 1, 32 do
+    local a, b = re.find(string.sub(code, pos), EXEC_CALL)
+    if a == nil then
+      break
+    end
+    local open = string.sub(code, pos + b - 1, pos + b - 1)
+    local args
+    if open == "(" then
+      args = call_args(code, pos + b)
+    else
+      args = call_args(code, pos + b - 1)
+    end
+    local trimmed = re.gsub(args, [[^\s+]], "")
+    local strs = quoted_strings(args)
+    if string.sub(trimmed, 1, 1) == "[" or (#strs > 1 and re.find(args, [[^\s*['"][^'"]*['"]\s*,]])) then
+      if #strs > 0 then
+        local rule, detail = check_argv(strs, ctx)
+        if rule then
+          return rule, detail
+        end
+      end
+    elseif strs[1] then
+      local rule, detail = check_line(strs[1], ctx.depth + 1)
+      if rule then
+        return rule, detail
+      end
+    end
+    pos = pos + b
+  end
+  -- backticks and %x() in perl and ruby
+  if lang == "perl" or lang == "ruby" then
+    pos = 1
+    for _ = 1, 16 do
+      local a, b = re.find(string.sub(code, pos), "`[^`]+`|%x\\([^)]*\\)|qx\\{[^}]*\\}|qx\\([^)]*\\)")
+      if a == nil then
+        break
+      end
+      local inner = string.sub(code, pos + a - 1, pos + b - 1)
+      inner = re.gsub(inner, "^(`|%x\\(|qx\\{|qx\\()|(`|\\)|\\})$", "")
+      local rule, detail = check_line(inner, ctx.depth + 1)
+      if rule then
+        return rule, detail
+      end
+      pos = pos + b
+    end
+  end
+end
+
+local function interp(w, ctx)
+  local name = basename(w[1])
+  local base = re.gsub(name, [[[0-9.]+$]], "")
+  if base == "python" or base == "pypy" then
+    name = "python"
+  end
+  local opts = INTERP[name] or INTERP[base]
+  if opts == nil then
+    return nil
+  end
+  local lang = re.gsub(name, [[[0-9.]+$]], "")
+  if lang == "nodejs" then
+    lang = "node"
+  end
+  for k = 2, #w do
+    local a = w[k]
+    if a == "--eval" or a == "--print" then
+      return check_code(lang, w[k + 1], ctx)
+    end
+    if string.sub(a, 1, 7) == "--eval=" then
+      return check_code(lang, string.sub(a, 8), ctx)
+    end
+    if string.sub(a, 1, 1) == "-" and string.sub(a, 2, 2) ~= "-" then
+      -- a cluster such as -e, -pe, -lne, -c
+      local j = 2
+      while j <= string.len(a) do
+        local c = string.sub(a, j, j)
+        if string.find(opts, c, 1, true) then
+          local rest = string.sub(a, j + 1)
+          if rest ~= "" then
+            return check_code(lang, rest, ctx)
+          end
+          return check_code(lang, w[k + 1], ctx)
+        end
+        j = j + 1
+      end
+    elseif string.sub(a, 1, 1) ~= "-" then
+      if name == "deno" and a == "eval" then
+        return check_code("deno", w[k + 1], ctx)
+      end
+      return nil -- a script file
+    end
+  end
+end
+for n in pairs(INTERP) do
+  H[n] = interp
+end
+H.deno = function(w, ctx)
+  if w[2] == "eval" then
+    return check_code("deno", w[3], ctx)
+  end
+end
+
+---------------------------------------------------------------------------
+-- Lines, pipelines and variables
+---------------------------------------------------------------------------
+
+local FETCHERS = { curl = true, wget = true, fetch = true, http = true, https = true, xh = true, aria2c = true, lwp = true, ["lwp-request"] = true, iwr = true, irm = true, ["invoke-webrequest"] = true, ["invoke-restmethod"] = true, nc = true, ncat = true, socat = true }
+local SINKS = { sh = true, bash = true, zsh = true, dash = true, ksh = true, fish = true, ash = true, mksh = true, csh = true, tcsh = true, python = true, perl = true, ruby = true, node = true, php = true, pwsh = true, powershell = true, iex = true, ["invoke-expression"] = true, source = true, ["."] = true, eval = true }
+
+local function decoder(w)
+  local n = basename(w[1])
+  if n == "base64" or n == "base32" or n == "basenc" then
+    for k = 2, #w do
+      if w[k] == "-d" or w[k] == "--decode" or w[k] == "-D" then
+        return true
+      end
+    end
+  end
+  if n == "xxd" then
+    for k = 2, #w do
+      if w[k] == "-r" or w[k] == "-rp" or w[k] == "-r -p" then
+        return true
+      end
+    end
+  end
+  if n == "openssl" and (w[2] == "base64" or w[2] == "enc") then
+    for k = 3, #w do
+      if w[k] == "-d" then
+        return true
+      end
+    end
+  end
+  if n == "rev" or n == "tr" then
+    return false
+  end
+  return false
+end
+
+-- sink says whether words run a program read from standard input.
+local function sink(w)
+  local n = basename(w[1])
+  local base = re.gsub(n, [[[0-9.]+$]], "")
+  if not (SINKS[n] or SINKS[base]) then
+    return false
+  end
+  for k = 2, #w do
+    local a = w[k]
+    if a == "-c" or a == "-e" or a == "-r" then
+      return false
+    end
+    if a ~= "-" and string.sub(a, 1, 1) ~= "-" then
+      return n == "eval" or n == "iex"
+    end
+  end
+  return true
+end
+
+local SUBST_FETCH = [[(\$\(|<\(|`)\s*(sudo\s+)?(curl|wget|fetch|iwr|irm|http|xh)\b]]
+local SUBST_SINK = [[(?i)(^|[\s;&|(])((ba|z|da|k|fi|a|c|tc|mk)?sh|source|eval|python[0-9.]*|perl|ruby|node|php|\.)\s]]
+
+local function expand(words, vars)
+  local out = {}
+  for _, w in ipairs(words) do
+    if string.find(w, "$", 1, true) then
+      w = re.gsub(w, [[\$\{?IFS\}?]], " ")
+      for name, val in pairs(vars) do
+        if string.find(w, name, 1, true) then
+          w = re.gsub(w, [[\$\{]] .. name .. [[\}|\$]] .. name .. [[\b]], val)
+        end
+      end
+    end
+    -- brace expansion of a whole word: {rm,-rf,/}
+    local body = string.match(w, "^{([^{}]*,[^{}]*)}$")
+    if body then
+      for part in string.gmatch(body .. ",", "([^,]*),") do
+        out[#out + 1] = part
+      end
+    elseif string.find(w, " ", 1, true) and re.match(w, "^\\S+( \\S+)+$") and #out == 0 then
+      -- a command word that became several through $IFS or a variable
+      for part in string.gmatch(w, "%S+") do
+        out[#out + 1] = part
+      end
+    else
+      out[#out + 1] = w
+    end
+  end
+  return out
+end
+
+check_argv = function(words, ctx)
+  if #words == 0 then
+    return nil
+  end
+  local w = unwrap(words)
+  if #w == 0 then
+    return nil
+  end
+  if ctx.aliases then
+    local al = ctx.aliases[w[1]]
+    if al then
+      local nw = {}
+      for _, x in ipairs(al) do
+        nw[#nw + 1] = x
+      end
+      for k = 2, #w do
+        nw[#nw + 1] = w[k]
+      end
+      w = unwrap(nw)
+      if #w == 0 then
+        return nil
+      end
+    end
+  end
+  local name = basename(w[1])
+  local stripped = re.gsub(name, [[\.exe$]], "")
+  if string.sub(stripped, 1, 5) == "mkfs." or string.sub(stripped, 1, 4) == "mkfs" then
+    stripped = "mkfs"
+  end
+  local fn = H[stripped]
+  if fn == nil then
+    local base = re.gsub(stripped, [[[0-9.]+$]], "")
+    fn = H[base]
+    if fn == nil and (base == "python" or base == "pypy") then
+      fn = interp
+    end
+  end
+  if fn then
+    local rule, detail = fn(w, ctx)
+    if rule then
+      return rule, detail
+    end
+  end
+  if #P.extraPatterns > 0 then
+    local text = table.concat(w, " ")
+    for i, rx in ipairs(P.extraPatterns) do
+      if re.find(text, rx) then
+        return deny("extra-pattern", "the command matches extraPatterns[" .. i .. "]")
+      end
+    end
+  end
+  return nil
+end
+
+local FORK_BOMB = [[([A-Za-z_:.][A-Za-z0-9_:.]*)\s*\(\s*\)\s*\{]]
+
+local function fork_bomb(line)
+  local a, b = re.find(line, FORK_BOMB)
+  if a == nil then
+    return false
+  end
+  local name = re.gsub(string.sub(line, a, b), [[\s*\(\s*\)\s*\{$]], "")
+  local body = re.gsub(string.sub(line, b + 1), [[\s+]], "")
+  return string.find(body, name .. "|" .. name, 1, true) ~= nil or string.find(body, name .. "&" .. name, 1, true) ~= nil
+end
+
+-- fallback_commands splits a line the shell module could not parse on its
+-- operators, so that an unbalanced quote cannot hide a command.
+local function fallback_commands(line)
+  local out = {}
+  local ok, parts = pcall(re.split, line, [[\s*(;|&&|\|\||\||&|\n)\s*]])
+  if not ok or type(parts) ~= "table" then
+    parts = { line }
+  end
+  for _, p in ipairs(parts) do
+    local good, words = pcall(shell.split, p)
+    if not good or type(words) ~= "table" then
+      words = {}
+      for x in string.gmatch(p, "%S+") do
+        words[#words + 1] = re.gsub(x, [[["'\\]]], "")
+      end
+    end
+    out[#out + 1] = { words = words, op = ";", redirects = {}, assigns = {} }
+  end
+  return out
+end
+
+check_line = function(line, depth)
+  if type(line) ~= "string" or line == "" then
+    return nil
+  end
+  depth = depth or 0
+  if depth > 5 then
+    return nil
+  end
+  if string.find(line, "IFS", 1, true) then
+    line = re.gsub(line, [[\$\{?IFS\}?]], " ")
+  end
+  if string.find(line, "(", 1, true) and fork_bomb(line) then
+    return deny("fork-bomb", "a function that pipes into itself in the background would fork without bound")
+  end
+  if (string.find(line, "curl", 1, true) or string.find(line, "wget", 1, true) or string.find(line, "iwr", 1, true) or string.find(line, "fetch", 1, true))
+    and re.find(line, SUBST_FETCH) then
+    -- a download inside $(...), <(...) or backticks, run by a shell
+    local a = re.find(line, SUBST_FETCH)
+    local before = string.sub(line, 1, a - 1)
+    if re.find(before, SUBST_SINK) or re.find(before, [[(?i)(^|[\s;&|(])(ba|z|da|k)?sh\s*$]]) or re.find(before, [[(?i)(^|[\s;&|(])(source|eval|\.)\s*["']?$]]) then
+      return deny("pipe-to-shell", "running a downloaded script unseen (a shell fed by curl or wget)")
+    end
+  end
+  local ok, cmds = pcall(shell.commands, line)
+  if not ok or type(cmds) ~= "table" then
+    cmds = fallback_commands(line)
+  end
+  local ctx = { depth = depth, vars = {}, aliases = {} }
+  local vars, aliases = ctx.vars, ctx.aliases
+  local pipeline = {}
+  for idx, c in ipairs(cmds) do
+    if type(c.assigns) == "table" then
+      for k, v in pairs(c.assigns) do
+        if type(v) == "string" then
+          vars[k] = v
+        end
+      end
+    end
+    local words = expand(c.words or {}, vars)
+    local first = basename(words[1])
+    if first == "export" or first == "declare" or first == "typeset" or first == "local" or first == "readonly" or first == "set" then
+      for k = 2, #words do
+        local n, v = string.match(words[k], "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+        if n then
+          vars[n] = v
+        end
+      end
+    elseif first == "alias" then
+      for k = 2, #words do
+        local n, v = string.match(words[k], "^([^=]+)=(.*)$")
+        if n then
+          local good, aw = pcall(shell.split, v)
+          if good and type(aw) == "table" then
+            aliases[n] = aw
+          end
+        end
+      end
+    end
+    -- a command that is a variable holding a whole command: CMD="rm -rf /"; $CMD
+    pipeline[#pipeline + 1] = words
+    ctx.stdin_paths, ctx.stdin_text = nil, nil
+    if #pipeline > 1 then
+      local prev = unwrap(pipeline[#pipeline - 1])
+      local pn = basename(prev[1])
+      if pn == "echo" or pn == "printf" or pn == "cat" and false then
+        ctx.stdin_text = table.concat(prev, " ", 2)
+        ctx.stdin_paths = {}
+        for k = 2, #prev do
+          if string.sub(prev[k], 1, 1) ~= "-" then
+            ctx.stdin_paths[#ctx.stdin_paths + 1] = prev[k]
+          end
+        end
+      elseif pn == "find" or pn == "ls" or pn == "fd" then
+        ctx.stdin_paths = {}
+        local filtered = false
+        for k = 2, #prev do
+          if string.sub(prev[k], 1, 1) == "-" then
+            filtered = true
+          elseif not filtered then
+            ctx.stdin_paths[#ctx.stdin_paths + 1] = prev[k]
+          end
+        end
+        if #ctx.stdin_paths == 0 then
+          ctx.stdin_paths = nil
+        elseif filtered then
+          for k, p in ipairs(ctx.stdin_paths) do
+            if norm(p) ~= "/" and not re.match(norm(p) or "", "^/[^/]+$") then
+              ctx.stdin_paths[k] = p .. "/_/_"
+            end
+          end
+        end
+      end
+      -- a download or a decoder upstream, a shell downstream
+      local eff = unwrap(words)
+      if sink(eff) then
+        for k = 1, #pipeline - 1 do
+          local up = unwrap(pipeline[k])
+          if FETCHERS[basename(up[1])] or decoder(up) then
+            return deny("pipe-to-shell", "piping a download or decoded text into " .. basename(eff[1]) .. " runs code unseen")
+          end
+        end
+      end
+    end
+    local rule, detail = check_argv(words, ctx)
+    if rule then
+      return rule, detail
+    end
+    if type(c.redirects) == "table" then
+      for _, r in ipairs(c.redirects) do
+        local op, target = r.op or "", r.target
+        if type(target) == "string" and string.find(op, ">", 1, true) then
+          target = expand({ target }, vars)[1]
+          if device(target) then
+            return deny("write-device", "redirecting output to the device " .. norm(target) .. " would overwrite it")
+          end
+          if op ~= ">>" and op ~= "&>>" then
+            local why = critical(target, false)
+            if why then
+              return deny("overwrite-critical", "redirecting output would overwrite " .. why)
+            end
+          end
+        end
+      end
+    end
+    if c.op ~= "|" and c.op ~= "|&" then
+      pipeline = {}
+    end
+    local _ = idx
+  end
+  if #P.extraPatterns > 0 then
+    for i, rx in ipairs(P.extraPatterns) do
+      if re.find(line, rx) then
+        return deny("extra-pattern", "the command matches extraPatterns[" .. i .. "]")
+      end
+    end
+  end
+  return nil
+end
+
+local function exempt(line)
+  for _, rx in ipairs(P.exempt) do
+    if re.find(line, rx) then
+      return true
+    end
+  end
+  return false
+end
+
+hook{
+  event = "BeforeTool",
+  matcher = P.matcher,
+  onError = "deny",
+  timeoutMs = 250,
+  handler = function(input)
+    for _, line in ipairs(command_texts(input.toolInput, P.commandFields)) do
+      if not exempt(line) then
+        local rule, detail = check_line(line, 0)
+        if rule then
+          return { decision = "deny", reason = PACK .. " [" .. rule .. "]: " .. detail .. "; if it is intended, ask the user to run it" }
+        end
+      end
+    end
+    return nil
+  end,
+}

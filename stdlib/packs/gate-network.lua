@@ -1,0 +1,538 @@
+--- pack: gate-network
+--- summary: Ask before commands and tools reach hosts outside an allowlist.
+--- events: BeforeTool
+---
+--- Returns `ask` (the host's approval gate decides) when a tool call would
+--- contact a host that `allowHosts` does not list:
+---
+--- - shell commands that name a host: `curl`, `wget`, `http`/`xh`,
+---   `aria2c`, `ssh`, `scp`, `sftp`, `rsync` to `host:path` or `rsync://`,
+---   `nc`/`ncat`/`socat`/`telnet`/`ftp`, `openssl s_client -connect`,
+---   DNS and ping tools (`dig`, `nslookup`, `host`, `ping`, `traceroute`,
+---   which can leak data through names), `git clone|fetch|pull|push|ls-remote|remote add|submodule add` with a URL, and
+---   package installs from a URL or a custom index (`pip install
+---   https://...`, `pip install git+https://...`, `pip --index-url`,
+---   `npm install https://...`, `npm --registry`, `cargo install --git`,
+---   `gem install --source`, `go get` of a URL is not gated);
+--- - URL tools (`urlMatcher`, e.g. `web_fetch`) whose `url` is on another
+---   host.
+---
+--- It looks through the same wrappers and chains as deny-destructive
+--- (`sudo`, `env`, `bash -c`, `$(...)`, `;`/`&&`/`|`). By default only
+--- loopback names are allowed (`localhost`, `127.0.0.1`, `::1`,
+--- `*.localhost`, `host.docker.internal`): the pack is opt-in, and an
+--- operator who loads it lists the hosts agents may reach (globs like
+--- `*.github.com`). Installs from the default package registries (`npm
+--- install left-pad`, `pip install requests`) and git operations on
+--- configured remotes (`git push origin main`) name no host and pass.
+--- The reason names the host and the command, never the full URL (which
+--- may carry a token).
+
+local re = require("re")
+local shell = require("shell")
+
+local PACK = "gate-network"
+
+local SPEC = {
+  -- RE2 matched against the tool name: the tools whose input is a shell command.
+  matcher = { "regex", "^(shell_exec|bash|shell|run_shell_command|exec_command|terminal)$" },
+  -- Fields of toolInput that hold the command.
+  commandFields = { "[]string", { "command", "cmd", "commands", "script" } },
+  -- RE2 matched against the tool name: tools that fetch a URL ("" for none).
+  urlMatcher = { "regex", "^(web_fetch|fetch|http_request|fetch_url|WebFetch|browser_navigate|navigate)$" },
+  -- Fields of toolInput that hold a URL.
+  urlFields = { "[]string", { "url", "uri", "href" } },
+  -- Host names or globs (* matches within a label, *.x.com also matches x.com) that may be reached without asking.
+  allowHosts = { "[]string", { "localhost", "127.0.0.1", "::1", "0.0.0.0", "*.localhost", "host.docker.internal" } },
+  -- The decision for a host outside the allowlist.
+  decision = { "ask|deny", "ask" },
+}
+
+-- common:params begin (identical in every pack; a test keeps the copies equal)
+-- list_copy copies a list through indexing, so that it works on the
+-- read-only proxy tables the params global is made of.
+local function list_copy(v)
+  local out = {}
+  for i = 1, 100000 do
+    local e = v[i]
+    if e == nil then
+      break
+    end
+    out[i] = e
+  end
+  return out
+end
+
+-- check_params returns the pack's configuration: params (the read-only
+-- global of this script instance) over the defaults of spec, type-checked.
+local function check_params(pack, spec)
+  local given = params or {}
+  for k in pairs(given) do
+    if spec[k] == nil then
+      error(pack .. ": unknown parameter " .. tostring(k), 0)
+    end
+  end
+  local cfg = {}
+  for k, s in pairs(spec) do
+    local typ, v = s[1], given[k]
+    if v == nil then
+      v = s[2]
+    end
+    local ok = true
+    if typ == "string" or typ == "regex" then
+      ok = type(v) == "string"
+    elseif typ == "bool" then
+      ok = type(v) == "boolean"
+    elseif typ == "number" then
+      ok = type(v) == "number"
+    elseif typ == "[]string" or typ == "[]regex" then
+      ok = type(v) == "table"
+      if ok then
+        v = list_copy(v)
+        for _, e in ipairs(v) do
+          if type(e) ~= "string" then
+            ok = false
+          end
+        end
+      end
+    else
+      ok = type(v) == "string" and string.find("|" .. typ .. "|", "|" .. v .. "|", 1, true) ~= nil
+    end
+    if not ok then
+      error(pack .. ": parameter " .. k .. ": want " .. typ .. ", got " .. type(v), 0)
+    end
+    if typ == "regex" then
+      local good, err = pcall(re.find, "", v)
+      if not good then
+        error(pack .. ": parameter " .. k .. ": invalid regular expression: " .. tostring(err), 0)
+      end
+    elseif typ == "[]regex" then
+      for i, e in ipairs(v) do
+        local good, err = pcall(re.find, "", e)
+        if not good then
+          error(pack .. ": parameter " .. k .. " item " .. i .. ": invalid regular expression: " .. tostring(err), 0)
+        end
+      end
+    end
+    cfg[k] = v
+  end
+  return cfg
+end
+-- common:params end
+local P = check_params(PACK, SPEC)
+
+-- common:commands begin (identical in every pack that reads shell commands)
+-- command_texts returns the command strings of a tool input: the input itself
+-- when it is a string, else every string (or string in a list) held by one of
+-- the fields.
+local function command_texts(tool_input, fields)
+  local out = {}
+  if type(tool_input) == "string" then
+    out[1] = tool_input
+    return out
+  end
+  if type(tool_input) ~= "table" then
+    return out
+  end
+  for _, f in ipairs(fields) do
+    local v = tool_input[f]
+    if type(v) == "string" and v ~= "" then
+      out[#out + 1] = v
+    elseif type(v) == "table" then
+      for _, e in ipairs(v) do
+        if type(e) == "string" and e ~= "" then
+          out[#out + 1] = e
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- basename returns the last path segment of a command word, lowercased.
+local function basename(w)
+  if w == nil then
+    return ""
+  end
+  local s = re.gsub(w, "^.*/", "")
+  return string.lower(s)
+end
+
+-- WRAPPERS take a command to run as their arguments. The value lists the
+-- options that consume the next word; "*" means the first operand is
+-- consumed too (timeout DURATION, chroot DIR, flock FILE, taskset MASK).
+local WRAPPERS = {
+  sudo = { o = "uUgChpDrtTR" }, doas = { o = "uC" }, run0 = { o = "uUgD" },
+  env = { o = "uCS" }, nohup = {}, time = { o = "fo" }, nice = { o = "n" },
+  ionice = { o = "cnp" }, timeout = { o = "sk", operand = true },
+  stdbuf = { o = "ioe" }, setsid = {}, xargs = { o = "IiLlnPdEsa" },
+  exec = { o = "a" }, command = {}, builtin = {}, busybox = {}, unbuffer = {},
+  caffeinate = { o = "tw" }, taskset = { o = "", operand = true }, chrt = { operand = true },
+  chroot = { operand = true }, flock = { o = "wE", operand = true }, firejail = {},
+  strace = { o = "eopsSuI" }, ltrace = { o = "eopsSuI" }, ["then"] = {}, ["do"] = {},
+  ["else"] = {}, ["!"] = {}, noglob = {}, nocorrect = {}, catchsegv = {}, torsocks = {},
+  proxychains = { o = "f" }, proxychains4 = { o = "f" }, sg = { operand = true },
+}
+
+-- unwrap strips wrapper commands (and leading VAR=value words) from a word
+-- list and returns the effective command words. It runs after
+-- shell.unwrap, as a backstop for wrappers that one does not know.
+local function unwrap(words)
+  local ok, w = pcall(shell.unwrap, words)
+  if not ok or type(w) ~= "table" then
+    w = words
+  end
+  local i, n = 1, #w
+  for _ = 1, 16 do
+    while i <= n and re.match(w[i], "^[A-Za-z_][A-Za-z0-9_]*=") do
+      i = i + 1
+    end
+    local name = basename(w[i])
+    local spec = WRAPPERS[name]
+    if spec == nil then
+      break
+    end
+    i = i + 1
+    local takes = spec.o or ""
+    while i <= n and string.sub(w[i], 1, 1) == "-" and w[i] ~= "-" do
+      local a = w[i]
+      i = i + 1
+      if a == "--" then
+        break
+      end
+      if string.sub(a, 1, 2) ~= "--" and string.len(a) == 2 and string.find(takes, string.sub(a, 2, 2), 1, true) then
+        i = i + 1
+      elseif name == "nice" and re.match(a, "^-[0-9]+$") then
+        -- nice -10
+      elseif name == "sudo" and (a == "-s" or a == "-i") then
+        -- sudo -s CMD: the rest is the command
+      end
+    end
+    if name == "env" then
+      while i <= n and re.match(w[i], "^[A-Za-z_][A-Za-z0-9_]*=") do
+        i = i + 1
+      end
+    end
+    if spec.operand then
+      i = i + 1
+    end
+  end
+  local out = {}
+  for k = i, n do
+    out[#out + 1] = w[k]
+  end
+  return out
+end
+
+-- parse_flags splits the words after the command name into short flags,
+-- long flags (with their =values) and operands. takes lists the short options
+-- whose value is the next word (or the rest of the cluster).
+local function parse_flags(w, first, takes)
+  local f = { s = {}, l = {}, args = {}, vals = {} }
+  takes = takes or ""
+  local i = first or 2
+  local ended = false
+  while i <= #w do
+    local a = w[i]
+    if ended or a == "-" or string.sub(a, 1, 1) ~= "-" then
+      f.args[#f.args + 1] = a
+    elseif a == "--" then
+      ended = true
+    elseif string.sub(a, 1, 2) == "--" then
+      local eq = string.find(a, "=", 1, true)
+      if eq then
+        f.l[string.sub(a, 3, eq - 1)] = string.sub(a, eq + 1)
+      else
+        f.l[string.sub(a, 3)] = true
+      end
+    else
+      local j = 2
+      while j <= string.len(a) do
+        local c = string.sub(a, j, j)
+        if string.find(takes, c, 1, true) then
+          local v = string.sub(a, j + 1)
+          if v == "" then
+            i = i + 1
+            v = w[i] or ""
+          end
+          f.s[c] = true
+          f.vals[c] = v
+          break
+        end
+        f.s[c] = true
+        j = j + 1
+      end
+    end
+    i = i + 1
+  end
+  return f
+end
+-- common:commands end
+local ALLOW = {}
+for _, g in ipairs(P.allowHosts) do
+  local h = string.lower(g)
+  local rx = re.gsub(re.gsub(h, [[([.+?^$(){}\[\]|\\])]], [[\$1]]), [[\*]], "[^.]*")
+  ALLOW[#ALLOW + 1] = "^" .. rx .. "$"
+  if string.sub(h, 1, 2) == "*." then
+    ALLOW[#ALLOW + 1] = "^" .. re.gsub(string.sub(h, 3), [[([.+?^$(){}\[\]|\\])]], [[\$1]]) .. "$"
+  end
+end
+
+local function allowed(host)
+  host = string.lower(host)
+  host = re.gsub(host, [[^\[|\]$]], "")
+  host = re.gsub(host, [[\.$]], "")
+  for _, rx in ipairs(ALLOW) do
+    if re.match(host, rx) then
+      return true
+    end
+  end
+  return false
+end
+
+-- url_host returns the host of a URL (scheme://[user[:pass]@]host[:port]/...).
+local function url_host(u)
+  if type(u) ~= "string" then
+    return nil
+  end
+  local a, b = re.find(u, [[^[A-Za-z][A-Za-z0-9+.-]*://]])
+  if a == nil then
+    return nil
+  end
+  local rest = string.sub(u, b + 1)
+  rest = re.gsub(rest, "[/?#].*$", "")
+  rest = re.gsub(rest, "^.*@", "")
+  if string.sub(rest, 1, 1) == "[" then
+    return string.match(rest, "^(%[[^%]]*%])")
+  end
+  rest = re.gsub(rest, ":[0-9]*$", "")
+  if rest == "" then
+    return nil
+  end
+  return rest
+end
+
+-- bare_host returns the host of a URL written without a scheme
+-- (example.com/path, 10.0.0.1:8080), as curl and wget accept it.
+local function bare_host(w)
+  if re.match(w, [[^(localhost|\[[0-9a-fA-F:]+\]|[0-9]{1,3}(\.[0-9]{1,3}){3}|([A-Za-z0-9-]+\.)+[A-Za-z][A-Za-z0-9-]+)(:[0-9]+)?([/?#].*)?$]]) then
+    local h = re.gsub(w, "[/?#].*$", "")
+    if string.sub(h, 1, 1) ~= "[" then
+      h = re.gsub(h, ":[0-9]+$", "")
+    end
+    -- a file name such as notes.txt is not a host
+    if re.match(h, [[(?i)\.(txt|md|json|ya?ml|toml|sh|py|js|ts|go|rs|c|h|html|css|csv|log|lock|tar|gz|tgz|zip|png|jpe?g|gif|svg|pdf|xml|ini|cfg|conf|env|out|bin)$]]) then
+      return nil
+    end
+    return h
+  end
+  return nil
+end
+
+-- scp_host returns the host of [user@]host:path.
+local function scp_host(w)
+  local h = string.match(w, "^[^/:@]*@?([%w.-]+):")
+  if h == nil then
+    h = string.match(w, "^[^/]*@([%w.-]+):")
+  end
+  if h and string.find(h, ".", 1, true) or h == "localhost" then
+    return h
+  end
+  if h and not string.find(w, "/", 1, true) and string.sub(w, -1) ~= ":" then
+    return nil
+  end
+  return h
+end
+
+local VALUE_OPTS_CURL = "oOHdFAeEurTxXwKDcbmyYzCQ"
+
+local function hosts_of(w, out)
+  local name = basename(w[1])
+  local function any_url(from)
+    for k = from, #w do
+      local h = url_host(w[k])
+      if h then
+        out[#out + 1] = { h, name }
+      end
+    end
+  end
+  if name == "curl" or name == "wget" or name == "http" or name == "https" or name == "xh" or name == "xhs" or name == "aria2c" or name == "lwp-request" or name == "httpie" then
+    local k = 2
+    while k <= #w do
+      local a = w[k]
+      if string.sub(a, 1, 1) == "-" then
+        if string.len(a) == 2 and string.find(VALUE_OPTS_CURL, string.sub(a, 2, 2), 1, true) then
+          k = k + 1
+        elseif re.match(a, "^--(output|header|data|data-raw|data-binary|data-urlencode|form|user|user-agent|referer|proxy|cookie|cookie-jar|config|cert|key|cacert|max-time|connect-timeout|retry|output-document|post-data|post-file|header|directory-prefix|method|auth|resolve|connect-to|json)$") then
+          k = k + 1
+        end
+      else
+        local h = url_host(a) or bare_host(a)
+        if h then
+          out[#out + 1] = { h, name }
+        end
+      end
+      k = k + 1
+    end
+    return
+  end
+  if name == "ssh" or name == "mosh" or name == "autossh" then
+    local k = 2
+    while k <= #w do
+      local a = w[k]
+      if string.sub(a, 1, 1) == "-" then
+        if string.len(a) == 2 and string.find("BbcDEeFIiJLlmOoPpQRSWw", string.sub(a, 2, 2), 1, true) then
+          if a == "-J" and w[k + 1] then
+            out[#out + 1] = { re.gsub(re.gsub(w[k + 1], "^.*@", ""), ":[0-9]+$", ""), name }
+          end
+          k = k + 1
+        end
+      else
+        local h = url_host(a) or re.gsub(a, "^.*@", "")
+        out[#out + 1] = { h, name }
+        return
+      end
+      k = k + 1
+    end
+    return
+  end
+  if name == "scp" or name == "sftp" or name == "rsync" then
+    for k = 2, #w do
+      local a = w[k]
+      if string.sub(a, 1, 1) ~= "-" then
+        local h = url_host(a) or scp_host(a)
+        if h then
+          out[#out + 1] = { h, name }
+        elseif name == "sftp" then
+          out[#out + 1] = { re.gsub(a, "^.*@", ""), name }
+        end
+      end
+    end
+    return
+  end
+  if name == "nc" or name == "ncat" or name == "netcat" or name == "telnet" or name == "ftp" or name == "ping" or name == "ping6" or name == "traceroute" or name == "tracepath" or name == "mtr" or name == "dig" or name == "nslookup" or name == "host" or name == "whois" then
+    local f = parse_flags(w, 2, "pscwqitWOTbkRe")
+    for _, a in ipairs(f.args) do
+      local h = string.gsub(a, "^@", "")
+      if not re.match(h, "^[0-9]+$") and not re.match(h, "^(A|AAAA|MX|TXT|NS|CNAME|SOA|PTR|SRV|ANY|CAA)$") then
+        out[#out + 1] = { url_host(h) or h, name }
+        if name ~= "dig" and name ~= "host" then
+          return
+        end
+      end
+    end
+    return
+  end
+  if name == "socat" then
+    for k = 2, #w do
+      local h = string.match(w[k], "^[A-Za-z0-9-]*:([%w.-]+):%d+")
+      if h and re.match(w[k], "(?i)^(tcp|udp|tcp4|tcp6|udp4|udp6|openssl|ssl)[^:]*:") then
+        out[#out + 1] = { h, name }
+      end
+    end
+    return
+  end
+  if name == "openssl" and w[2] == "s_client" then
+    for k = 3, #w do
+      if w[k] == "-connect" and w[k + 1] then
+        out[#out + 1] = { re.gsub(w[k + 1], ":[0-9]+$", ""), "openssl" }
+      end
+    end
+    return
+  end
+  if name == "git" then
+    local i = 2
+    while i <= #w and string.sub(w[i], 1, 1) == "-" do
+      if w[i] == "-C" or w[i] == "-c" then
+        i = i + 1
+      end
+      i = i + 1
+    end
+    local sub = w[i]
+    if sub == "clone" or sub == "fetch" or sub == "pull" or sub == "push" or sub == "ls-remote" or (sub == "remote" and (w[i + 1] == "add" or w[i + 1] == "set-url")) or (sub == "submodule" and w[i + 1] == "add") then
+      for k = i + 1, #w do
+        local h = url_host(w[k]) or (string.match(w[k], "^[%w._-]+@([%w.-]+):") )
+        if h then
+          out[#out + 1] = { h, "git " .. sub }
+        end
+      end
+    end
+    return
+  end
+  if re.match(name, "^(pip[0-9.]*|uv|pipx|poetry|pdm|npm|pnpm|yarn|bun|npx|cargo|gem|bundle|composer|conda|mamba|helm|brew)$") then
+    for k = 2, #w do
+      local a = w[k]
+      local v = string.match(a, "^%-%-[%w-]+=(.+)$")
+      if v then
+        a = v
+      end
+      local spec = re.gsub(a, "^[A-Za-z0-9_.-]+ ?@ ?", "")
+      spec = re.gsub(spec, "^git\\+", "")
+      local h = url_host(spec)
+      if h then
+        out[#out + 1] = { h, name }
+      end
+    end
+    return
+  end
+end
+
+local function shell_hosts(line, out)
+  local ok, cmds = pcall(shell.commands, line)
+  if not ok or type(cmds) ~= "table" then
+    local good, words = pcall(shell.split, line)
+    if not good or type(words) ~= "table" then
+      return
+    end
+    cmds = { { words = words } }
+  end
+  for _, c in ipairs(cmds) do
+    local w = unwrap(c.words or {})
+    if #w > 0 then
+      hosts_of(w, out)
+    end
+  end
+end
+
+local function verdict(found)
+  for _, f in ipairs(found) do
+    local h = f[1]
+    if type(h) == "string" and h ~= "" and not allowed(h) then
+      return { decision = P.decision, reason = PACK .. ": " .. f[2] .. " would reach " .. h .. ", which is not in allowHosts; approve it or add the host" }
+    end
+  end
+  return nil
+end
+
+hook{
+  event = "BeforeTool",
+  matcher = P.matcher,
+  onError = "deny",
+  timeoutMs = 200,
+  handler = function(input)
+    local found = {}
+    for _, line in ipairs(command_texts(input.toolInput, P.commandFields)) do
+      shell_hosts(line, found)
+    end
+    return verdict(found)
+  end,
+}
+
+if P.urlMatcher ~= "" then
+  hook{
+    event = "BeforeTool",
+    matcher = P.urlMatcher,
+    onError = "deny",
+    timeoutMs = 100,
+    handler = function(input)
+      local found = {}
+      for _, u in ipairs(command_texts(input.toolInput, P.urlFields)) do
+        local h = url_host(u) or bare_host(u)
+        if h then
+          found[#found + 1] = { h, input.toolName or "the tool" }
+        end
+      end
+      return verdict(found)
+    end,
+  }
+end

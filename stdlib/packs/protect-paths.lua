@@ -1,0 +1,770 @@
+--- pack: protect-paths
+--- summary: Keep agents away from credentials, git internals and files outside the project root.
+--- events: BeforeTool
+---
+--- Checks the path of every file-tool call (`toolInput.path` or
+--- `toolInput.file_path` by default) and the paths that shell commands read,
+--- write or delete, and applies one policy per operation:
+---
+--- - **credentials** (`read`, `write`, `delete`): `.env` and `.env.*` files
+---   (but not `.env.example`, `.env.sample`, `.env.template`, `.env.dist`),
+---   `.envrc`, SSH private keys (`~/.ssh/*` but not `*.pub`, `known_hosts`,
+---   `config`, `authorized_keys`), `~/.aws/credentials` and the AWS SSO
+---   cache, `~/.config/gcloud`, `~/.azure`, `~/.kube/config`,
+---   `~/.docker/config.json`, `.npmrc`, `.pypirc`, `.netrc`,
+---   `.git-credentials`, `.pgpass`, `.my.cnf`, cargo, gem, terraform and gh
+---   credentials, `~/.gnupg`, `.vault-token`, `*.pem`, `*.key`, `*.p12`,
+---   `*.pfx`, `*.jks`, `*.keystore`, `*.ppk`, `id_rsa`-style key files,
+---   `credentials.json`, `client_secret*.json`, `service-account*.json`,
+---   `*.tfstate`, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers`, SSH host
+---   keys — plus `extraSecrets`;
+--- - **git internals** (`write`, `delete`): anything inside a `.git`
+---   directory (hooks, config, objects); reading them is fine;
+--- - **outside the root** (`outside`): writing or deleting anything that is
+---   not under the sandbox root (`root`, or the input's `cwd`), except
+---   `writableOutside` (`/tmp/**`, `/dev/null`, ...).
+---
+--- Paths are compared after the tricks an agent might (or might be told to)
+--- use: `..` and `.` segments, `~`, `~user`, `$HOME` and `${HOME}`, doubled
+--- slashes, backslashes, `file://` URLs, `/proc/self/root` and
+--- `/proc/self/cwd`, macOS `/private/etc`, and letter case.
+---
+--- Shell commands (the `shellMatcher` tools) are parsed: their operands are
+--- reads, except the operands of `rm`/`shred`/`unlink` (deletes), output
+--- redirections, `tee`, `touch`, `truncate`, `mkdir`, `sed -i`, `dd of=`
+--- and the destination of `cp`/`mv`/`install`/`ln`/`rsync` (writes), and
+--- `mv` sources (deletes). `curl -F x=@file` and `--data @file` are reads.
+--- Words that are not paths are left alone: what `echo` and `printf`
+--- print, the pattern of `grep`/`rg`, the `-name` of `find`, commit
+--- messages. `source .env`, `. .env` and `--env-file .env` load a file
+--- without showing it and are allowed.
+
+local re = require("re")
+local shell = require("shell")
+
+local PACK = "protect-paths"
+
+local SPEC = {
+  -- RE2 matched against the tool name: the file tools whose input names a path.
+  matcher = { "regex", "^(read_file|write_file|edit_file|delete_file|file_read|file_write|file_edit|file_delete|create_file|view_file|Read|Write|Edit|MultiEdit|NotebookEdit)$" },
+  -- Fields of toolInput that hold the path (a string or a list of strings).
+  pathFields = { "[]string", { "path", "file_path", "filePath", "filename", "file", "notebook_path", "paths", "target_file" } },
+  -- RE2 matched against the name of a file tool: the tools that only read.
+  readTools = { "regex", "(?i)(read|view|cat|open|get|list|glob|grep|search|find)" },
+  -- RE2 matched against the name of a file tool: the tools that delete. Other file tools write.
+  deleteTools = { "regex", "(?i)(delete|remove|unlink)" },
+  -- RE2 matched against the tool name: the tools whose input is a shell command ("" to skip shell commands).
+  shellMatcher = { "regex", "^(shell_exec|bash|shell|run_shell_command|exec_command|terminal)$" },
+  -- Fields of toolInput that hold a shell command.
+  commandFields = { "[]string", { "command", "cmd", "commands", "script" } },
+  -- What to do when a tool reads a credentials file.
+  read = { "deny|ask|off", "deny" },
+  -- What to do when a tool writes a credentials file or inside .git.
+  write = { "deny|ask|off", "deny" },
+  -- What to do when a tool deletes a credentials file or inside .git.
+  delete = { "deny|ask|off", "deny" },
+  -- What to do when a tool writes or deletes outside the root.
+  outside = { "deny|ask|off", "deny" },
+  -- The sandbox root; empty means the input's cwd (and no outside check when that is empty too).
+  root = { "string", "" },
+  -- Globs (** crosses directories) outside the root that may be written.
+  writableOutside = { "[]string", { "/tmp/**", "/var/tmp/**", "/private/tmp/**", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty" } },
+  -- Extra globs of credential files (matched case-insensitively against the absolute path, or the base name when the glob has no slash).
+  extraSecrets = { "[]string", {} },
+  -- Globs that are never protected (they win over every rule).
+  allow = { "[]string", {} },
+}
+
+-- common:params begin (identical in every pack; a test keeps the copies equal)
+-- list_copy copies a list through indexing, so that it works on the
+-- read-only proxy tables the params global is made of.
+local function list_copy(v)
+  local out = {}
+  for i = 1, 100000 do
+    local e = v[i]
+    if e == nil then
+      break
+    end
+    out[i] = e
+  end
+  return out
+end
+
+-- check_params returns the pack's configuration: params (the read-only
+-- global of this script instance) over the defaults of spec, type-checked.
+local function check_params(pack, spec)
+  local given = params or {}
+  for k in pairs(given) do
+    if spec[k] == nil then
+      error(pack .. ": unknown parameter " .. tostring(k), 0)
+    end
+  end
+  local cfg = {}
+  for k, s in pairs(spec) do
+    local typ, v = s[1], given[k]
+    if v == nil then
+      v = s[2]
+    end
+    local ok = true
+    if typ == "string" or typ == "regex" then
+      ok = type(v) == "string"
+    elseif typ == "bool" then
+      ok = type(v) == "boolean"
+    elseif typ == "number" then
+      ok = type(v) == "number"
+    elseif typ == "[]string" or typ == "[]regex" then
+      ok = type(v) == "table"
+      if ok then
+        v = list_copy(v)
+        for _, e in ipairs(v) do
+          if type(e) ~= "string" then
+            ok = false
+          end
+        end
+      end
+    else
+      ok = type(v) == "string" and string.find("|" .. typ .. "|", "|" .. v .. "|", 1, true) ~= nil
+    end
+    if not ok then
+      error(pack .. ": parameter " .. k .. ": want " .. typ .. ", got " .. type(v), 0)
+    end
+    if typ == "regex" then
+      local good, err = pcall(re.find, "", v)
+      if not good then
+        error(pack .. ": parameter " .. k .. ": invalid regular expression: " .. tostring(err), 0)
+      end
+    elseif typ == "[]regex" then
+      for i, e in ipairs(v) do
+        local good, err = pcall(re.find, "", e)
+        if not good then
+          error(pack .. ": parameter " .. k .. " item " .. i .. ": invalid regular expression: " .. tostring(err), 0)
+        end
+      end
+    end
+    cfg[k] = v
+  end
+  return cfg
+end
+-- common:params end
+local P = check_params(PACK, SPEC)
+
+-- common:commands begin (identical in every pack that reads shell commands)
+-- command_texts returns the command strings of a tool input: the input itself
+-- when it is a string, else every string (or string in a list) held by one of
+-- the fields.
+local function command_texts(tool_input, fields)
+  local out = {}
+  if type(tool_input) == "string" then
+    out[1] = tool_input
+    return out
+  end
+  if type(tool_input) ~= "table" then
+    return out
+  end
+  for _, f in ipairs(fields) do
+    local v = tool_input[f]
+    if type(v) == "string" and v ~= "" then
+      out[#out + 1] = v
+    elseif type(v) == "table" then
+      for _, e in ipairs(v) do
+        if type(e) == "string" and e ~= "" then
+          out[#out + 1] = e
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- basename returns the last path segment of a command word, lowercased.
+local function basename(w)
+  if w == nil then
+    return ""
+  end
+  local s = re.gsub(w, "^.*/", "")
+  return string.lower(s)
+end
+
+-- WRAPPERS take a command to run as their arguments. The value lists the
+-- options that consume the next word; "*" means the first operand is
+-- consumed too (timeout DURATION, chroot DIR, flock FILE, taskset MASK).
+local WRAPPERS = {
+  sudo = { o = "uUgChpDrtTR" }, doas = { o = "uC" }, run0 = { o = "uUgD" },
+  env = { o = "uCS" }, nohup = {}, time = { o = "fo" }, nice = { o = "n" },
+  ionice = { o = "cnp" }, timeout = { o = "sk", operand = true },
+  stdbuf = { o = "ioe" }, setsid = {}, xargs = { o = "IiLlnPdEsa" },
+  exec = { o = "a" }, command = {}, builtin = {}, busybox = {}, unbuffer = {},
+  caffeinate = { o = "tw" }, taskset = { o = "", operand = true }, chrt = { operand = true },
+  chroot = { operand = true }, flock = { o = "wE", operand = true }, firejail = {},
+  strace = { o = "eopsSuI" }, ltrace = { o = "eopsSuI" }, ["then"] = {}, ["do"] = {},
+  ["else"] = {}, ["!"] = {}, noglob = {}, nocorrect = {}, catchsegv = {}, torsocks = {},
+  proxychains = { o = "f" }, proxychains4 = { o = "f" }, sg = { operand = true },
+}
+
+-- unwrap strips wrapper commands (and leading VAR=value words) from a word
+-- list and returns the effective command words. It runs after
+-- shell.unwrap, as a backstop for wrappers that one does not know.
+local function unwrap(words)
+  local ok, w = pcall(shell.unwrap, words)
+  if not ok or type(w) ~= "table" then
+    w = words
+  end
+  local i, n = 1, #w
+  for _ = 1, 16 do
+    while i <= n and re.match(w[i], "^[A-Za-z_][A-Za-z0-9_]*=") do
+      i = i + 1
+    end
+    local name = basename(w[i])
+    local spec = WRAPPERS[name]
+    if spec == nil then
+      break
+    end
+    i = i + 1
+    local takes = spec.o or ""
+    while i <= n and string.sub(w[i], 1, 1) == "-" and w[i] ~= "-" do
+      local a = w[i]
+      i = i + 1
+      if a == "--" then
+        break
+      end
+      if string.sub(a, 1, 2) ~= "--" and string.len(a) == 2 and string.find(takes, string.sub(a, 2, 2), 1, true) then
+        i = i + 1
+      elseif name == "nice" and re.match(a, "^-[0-9]+$") then
+        -- nice -10
+      elseif name == "sudo" and (a == "-s" or a == "-i") then
+        -- sudo -s CMD: the rest is the command
+      end
+    end
+    if name == "env" then
+      while i <= n and re.match(w[i], "^[A-Za-z_][A-Za-z0-9_]*=") do
+        i = i + 1
+      end
+    end
+    if spec.operand then
+      i = i + 1
+    end
+  end
+  local out = {}
+  for k = i, n do
+    out[#out + 1] = w[k]
+  end
+  return out
+end
+
+-- parse_flags splits the words after the command name into short flags,
+-- long flags (with their =values) and operands. takes lists the short options
+-- whose value is the next word (or the rest of the cluster).
+local function parse_flags(w, first, takes)
+  local f = { s = {}, l = {}, args = {}, vals = {} }
+  takes = takes or ""
+  local i = first or 2
+  local ended = false
+  while i <= #w do
+    local a = w[i]
+    if ended or a == "-" or string.sub(a, 1, 1) ~= "-" then
+      f.args[#f.args + 1] = a
+    elseif a == "--" then
+      ended = true
+    elseif string.sub(a, 1, 2) == "--" then
+      local eq = string.find(a, "=", 1, true)
+      if eq then
+        f.l[string.sub(a, 3, eq - 1)] = string.sub(a, eq + 1)
+      else
+        f.l[string.sub(a, 3)] = true
+      end
+    else
+      local j = 2
+      while j <= string.len(a) do
+        local c = string.sub(a, j, j)
+        if string.find(takes, c, 1, true) then
+          local v = string.sub(a, j + 1)
+          if v == "" then
+            i = i + 1
+            v = w[i] or ""
+          end
+          f.s[c] = true
+          f.vals[c] = v
+          break
+        end
+        f.s[c] = true
+        j = j + 1
+      end
+    end
+    i = i + 1
+  end
+  return f
+end
+-- common:commands end
+---------------------------------------------------------------------------
+-- Paths
+---------------------------------------------------------------------------
+
+-- glob_rx turns a glob into an anchored RE2 expression: ** crosses
+-- directories, * and ? stay within one segment.
+local function glob_rx(g)
+  local out = {}
+  local i, n = 1, string.len(g)
+  while i <= n do
+    local c = string.sub(g, i, i)
+    if c == "*" and string.sub(g, i + 1, i + 1) == "*" then
+      if string.sub(g, i + 2, i + 2) == "/" then
+        out[#out + 1] = "(.*/)?"
+        i = i + 3
+      else
+        out[#out + 1] = ".*"
+        i = i + 2
+      end
+    elseif c == "*" then
+      out[#out + 1] = "[^/]*"
+      i = i + 1
+    elseif c == "?" then
+      out[#out + 1] = "[^/]"
+      i = i + 1
+    else
+      if string.find("\\.+()|[]{}^$", c, 1, true) then
+        out[#out + 1] = "\\" .. c
+      else
+        out[#out + 1] = c
+      end
+      i = i + 1
+    end
+  end
+  return "(?i)^" .. table.concat(out) .. "$"
+end
+
+local function compile_globs(list)
+  local out = {}
+  for _, g in ipairs(list) do
+    out[#out + 1] = { rx = glob_rx(g), base = string.find(g, "/", 1, true) == nil }
+  end
+  return out
+end
+
+local EXTRA = compile_globs(P.extraSecrets)
+local ALLOW = compile_globs(P.allow)
+local OUTSIDE_OK = compile_globs(P.writableOutside)
+
+local function glob_hit(list, abs, base)
+  for _, g in ipairs(list) do
+    if re.match(g.base and base or abs, g.rx) then
+      return true
+    end
+  end
+  return false
+end
+
+-- clean resolves . and .. segments of a slash path (absolute or not).
+local function clean(p)
+  local abs = string.sub(p, 1, 1) == "/"
+  local parts = {}
+  for seg in string.gmatch(p, "[^/]+") do
+    if seg == ".." then
+      if #parts > 0 and parts[#parts] ~= ".." then
+        parts[#parts] = nil
+      elseif not abs then
+        parts[#parts + 1] = ".."
+      end
+    elseif seg ~= "." then
+      parts[#parts + 1] = seg
+    end
+  end
+  local s = table.concat(parts, "/")
+  if abs then
+    return "/" .. s
+  end
+  if s == "" then
+    return "."
+  end
+  return s
+end
+
+-- resolve turns a path as written into an absolute path when it can (home
+-- and cwd known), else into a cleaned relative or ~-rooted one.
+local function resolve(p, cwd, home)
+  if type(p) ~= "string" or p == "" then
+    return nil
+  end
+  p = re.gsub(p, "^file://(localhost)?", "")
+  p = re.gsub(p, [[\\]], "/")
+  p = re.gsub(p, [[^(\$\{HOME\}|\$HOME|\$\{HOME:-[^}]*\}|%USERPROFILE%|\$USERPROFILE)]], "~")
+  if re.match(p, "^~[A-Za-z_][A-Za-z0-9_.-]*(/|$)") then
+    p = "/home/" .. string.sub(p, 2)
+  end
+  if p == "~" or string.sub(p, 1, 2) == "~/" then
+    if home ~= nil and home ~= "" then
+      p = home .. string.sub(p, 2)
+    end
+  end
+  if string.sub(p, 1, 1) ~= "/" and string.sub(p, 1, 1) ~= "~" and cwd ~= nil and cwd ~= "" then
+    p = cwd .. "/" .. p
+  end
+  p = clean(p)
+  -- /proc/self/root, /proc/<pid>/root and macOS /private/{etc,var,tmp}
+  p = re.gsub(p, [[^/proc/(self|thread-self|[0-9]+)/root(/|$)]], "/")
+  if cwd ~= nil and cwd ~= "" then
+    p = re.gsub(p, [[^/proc/(self|thread-self|[0-9]+)/cwd(/|$)]], cwd .. "/")
+  end
+  p = re.gsub(p, [[^/private/(etc|var|tmp)(/|$)]], "/$1$2")
+  return clean(p)
+end
+
+local ENV_OK = [[^\.env\.(example|sample|template|dist|defaults|schema|tpl|example\.local|local\.example|sample\.local)$|^\.env\.[a-z]+\.(example|sample|template)$]]
+
+-- secret_kind says what credentials the (lowercased) path holds, or nil.
+local function secret_kind(p)
+  local base = string.match(p, "([^/]*)$") or p
+  if base == ".env" or base == ".envrc" or (string.sub(base, 1, 5) == ".env." and not re.match(base, ENV_OK)) then
+    return "an environment file with secrets"
+  end
+  if re.match(base, [[^[a-z0-9_-]+\.env$]]) and base ~= "example.env" and base ~= "sample.env" then
+    return "an environment file with secrets"
+  end
+  if re.find(p, [[(^|/)\.ssh/]]) then
+    if re.match(base, [[^(known_hosts(\.old)?|config|authorized_keys2?|.*\.pub|environment|rc)$]]) then
+      return nil
+    end
+    return "an SSH private key"
+  end
+  if re.match(base, [[^id_(rsa|dsa|ecdsa|ed25519|ecdsa_sk|ed25519_sk|xmss)$]]) then
+    return "an SSH private key"
+  end
+  if re.find(p, [[(^|/)\.aws/(credentials$|sso/cache/|cli/cache/)]]) then
+    return "AWS credentials"
+  end
+  if re.find(p, [[(^|/)\.config/gcloud(/|$)]]) then
+    return "Google Cloud credentials"
+  end
+  if re.find(p, [[(^|/)\.azure/]]) and re.find(base, [[(token|msal|credential|accesstokens|service_principal)]]) then
+    return "Azure credentials"
+  end
+  if re.find(p, [[(^|/)\.kube/config$]]) or base == "kubeconfig" then
+    return "a Kubernetes config with cluster credentials"
+  end
+  if re.find(p, [[(^|/)\.docker/config\.json$]]) then
+    return "Docker registry credentials"
+  end
+  if re.find(p, [[(^|/)\.gnupg/]]) and not re.match(base, [[^(pubring\.kbx|pubring\.gpg|trustdb\.gpg|gpg\.conf|gpg-agent\.conf|dirmngr\.conf)$]]) then
+    return "GnuPG private keys"
+  end
+  if re.match(base, [[^(\.netrc|_netrc|\.git-credentials|\.pgpass|\.my\.cnf|\.npmrc|\.pypirc|\.vault-token|\.boto|\.s3cfg|\.dockercfg|\.htpasswd)$]]) then
+    return "a credentials file (" .. base .. ")"
+  end
+  if re.find(p, [[(^|/)(\.gem/credentials|\.cargo/credentials(\.toml)?|\.terraform\.d/credentials\.tfrc\.json|\.config/gh/hosts\.yml|\.config/hub|\.password-store/.*|\.config/op/.*)$]]) then
+    return "a credentials file (" .. base .. ")"
+  end
+  if re.match(base, [[^.*\.(pem|key|p12|pfx|jks|keystore|ppk|p8|pkcs12)$]]) then
+    return "a private key or keystore"
+  end
+  if re.match(base, [[^(credentials\.json|client_secrets?.*\.json|service[-_]?account.*\.json|.*\.tfstate(\.backup)?)$]]) then
+    return "a credentials file (" .. base .. ")"
+  end
+  if re.match(p, [[^/etc/(shadow|shadow-|gshadow|gshadow-|master\.passwd|sudoers|sudoers\.d/.*|security/opasswd)$]]) then
+    return "system password data"
+  end
+  if re.match(p, [[^/etc/ssh/ssh_host_[a-z0-9]+_key$]]) then
+    return "an SSH host key"
+  end
+  if #EXTRA > 0 and glob_hit(EXTRA, p, base) then
+    return "a protected file (extraSecrets)"
+  end
+  return nil
+end
+
+local function in_git(p)
+  return re.find(p, [[(^|/)\.git(/|$)]]) ~= nil
+end
+
+local function under(p, root)
+  if root == "/" then
+    return true
+  end
+  return p == root or string.sub(p, 1, string.len(root) + 1) == root .. "/"
+end
+
+local VERB = { read = "reading", write = "writing", delete = "deleting" }
+
+-- check returns a decision and a reason for an operation (read, write,
+-- delete) on path raw, or nil.
+local function check(raw, op, env)
+  local abs = resolve(raw, env.cwd, env.home)
+  if abs == nil then
+    return nil
+  end
+  local lower = string.lower(abs)
+  local base = string.match(lower, "([^/]*)$") or lower
+  if #ALLOW > 0 and glob_hit(ALLOW, lower, base) then
+    return nil
+  end
+  local shown = raw
+  if string.len(shown) > 120 then
+    shown = "…" .. string.sub(shown, -100)
+  end
+  local policy = P[op]
+  if policy ~= "off" then
+    local kind = secret_kind(lower)
+    if kind then
+      return policy, PACK .. ": " .. VERB[op] .. " " .. shown .. " is blocked: it is " .. kind .. "; ask the user for what you need instead"
+    end
+    if op ~= "read" and in_git(lower) then
+      return policy, PACK .. ": " .. VERB[op] .. " " .. shown .. " is blocked: it is inside .git (repository internals); use git commands instead"
+    end
+  end
+  if op ~= "read" and P.outside ~= "off" and env.root ~= nil and env.root ~= "" then
+    local root = string.lower(env.root)
+    local target = lower
+    if string.sub(target, 1, 1) == "~" then
+      target = "/~" .. string.sub(target, 2)
+    end
+    if string.sub(target, 1, 1) == "/" and not under(target, root) and not glob_hit(OUTSIDE_OK, lower, base) then
+      return P.outside, PACK .. ": " .. VERB[op] .. " " .. shown .. " is blocked: it is outside the project root " .. env.root
+    end
+  end
+  return nil
+end
+
+---------------------------------------------------------------------------
+-- Shell commands: which words are paths, and what is done to them.
+---------------------------------------------------------------------------
+
+local NOT_PATHS = {
+  echo = true, printf = true, man = true, which = true, type = true, whereis = true,
+  export = true, alias = true, sleep = true, ["true"] = true, ["false"] = true,
+  test = true, ["["] = true, ["[["] = true, source = true, ["."] = true, cd = true,
+  pushd = true, popd = true, mkdir = false, set = true, unset = true, read = true,
+  kill = true, exit = true, ["return"] = true, date = true, seq = true, expr = true,
+}
+local DELETES = { rm = true, unlink = true, shred = true, srm = true, rmdir = true, trash = true }
+local WRITES_ALL = { tee = true, touch = true, truncate = true, mkdir = true, chmod = "first", chown = "first", chgrp = "first" }
+local COPIES = { cp = true, mv = true, install = true, ln = true, rsync = true, scp = true }
+local GREPS = { grep = true, egrep = true, fgrep = true, rg = true, ag = true, ack = true, zgrep = true }
+
+local function pathlike(w)
+  if w == nil or w == "" or string.find(w, "[%s]") then
+    return false
+  end
+  if string.find(w, "://", 1, true) and not string.find(w, "^file://") then
+    return false
+  end
+  return true
+end
+
+-- operands returns the words of a command that may be paths, with the value
+-- of --opt=value and key=@file options.
+local function operand_words(w, from)
+  local out = {}
+  local ended = false
+  for k = from, #w do
+    local a = w[k]
+    if not ended and a == "--" then
+      ended = true
+    elseif not ended and string.sub(a, 1, 1) == "-" then
+      local v = string.match(a, "^%-%-[%w-]+=(.+)$")
+      if v and not string.match(a, "^%-%-env%-file=") then
+        out[#out + 1] = v
+      end
+    else
+      out[#out + 1] = a
+    end
+  end
+  return out
+end
+
+local function shell_paths(words, redirects, acts)
+  local w = unwrap(words)
+  local name = basename(w[1])
+  local add = function(op, p)
+    if type(p) == "string" then
+      p = re.gsub(p, "^[A-Za-z0-9_.-]*=@", "")
+      p = re.gsub(p, "^@", "")
+      p = re.gsub(p, "^[A-Za-z_][A-Za-z0-9_]*=", "")
+      if pathlike(p) then
+        acts[#acts + 1] = { op, p }
+      end
+    end
+  end
+  if type(redirects) == "table" then
+    for _, r in ipairs(redirects) do
+      local op = r.op or ""
+      if type(r.target) == "string" and not string.find(r.target, "^&") then
+        if string.find(op, ">", 1, true) then
+          add("write", r.target)
+        elseif string.find(op, "<", 1, true) and op ~= "<<" and op ~= "<<<" and op ~= "<<-" then
+          add("read", r.target)
+        end
+      end
+    end
+  end
+  if name == "" or NOT_PATHS[name] then
+    return
+  end
+  -- values of -F/--form/-d/--data @file (curl), -T file (curl upload)
+  for k = 2, #w do
+    if (w[k] == "-F" or w[k] == "--form" or w[k] == "-d" or w[k] == "--data" or w[k] == "--data-binary" or w[k] == "-T" or w[k] == "--upload-file") and w[k + 1] then
+      local v = re.gsub(w[k + 1], "^[^=@]*=", "")
+      add("read", re.gsub(v, ";.*$", ""))
+    end
+  end
+  if name == "git" then
+    local sub = w[2]
+    if sub == "add" or sub == "show" or sub == "diff" or sub == "blame" or sub == "log" then
+      for k = 3, #w do
+        if w[k] == "-m" or w[k] == "--message" then
+          break
+        end
+        if string.sub(w[k], 1, 1) ~= "-" then
+          add("read", re.gsub(w[k], "^[^:]*:", ""))
+        end
+      end
+    end
+    return
+  end
+  if name == "find" or name == "fd" or name == "ls" or name == "tree" or name == "du" or name == "stat" or name == "file" or name == "wc" and false then
+    return
+  end
+  if name == "dd" then
+    for k = 2, #w do
+      local of = string.match(w[k], "^of=(.+)$")
+      local inf = string.match(w[k], "^if=(.+)$")
+      add("write", of)
+      add("read", inf)
+    end
+    return
+  end
+  if name == "docker" or name == "podman" or name == "env-cmd" or name == "dotenv" then
+    return
+  end
+  local ops = operand_words(w, 2)
+  if DELETES[name] then
+    for _, p in ipairs(ops) do
+      add("delete", p)
+    end
+    return
+  end
+  local wa = WRITES_ALL[name]
+  if wa then
+    for k, p in ipairs(ops) do
+      if not (wa == "first" and k == 1) then
+        add("write", p)
+      end
+    end
+    return
+  end
+  if name == "sed" or name == "perl" then
+    local inplace = false
+    for k = 2, #w do
+      if string.sub(w[k], 1, 2) == "-i" or w[k] == "--in-place" or string.match(w[k], "^%-[a-zA-Z]*i") then
+        inplace = true
+      end
+    end
+    for k, p in ipairs(ops) do
+      if k > 1 then
+        add(inplace and "write" or "read", p)
+      end
+    end
+    return
+  end
+  if COPIES[name] then
+    if #ops >= 2 then
+      for k = 1, #ops - 1 do
+        add(name == "mv" and "delete" or "read", ops[k])
+      end
+      add("write", ops[#ops])
+    end
+    return
+  end
+  if GREPS[name] then
+    local has_e = false
+    for k = 2, #w do
+      if w[k] == "-e" or w[k] == "-f" or string.sub(w[k], 1, 2) == "-e" and string.len(w[k]) > 2 or string.sub(w[k], 1, 10) == "--regexp=" then
+        has_e = true
+      end
+    end
+    for k, p in ipairs(ops) do
+      if has_e or k > 1 then
+        add("read", p)
+      end
+    end
+    return
+  end
+  for _, p in ipairs(ops) do
+    add("read", p)
+  end
+end
+
+local function shell_acts(line, acts, depth)
+  local ok, cmds = pcall(shell.commands, line)
+  if not ok or type(cmds) ~= "table" then
+    local good, words = pcall(shell.split, line)
+    if not good or type(words) ~= "table" then
+      return
+    end
+    cmds = { { words = words } }
+  end
+  for _, c in ipairs(cmds) do
+    shell_paths(c.words or {}, c.redirects, acts)
+  end
+  local _ = depth
+end
+
+local RANK = { ask = 1, deny = 2 }
+
+hook{
+  event = "BeforeTool",
+  matcher = P.matcher,
+  onError = "deny",
+  timeoutMs = 200,
+  handler = function(input)
+    local ti = input.toolInput
+    if type(ti) ~= "table" then
+      return nil
+    end
+    local env = { cwd = input.cwd, home = nil, root = P.root }
+    if env.root == "" then
+      env.root = input.cwd
+    end
+    local name = input.toolName or ""
+    local op = "write"
+    if re.find(name, P.readTools) then
+      op = "read"
+    elseif re.find(name, P.deleteTools) then
+      op = "delete"
+    end
+    for _, p in ipairs(command_texts(ti, P.pathFields)) do
+      local d, reason = check(p, op, env)
+      if d then
+        return { decision = d, reason = reason }
+      end
+    end
+    return nil
+  end,
+}
+
+if P.shellMatcher ~= "" then
+  hook{
+    event = "BeforeTool",
+    matcher = P.shellMatcher,
+    onError = "deny",
+    timeoutMs = 200,
+    handler = function(input)
+      local env = { cwd = input.cwd, home = nil, root = P.root }
+      if env.root == "" then
+        env.root = input.cwd
+      end
+      local best, best_reason = nil, nil
+      for _, line in ipairs(command_texts(input.toolInput, P.commandFields)) do
+        local acts = {}
+        shell_acts(line, acts, 0)
+        for _, a in ipairs(acts) do
+          local d, reason = check(a[2], a[1], env)
+          if d and (best == nil or RANK[d] > RANK[best]) then
+            best, best_reason = d, reason
+          end
+        end
+      end
+      if best then
+        return { decision = best, reason = best_reason }
+      end
+      return nil
+    end,
+  }
+end

@@ -1,0 +1,458 @@
+--- pack: redact-pii
+--- summary: Replace personal data (emails, phone numbers, payment cards, IBANs, US SSNs) with a marker naming its kind.
+--- events: BeforeModel, AfterTool, AfterModel, AfterSubagent, AfterTurn
+---
+--- Opt-in companion of redact-secrets, at the same events and with the
+--- same walk through nested JSON values. It replaces:
+---
+--- - `email`: addresses such as `jane.doe@mail.example-corp.com`, except
+---   the reserved example domains (`example.com`, `.org`, `.net`,
+---   `*.example`, `*.test`, `*.invalid`, `localhost`), `git@` and
+---   `noreply`/`no-reply` senders, and names whose top-level domain is a
+---   file extension (`icon@2x.png`);
+--- - `phone`: international numbers with a `+` and a country code
+---   (`+44 20 7946 0958`, `+1-415-555-0132`), and North-American numbers
+---   written with separators (`(415) 555-0132`, `415-555-0132`,
+---   `415.555.0132`);
+--- - `card`: 13 to 19 digit payment card numbers (with spaces or dashes)
+---   that have a known issuer prefix and length and pass the Luhn check;
+--- - `iban`: IBANs of a known country and length that pass the mod-97
+---   check, with or without spaces;
+--- - `ssn`: US social security numbers written `AAA-GG-SSSS` with a valid
+---   area, group and serial.
+---
+--- It is conservative: it leaves alone version numbers, dates and times,
+--- IP addresses, hashes, UUIDs, order and invoice numbers that fail the
+--- checksums, and numbers without the separators a phone number is
+--- written with.
+
+local re = require("re")
+
+local PACK = "redact-pii"
+
+local SPEC = {
+  -- RE2 matched against the tool name at AfterTool ("" means every tool).
+  matcher = { "regex", "" },
+  -- The events to redact at; a subset of the pack's events.
+  events = { "[]string", { "BeforeModel", "AfterTool", "AfterModel", "AfterSubagent", "AfterTurn" } },
+  -- The kinds to redact: email, phone, card, iban, ssn.
+  kinds = { "[]string", { "email", "phone", "card", "iban", "ssn" } },
+  -- Email domains (or globs like *.corp.example) that are left alone.
+  allowDomains = { "[]string", {} },
+  -- RE2 expressions for values that are never redacted.
+  allow = { "[]regex", {} },
+}
+
+-- common:params begin (identical in every pack; a test keeps the copies equal)
+-- list_copy copies a list through indexing, so that it works on the
+-- read-only proxy tables the params global is made of.
+local function list_copy(v)
+  local out = {}
+  for i = 1, 100000 do
+    local e = v[i]
+    if e == nil then
+      break
+    end
+    out[i] = e
+  end
+  return out
+end
+
+-- check_params returns the pack's configuration: params (the read-only
+-- global of this script instance) over the defaults of spec, type-checked.
+local function check_params(pack, spec)
+  local given = params or {}
+  for k in pairs(given) do
+    if spec[k] == nil then
+      error(pack .. ": unknown parameter " .. tostring(k), 0)
+    end
+  end
+  local cfg = {}
+  for k, s in pairs(spec) do
+    local typ, v = s[1], given[k]
+    if v == nil then
+      v = s[2]
+    end
+    local ok = true
+    if typ == "string" or typ == "regex" then
+      ok = type(v) == "string"
+    elseif typ == "bool" then
+      ok = type(v) == "boolean"
+    elseif typ == "number" then
+      ok = type(v) == "number"
+    elseif typ == "[]string" or typ == "[]regex" then
+      ok = type(v) == "table"
+      if ok then
+        v = list_copy(v)
+        for _, e in ipairs(v) do
+          if type(e) ~= "string" then
+            ok = false
+          end
+        end
+      end
+    else
+      ok = type(v) == "string" and string.find("|" .. typ .. "|", "|" .. v .. "|", 1, true) ~= nil
+    end
+    if not ok then
+      error(pack .. ": parameter " .. k .. ": want " .. typ .. ", got " .. type(v), 0)
+    end
+    if typ == "regex" then
+      local good, err = pcall(re.find, "", v)
+      if not good then
+        error(pack .. ": parameter " .. k .. ": invalid regular expression: " .. tostring(err), 0)
+      end
+    elseif typ == "[]regex" then
+      for i, e in ipairs(v) do
+        local good, err = pcall(re.find, "", e)
+        if not good then
+          error(pack .. ": parameter " .. k .. " item " .. i .. ": invalid regular expression: " .. tostring(err), 0)
+        end
+      end
+    end
+    cfg[k] = v
+  end
+  return cfg
+end
+-- common:params end
+local P = check_params(PACK, SPEC)
+
+-- common:redact begin (identical in redact-secrets and redact-pii)
+-- A rule finds one kind of sensitive value. kw lists literal keywords: the
+-- rule runs only when one occurs in the text (ikw: in the lowercased text).
+-- rx is an RE2 expression; when it has a capture group, the first group is
+-- the part that is replaced, else the whole match. check, when set,
+-- vets the value.
+
+local MARK_OPEN = "[REDACTED:"
+
+-- matches returns the spans {start, end} of the values of rule in s.
+local function matches(s, lower, rule, out)
+  local run = rule.kw == nil and rule.ikw == nil
+  if not run and rule.kw then
+    for _, k in ipairs(rule.kw) do
+      if string.find(s, k, 1, true) then
+        run = true
+        break
+      end
+    end
+  end
+  if not run and rule.ikw then
+    for _, k in ipairs(rule.ikw) do
+      if string.find(lower, k, 1, true) then
+        run = true
+        break
+      end
+    end
+  end
+  if not run then
+    return
+  end
+  local found = re.findall(s, rule.rx)
+  for _, m in ipairs(found) do
+    local a, b = m[1], m[2]
+    if m[3] ~= nil and m[3] > 0 then
+      a, b = m[3], m[4]
+    end
+    if a and b and b >= a then
+      local v = string.sub(s, a, b)
+      if string.sub(v, 1, 10) ~= MARK_OPEN and (rule.check == nil or rule.check(v, s, a, b)) then
+        local ok = true
+        for _, rx in ipairs(P.allow or {}) do
+          if re.find(v, rx) then
+            ok = false
+            break
+          end
+        end
+        if ok then
+          out[#out + 1] = { a, b, rule.kind }
+        end
+      end
+    end
+  end
+end
+
+-- redact_string returns s with every value found by rules replaced, and
+-- whether anything changed.
+local function redact_string(s, rules)
+  if type(s) ~= "string" or string.len(s) < 6 then
+    return s, false
+  end
+  local lower = string.lower(s)
+  local spans = {}
+  for _, rule in ipairs(rules) do
+    matches(s, lower, rule, spans)
+  end
+  if #spans == 0 then
+    return s, false
+  end
+  table.sort(spans, function(x, y)
+    if x[1] ~= y[1] then
+      return x[1] < y[1]
+    end
+    return x[2] > y[2]
+  end)
+  local parts, pos = {}, 1
+  for _, sp in ipairs(spans) do
+    if sp[1] >= pos then
+      parts[#parts + 1] = string.sub(s, pos, sp[1] - 1)
+      parts[#parts + 1] = MARK_OPEN .. sp[3] .. "]"
+      pos = sp[2] + 1
+    end
+  end
+  parts[#parts + 1] = string.sub(s, pos)
+  return table.concat(parts), true
+end
+
+-- redact_value walks a decoded JSON value and returns it with every string
+-- redacted (tables are copied only along changed paths), and whether
+-- anything changed.
+local function redact_value(v, rules, depth)
+  if type(v) == "string" then
+    return redact_string(v, rules)
+  end
+  if type(v) ~= "table" or depth > 64 then
+    return v, false
+  end
+  local changed = false
+  local copy = nil
+  for k, e in pairs(v) do
+    local ne, ch = redact_value(e, rules, depth + 1)
+    if ch then
+      if copy == nil then
+        copy = {}
+        for k2, e2 in pairs(v) do
+          copy[k2] = e2
+        end
+      end
+      copy[k] = ne
+      changed = true
+    end
+  end
+  if changed then
+    return copy, true
+  end
+  return v, false
+end
+
+local function has(list, x)
+  for _, e in ipairs(list) do
+    if e == x then
+      return true
+    end
+  end
+  return false
+end
+
+-- register hooks the rules up at every event the configuration enables.
+local function register(pack, rules, cfg)
+  local on = {}
+  for _, e in ipairs(cfg.events) do
+    on[e] = true
+  end
+  if on.AfterTool then
+    hook{ event = "AfterTool", matcher = cfg.matcher, handler = function(input)
+      local v, ch = redact_value(input.toolResult, rules, 0)
+      if ch then
+        return { updatedToolOutput = v }
+      end
+    end }
+  end
+  if on.BeforeModel then
+    hook{ event = "BeforeModel", handler = function(input)
+      local v, ch = redact_value(input.request, rules, 0)
+      if ch then
+        return { mutatedRequest = v }
+      end
+    end }
+  end
+  for _, ev in ipairs({ "AfterModel", "AfterTurn" }) do
+    if on[ev] then
+      hook{ event = ev, handler = function(input)
+        local v, ch = redact_string(input.response, rules)
+        if ch then
+          return { mutatedText = v }
+        end
+      end }
+    end
+  end
+  if on.AfterSubagent then
+    hook{ event = "AfterSubagent", handler = function(input)
+      local v, ch = redact_string(input.subagentResult, rules)
+      if ch then
+        return { mutatedText = v }
+      end
+    end }
+  end
+  local _ = pack
+end
+-- common:redact end
+for _, e in ipairs(P.events) do
+  if not has({ "BeforeModel", "AfterTool", "AfterModel", "AfterSubagent", "AfterTurn" }, e) then
+    error(PACK .. ": parameter events: " .. e .. " is not one of BeforeModel, AfterTool, AfterModel, AfterSubagent, AfterTurn", 0)
+  end
+end
+for _, k in ipairs(P.kinds) do
+  if not has({ "email", "phone", "card", "iban", "ssn" }, k) then
+    error(PACK .. ": parameter kinds: unknown kind " .. k .. " (want email, phone, card, iban or ssn)", 0)
+  end
+end
+
+local function digits(s)
+  return re.gsub(s, "[^0-9]", "")
+end
+
+-- luhn reports whether a digit string passes the Luhn check.
+local function luhn(d)
+  local sum, alt = 0, false
+  for i = string.len(d), 1, -1 do
+    local n = string.byte(d, i) - 48
+    if alt then
+      n = n * 2
+      if n > 9 then
+        n = n - 9
+      end
+    end
+    sum = sum + n
+    alt = not alt
+  end
+  return sum % 10 == 0
+end
+
+-- card_ok checks issuer prefix, length and Luhn.
+local function card_ok(v)
+  local d = digits(v)
+  local n = string.len(d)
+  if n < 13 or n > 19 or re.match(d, [[^(\d)\1+$]]) then
+    return false
+  end
+  if string.find(d, "^(%d)%1%1%1%1%1%1%1") then
+    return false
+  end
+  local ok =
+    (re.match(d, "^4") and (n == 13 or n == 16 or n == 19)) or
+    (re.match(d, "^(5[1-5]|2(2[2-9]|[3-6][0-9]|7[01]|720))") and n == 16) or
+    (re.match(d, "^3[47]") and n == 15) or
+    (re.match(d, "^(6011|65|64[4-9]|622)") and n >= 16) or
+    (re.match(d, "^35(2[89]|[3-8][0-9])") and n >= 16) or
+    (re.match(d, "^(30[0-5]|36|38|39)") and n >= 14) or
+    (re.match(d, "^(62|81)") and n >= 16)
+  if not ok then
+    return false
+  end
+  -- grouping: all digits, or groups separated consistently
+  if string.find(v, "[ -]") and not re.match(v, [[^\d{4}([ -]\d{4}){2,3}([ -]\d{1,3})?$|^\d{4}[ -]\d{6}[ -]\d{4,5}$]]) then
+    return false
+  end
+  return luhn(d)
+end
+
+local IBAN_LEN = {
+  AD = 24, AE = 23, AL = 28, AT = 20, AZ = 28, BA = 20, BE = 16, BG = 22, BH = 22, BR = 29,
+  BY = 28, CH = 21, CR = 22, CY = 28, CZ = 24, DE = 22, DK = 18, DO = 28, EE = 20, EG = 29,
+  ES = 24, FI = 18, FO = 18, FR = 27, GB = 22, GE = 22, GI = 23, GL = 18, GR = 27, GT = 28,
+  HR = 21, HU = 28, IE = 22, IL = 23, IQ = 23, IS = 26, IT = 27, JO = 30, KW = 30, KZ = 20,
+  LB = 28, LC = 32, LI = 21, LT = 20, LU = 20, LV = 21, MC = 27, MD = 24, ME = 22, MK = 19,
+  MR = 27, MT = 31, MU = 30, NL = 18, NO = 15, PK = 24, PL = 28, PS = 29, PT = 25, QA = 29,
+  RO = 24, RS = 22, SA = 24, SC = 31, SE = 24, SI = 19, SK = 24, SM = 27, ST = 25, SV = 28,
+  TL = 23, TN = 24, TR = 26, UA = 29, VA = 22, VG = 24, XK = 20,
+}
+
+-- iban_ok checks the country length and the mod-97 checksum.
+local function iban_ok(v)
+  local s = string.upper(re.gsub(v, " ", ""))
+  local cc = string.sub(s, 1, 2)
+  if IBAN_LEN[cc] == nil or IBAN_LEN[cc] ~= string.len(s) then
+    return false
+  end
+  local r = string.sub(s, 5) .. string.sub(s, 1, 4)
+  local rem = 0
+  for i = 1, string.len(r) do
+    local c = string.byte(r, i)
+    if c >= 48 and c <= 57 then
+      rem = (rem * 10 + (c - 48)) % 97
+    elseif c >= 65 and c <= 90 then
+      rem = (rem * 100 + (c - 55)) % 97
+    else
+      return false
+    end
+  end
+  return rem == 1
+end
+
+local function ssn_ok(v)
+  local a, g, s = string.match(v, "^(%d%d%d)%-(%d%d)%-(%d%d%d%d)$")
+  if a == nil or a == "000" or a == "666" or string.sub(a, 1, 1) == "9" or g == "00" or s == "0000" then
+    return false
+  end
+  if a .. g .. s == "123456789" or a .. g .. s == "078051120" then
+    return true
+  end
+  return true
+end
+
+local EXT_TLD = [[(?i)\.(png|jpe?g|gif|svg|webp|ico|bmp|js|mjs|ts|tsx|jsx|css|scss|map|json|lock|md|txt|py|go|rs|rb|java|kt|h|c|cpp|html?|xml|ya?ml|toml|zip|gz|tgz|wasm|so|dll|exe|bin|pdf|log|csv)$]]
+
+local ALLOW_DOM = {}
+for _, g in ipairs(P.allowDomains) do
+  ALLOW_DOM[#ALLOW_DOM + 1] = "(?i)^" .. re.gsub(re.gsub(g, [[([.+?^$(){}\[\]|\\])]], [[\$1]]), [[\*]], ".*") .. "$"
+end
+
+local function email_ok(v)
+  local user, dom = string.match(v, "^(.*)@(.*)$")
+  if user == nil then
+    return false
+  end
+  local ldom = string.lower(dom)
+  local luser = string.lower(user)
+  if re.match(ldom, [[(^|\.)(example\.(com|org|net)|example|test|invalid|localhost|local)$]]) then
+    return false
+  end
+  if luser == "git" or re.find(luser, "^(no-?reply|donotreply|do-not-reply)") or re.find(ldom, "(^|\\.)users\\.noreply\\.github\\.com$") then
+    return false
+  end
+  if re.find(ldom, EXT_TLD) or re.find(ldom, [[\.[0-9]+$]]) then
+    return false
+  end
+  for _, rx in ipairs(ALLOW_DOM) do
+    if re.match(ldom, rx) then
+      return false
+    end
+  end
+  return true
+end
+
+local function phone_ok(v)
+  local d = digits(v)
+  local n = string.len(d)
+  if string.sub(v, 1, 1) == "+" then
+    return n >= 8 and n <= 15
+  end
+  return n == 10 or n == 11
+end
+
+local ALL = {
+  email = { kind = "email", kw = { "@" },
+    rx = [[(?:^|[^A-Za-z0-9._%+-])([A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24})(?:$|[^A-Za-z0-9_-])]],
+    check = email_ok },
+  phone = { kind = "phone",
+    rx = [[(?:^|[^\w.+/:-])(\+[1-9]\d{0,2}(?:[ .-]\(?\d{1,4}\)?){2,5}|\+[1-9]\d{7,14}|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}[.-]\d{3}[.-]\d{4}|1[ .-]\d{3}[ .-]\d{3}[ .-]\d{4})(?:$|[^\w.:/-])]],
+    check = phone_ok },
+  card = { kind = "card",
+    rx = [[(?:^|[^\w.-])(\d{4}(?:[ -]?\d{4}){2,3}(?:[ -]?\d{1,3})?|\d{4}[ -]?\d{6}[ -]?\d{4,5}|\d{13,19})(?:$|[^\w.-])]],
+    check = card_ok },
+  iban = { kind = "iban",
+    rx = [[(?:^|[^A-Za-z0-9])([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)(?:$|[^A-Za-z0-9])]],
+    check = iban_ok },
+  ssn = { kind = "ssn", kw = { "-" },
+    rx = [[(?:^|[^\w.-])(\d{3}-\d{2}-\d{4})(?:$|[^\w.-])]],
+    check = ssn_ok },
+}
+
+local rules = {}
+for _, k in ipairs({ "email", "card", "iban", "ssn", "phone" }) do
+  if has(P.kinds, k) then
+    rules[#rules + 1] = ALL[k]
+  end
+end
+
+register(PACK, rules, P)

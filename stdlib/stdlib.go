@@ -1,0 +1,330 @@
+package stdlib
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+//go:embed packs/*.lua
+var embedded embed.FS
+
+// FS returns the embedded packs: a read-only file system with one file per
+// pack, "<name>.lua", at its root. [PackInfo.Script] is the path of a pack's
+// file in it.
+func FS() fs.FS {
+	sub, err := fs.Sub(embedded, "packs")
+	if err != nil {
+		panic(err) // "packs" is a valid constant path
+	}
+	return sub
+}
+
+// PackInfo describes one pack, as its header and parameter table declare it.
+type PackInfo struct {
+	// Name is what a configuration loads the pack by ("deny-destructive").
+	Name string
+	// Summary is one sentence.
+	Summary string
+	// Doc is Markdown: what the pack catches and what it leaves alone.
+	Doc string
+	// Events are the events the pack registers hooks for, in firing order.
+	Events []string
+	// Params are the pack's parameters in declaration order.
+	Params []Param
+	// Script is the path of the pack's Lua file in [FS].
+	Script string
+}
+
+// Param describes one parameter of a pack.
+type Param struct {
+	Name string
+	// Type is "string", "regex" (an RE2 expression), "bool", "number",
+	// "[]string", "[]regex", or an enumeration "a|b|c".
+	Type string
+	// Default is the value used when the parameter is absent, as JSON.
+	Default string
+	// Doc says what the parameter does.
+	Doc string
+}
+
+// Default returns the names of the packs a host loads when it is not told
+// otherwise. The caller owns the returned slice.
+func Default() []string {
+	return []string{"deny-destructive", "protect-paths", "redact-secrets"}
+}
+
+// Packs returns every embedded pack, sorted by name. The caller owns the
+// returned slice and everything it references.
+func Packs() []PackInfo {
+	all := catalog()
+	out := make([]PackInfo, len(all))
+	for i := range all {
+		out[i] = all[i].clone()
+	}
+	return out
+}
+
+// Lookup returns the pack called name, and false when there is none.
+func Lookup(name string) (PackInfo, bool) {
+	for _, p := range catalog() {
+		if p.Name == name {
+			return p.clone(), true
+		}
+	}
+	return PackInfo{}, false
+}
+
+// Names returns the names of every embedded pack, sorted.
+func Names() []string {
+	var out []string
+	for _, p := range catalog() {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func (p PackInfo) clone() PackInfo {
+	p.Events = slices.Clone(p.Events)
+	p.Params = slices.Clone(p.Params)
+	return p
+}
+
+// ErrUnknownPack is returned (wrapped) by [ValidateParams] for a name that is
+// not an embedded pack.
+var ErrUnknownPack = errors.New("unknown stdlib pack")
+
+// A ParamError says which parameter of which pack is wrong, and why.
+type ParamError struct {
+	Pack  string
+	Param string
+	Msg   string
+}
+
+func (e *ParamError) Error() string {
+	return fmt.Sprintf("stdlib pack %s: parameter %s: %s", e.Pack, e.Param, e.Msg)
+}
+
+// ValidateParams checks a pack's parameters before it is loaded: name must be
+// an embedded pack (else an error wrapping [ErrUnknownPack]), every key of
+// with must be one of its parameters and every value must have the
+// parameter's type (else a *[ParamError]; with several problems, the first
+// in parameter-name order). Values are the shapes decoded JSON or TOML give:
+// string, bool, any Go number or json.Number, and []any or []string for
+// lists. A nil or empty with is valid.
+func ValidateParams(name string, with map[string]any) error {
+	p, ok := Lookup(name)
+	if !ok {
+		return fmt.Errorf("%w %q (have %s)", ErrUnknownPack, name, strings.Join(Names(), ", "))
+	}
+	keys := make([]string, 0, len(with))
+	for k := range with {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		i := slices.IndexFunc(p.Params, func(q Param) bool { return q.Name == k })
+		if i < 0 {
+			var names []string
+			for _, q := range p.Params {
+				names = append(names, q.Name)
+			}
+			msg := "unknown parameter (have " + strings.Join(names, ", ") + ")"
+			if s := suggest(k, names); s != "" {
+				msg = fmt.Sprintf("unknown parameter; did you mean %s? (have %s)", s, strings.Join(names, ", "))
+			}
+			return &ParamError{Pack: name, Param: k, Msg: msg}
+		}
+		if msg := checkValue(p.Params[i].Type, with[k]); msg != "" {
+			return &ParamError{Pack: name, Param: k, Msg: msg}
+		}
+	}
+	return nil
+}
+
+// checkValue returns why v is not a value of type typ, or "".
+func checkValue(typ string, v any) string {
+	switch typ {
+	case "string":
+		if _, ok := v.(string); !ok {
+			return "want a string, got " + kind(v)
+		}
+	case "regex":
+		s, ok := v.(string)
+		if !ok {
+			return "want a regular expression string, got " + kind(v)
+		}
+		if _, err := regexp.Compile(s); err != nil {
+			return "invalid regular expression: " + err.Error()
+		}
+	case "bool":
+		if _, ok := v.(bool); !ok {
+			return "want true or false, got " + kind(v)
+		}
+	case "number":
+		if !isNumber(v) {
+			return "want a number, got " + kind(v)
+		}
+	case "[]string", "[]regex":
+		list, ok := stringList(v)
+		if !ok {
+			return "want a list of strings, got " + kind(v)
+		}
+		if typ == "[]regex" {
+			for i, s := range list {
+				if _, err := regexp.Compile(s); err != nil {
+					return fmt.Sprintf("item %d: invalid regular expression: %v", i+1, err)
+				}
+			}
+		}
+	default: // an enumeration "a|b|c"
+		choices := strings.Split(typ, "|")
+		s, ok := v.(string)
+		if !ok || !slices.Contains(choices, s) {
+			got := kind(v)
+			if ok {
+				got = strconv.Quote(s)
+			}
+			return "want one of " + strings.Join(choices, ", ") + ", got " + got
+		}
+	}
+	return ""
+}
+
+func isNumber(v any) bool {
+	switch x := v.(type) {
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return true
+	case float32:
+		return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case json.Number:
+		_, err := x.Float64()
+		return err == nil
+	}
+	return false
+}
+
+func stringList(v any) ([]string, bool) {
+	switch x := v.(type) {
+	case []string:
+		return x, true
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, s)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "a list"
+	case []string:
+		return "a list"
+	case map[string]any:
+		return "a table"
+	}
+	if isNumber(v) {
+		return "a number"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// suggest returns the name closest to k when it is a likely misspelling.
+func suggest(k string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := distance(strings.ToLower(k), strings.ToLower(n)); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance of a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+var (
+	catalogOnce sync.Once
+	catalogList []PackInfo
+)
+
+// catalog parses every pack header once. The packs are embedded and a test
+// parses all of them, so a parse error here is a build defect: it panics.
+func catalog() []PackInfo {
+	catalogOnce.Do(func() {
+		list, err := parseAll(embedded, "packs")
+		if err != nil {
+			panic("stdlib: " + err.Error())
+		}
+		catalogList = list
+	})
+	return catalogList
+}
+
+func parseAll(fsys fs.FS, dir string) ([]PackInfo, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []PackInfo
+	for _, e := range entries {
+		if e.IsDir() || path.Ext(e.Name()) != ".lua" {
+			continue
+		}
+		src, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		p, err := parsePack(e.Name(), string(src))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}

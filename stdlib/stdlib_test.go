@@ -1,0 +1,232 @@
+package stdlib
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated parts of README.md")
+
+func TestPacksParse(t *testing.T) {
+	list, err := parseAll(embedded, "packs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) < 6 {
+		t.Fatalf("want at least 6 packs, got %d", len(list))
+	}
+	for _, p := range list {
+		if _, err := fs.Stat(FS(), p.Script); err != nil {
+			t.Errorf("%s: script %s: %v", p.Name, p.Script, err)
+		}
+		// events in firing order
+		var idx []int
+		for _, e := range p.Events {
+			ev, err := events.ParseEvent(e)
+			if err != nil {
+				t.Errorf("%s: %v", p.Name, err)
+			}
+			idx = append(idx, int(ev))
+		}
+		if !slices.IsSorted(idx) {
+			t.Errorf("%s: events %v are not in firing order", p.Name, p.Events)
+		}
+		for _, q := range p.Params {
+			var v any
+			if err := json.Unmarshal([]byte(q.Default), &v); err != nil {
+				t.Errorf("%s.%s: default %q is not JSON", p.Name, q.Name, q.Default)
+			}
+		}
+	}
+}
+
+func TestEventNames(t *testing.T) {
+	var want []string
+	for _, e := range events.All() {
+		want = append(want, e.String())
+	}
+	if !slices.Equal(eventNames, want) {
+		t.Fatalf("eventNames = %v, want %v", eventNames, want)
+	}
+}
+
+func TestDefaultPacksExist(t *testing.T) {
+	for _, n := range Default() {
+		if _, ok := Lookup(n); !ok {
+			t.Errorf("default pack %q is not embedded", n)
+		}
+	}
+}
+
+// TestCommonBlocks keeps the shared helper blocks of the packs identical:
+// each pack is one self-contained file, so helpers are copied, and this test
+// is what keeps the copies equal.
+func TestCommonBlocks(t *testing.T) {
+	block := regexp.MustCompile(`(?s)-- common:([a-z]+) begin.*?-- common:([a-z]+) end\n`)
+	seen := map[string]string{}
+	from := map[string]string{}
+	for _, p := range Packs() {
+		src, err := fs.ReadFile(FS(), p.Script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms := block.FindAllStringSubmatch(string(src), -1)
+		if !slices.ContainsFunc(ms, func(m []string) bool { return m[1] == "params" }) {
+			t.Errorf("%s: no common:params block", p.Name)
+		}
+		for _, m := range ms {
+			if m[1] != m[2] {
+				t.Errorf("%s: block %s ends as %s", p.Name, m[1], m[2])
+				continue
+			}
+			if prev, ok := seen[m[1]]; ok && prev != m[0] {
+				t.Errorf("common:%s differs between %s and %s", m[1], from[m[1]], p.Name)
+			} else if !ok {
+				seen[m[1]], from[m[1]] = m[0], p.Name
+			}
+		}
+	}
+}
+
+func TestValidateParams(t *testing.T) {
+	cases := []struct {
+		pack string
+		with map[string]any
+		want string // substring of the error; "" for none
+	}{
+		{"deny-destructive", nil, ""},
+		{"deny-destructive", map[string]any{"protectedBranches": []any{"main", "release/*"}}, ""},
+		{"deny-destructive", map[string]any{"protectedBranches": []string{"main"}}, ""},
+		{"deny-destructive", map[string]any{"protectedBranches": "main"}, "stdlib pack deny-destructive: parameter protectedBranches: want a list of strings, got a string"},
+		{"deny-destructive", map[string]any{"protectedBranches": []any{"main", 3}}, "want a list of strings"},
+		{"deny-destructive", map[string]any{"protectedBranch": []any{"main"}}, "parameter protectedBranch: unknown parameter; did you mean protectedBranches?"},
+		{"deny-destructive", map[string]any{"nonsense": 1}, "parameter nonsense: unknown parameter (have "},
+		{"deny-destructive", map[string]any{"extraPatterns": []any{"("}}, "item 1: invalid regular expression"},
+		{"deny-destructive", map[string]any{"matcher": "^(bash"}, "parameter matcher: invalid regular expression"},
+		{"deny-destructive", map[string]any{"matcher": 3}, "want a regular expression string, got a number"},
+		{"redact-secrets", map[string]any{"minEntropy": json.Number("2.5"), "generic": false}, ""},
+		{"redact-secrets", map[string]any{"minEntropy": int64(3)}, ""},
+		{"redact-secrets", map[string]any{"minEntropy": "3"}, "want a number, got a string"},
+		{"redact-secrets", map[string]any{"generic": "yes"}, "want true or false, got a string"},
+		{"protect-paths", map[string]any{"read": "ask"}, ""},
+		{"protect-paths", map[string]any{"read": "block"}, `parameter read: want one of deny, ask, off, got "block"`},
+		{"protect-paths", map[string]any{"root": map[string]any{}}, "want a string, got a table"},
+		{"no-such-pack", nil, `unknown stdlib pack "no-such-pack" (have approve-readonly, `},
+	}
+	for _, c := range cases {
+		err := ValidateParams(c.pack, c.with)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s %v: unexpected error %v", c.pack, c.with, err)
+		case c.want != "" && err == nil:
+			t.Errorf("%s %v: no error, want %q", c.pack, c.with, c.want)
+		case c.want != "" && !strings.Contains(err.Error(), c.want):
+			t.Errorf("%s %v: error %q, want it to contain %q", c.pack, c.with, err, c.want)
+		}
+	}
+	if err := ValidateParams("nope", nil); !errors.Is(err, ErrUnknownPack) {
+		t.Errorf("unknown pack: %v is not ErrUnknownPack", err)
+	}
+	var pe *ParamError
+	if err := ValidateParams("deny-destructive", map[string]any{"x": 1}); !errors.As(err, &pe) || pe.Pack != "deny-destructive" || pe.Param != "x" {
+		t.Errorf("want a *ParamError naming the pack and the param, got %#v", err)
+	}
+}
+
+func TestReturnedValuesAreCopies(t *testing.T) {
+	p, _ := Lookup("deny-destructive")
+	p.Params[0].Name = "changed"
+	p.Events[0] = "changed"
+	q, _ := Lookup("deny-destructive")
+	if q.Params[0].Name == "changed" || q.Events[0] == "changed" {
+		t.Fatal("Lookup returned shared slices")
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"--- pack: x\n--- summary: s\n--- events: Nope\n", "unknown event"},
+		{"--- pack: y\n--- summary: s\n--- events: BeforeTool\n", "must be in y.lua"},
+		{"--- pack: x\n--- summary: s\n--- events: BeforeTool\n", "no parameter table"},
+		{"--- pack: x\n--- summary: s\n--- events: BeforeTool\nlocal SPEC = {\n  a = { \"string\", \"\" },\n}\n", "has no documentation"},
+		{"--- pack: x\n--- summary: s\n--- events: BeforeTool\nlocal SPEC = {\n  -- doc\n  a = { \"bool\", \"x\" },\n}\n", "does not have type bool"},
+		{"--- pack: x\n--- summary: s\n--- events: BeforeTool\nlocal SPEC = {\n  -- doc\n  a = { \"[]string\", { \"a\" \"b\" } },\n}\n", "want , between"},
+		{"--- pack: x\n--- bogus: s\n", "unknown header key"},
+	} {
+		_, err := parsePack("x.lua", c.src)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
+		}
+	}
+	p, err := parsePack("x.lua", "--- pack: x\n--- summary: s\n--- events: BeforeTool, AfterTool\n---\n--- Doc\n--- more\nlocal SPEC = {\n  -- one\n  -- two\n  a = { \"[]string\", { \"a\", 'b\\\"' } },\n  -- n\n  n = { \"number\", 2.5 },\n  -- e\n  e = { \"x|y\", \"y\" },\n}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%+v", p)
+	want := `{Name:x Summary:s Doc:Doc
+more Events:[BeforeTool AfterTool] Params:[{Name:a Type:[]string Default:["a","b\""] Doc:one two} {Name:n Type:number Default:2.5 Doc:n} {Name:e Type:x|y Default:"y" Doc:e}] Script:x.lua}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestREADME keeps stdlib/README.md in step with the packs: every pack has a
+// section generated from its header and parameter table (run
+// go test ./stdlib -run TestREADME -update to rewrite them).
+func TestREADME(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	out := doc
+	for _, p := range Packs() {
+		if !strings.Contains(doc, "\n## "+p.Name+"\n") {
+			t.Errorf("README.md has no section \"## %s\"", p.Name)
+		}
+		begin, end := "<!-- pack:"+p.Name+" -->\n", "<!-- end pack:"+p.Name+" -->"
+		i, j := strings.Index(out, begin), strings.Index(out, end)
+		if i < 0 || j < i {
+			t.Errorf("README.md has no %q ... %q block", strings.TrimSpace(begin), end)
+			continue
+		}
+		out = out[:i+len(begin)] + packSection(p) + out[j:]
+	}
+	names := strings.Join(Default(), "`, `")
+	if !strings.Contains(doc, "`"+names+"`") {
+		t.Errorf("README.md does not name the default set `%s`", names)
+	}
+	if out != doc {
+		if *update {
+			if err := os.WriteFile("README.md", []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("README.md pack sections are stale: run go test ./stdlib -run TestREADME -update")
+	}
+}
+
+// packSection is the generated part of a pack's README section: its
+// summary, its documentation and its parameter table.
+func packSection(p PackInfo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\nEvents: %s.\n\n%s\n\n### Parameters\n\n", p.Summary, strings.Join(p.Events, ", "), p.Doc)
+	fmt.Fprintf(&b, "| parameter | type | default | what it does |\n|---|---|---|---|\n")
+	for _, q := range p.Params {
+		def := strings.ReplaceAll(q.Default, "|", `\|`)
+		typ := strings.ReplaceAll(q.Type, "|", `\|`)
+		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", q.Name, typ, def, strings.ReplaceAll(q.Doc, "|", `\|`))
+	}
+	return b.String()
+}
