@@ -26,8 +26,9 @@
 // group (background jobs, daemons it forked) is killed with SIGKILL, and Run
 // waits at most [ExitGrace] more for the output pipes to close, so a
 // grandchild that keeps stdout open cannot hang Run; the shell's exit status
-// stands. A process that left the group (setsid) and keeps a pipe open is
-// abandoned after ExitGrace; it is not killed.
+// stands. A process that left the group (setsid, or job control with
+// set -m) and keeps a pipe open is abandoned after ExitGrace, not killed;
+// its output after that is lost.
 //
 // When the hook overruns its timeout, its context is canceled, or it prints
 // more than its stdout cap, the whole group is killed with SIGKILL at once,

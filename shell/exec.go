@@ -170,11 +170,15 @@ func stopError(ctx context.Context, cause error, timeout time.Duration, maxOut i
 	return ctxError(ctx)
 }
 
-// Causes of stopping a hook, kept unexported: Run turns them into the
-// exported errors.
-var (
-	errTimedOut       = errors.New("timed out")
-	errStdoutTooLarge = errors.New("stdout too large")
+// A stopCause is why Run stopped a hook, the cause of its context; Run
+// turns it into an exported error. Being a constant, it cannot be changed.
+type stopCause string
+
+func (c stopCause) Error() string { return string(c) }
+
+const (
+	errTimedOut       stopCause = "timed out"
+	errStdoutTooLarge stopCause = "stdout too large"
 )
 
 // ctxError is the error for a hook stopped because ctx is done: it wraps
@@ -233,30 +237,64 @@ type capture struct {
 
 // read reads f until EOF or an error (a deadline). Past limit bytes it sets
 // truncated, calls overflow (if non-nil) once and discards the rest, so
-// memory stays bounded by max whatever the hook prints.
+// memory stays bounded by limit whatever the hook prints.
 func (c *capture) read(f *os.File, limit int, overflow func()) {
 	for {
-		if len(c.buf) == cap(c.buf) {
-			// Grow geometrically up to max+1: one byte past the cap is
-			// how an overflow is seen.
-			n := min(max(2*cap(c.buf), 512), limit+1) - len(c.buf)
-			c.buf = slices.Grow(c.buf, n)
-		}
+		c.grow(limit)
 		n, err := f.Read(c.buf[len(c.buf):cap(c.buf)])
-		c.buf = c.buf[:len(c.buf)+n]
-		if len(c.buf) > limit {
-			c.buf = c.buf[:limit]
-			c.truncated = true
-			if overflow != nil {
-				overflow()
-			}
+		if c.add(n, limit, overflow) {
 			discard(f)
+			return
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The deadline may have passed before this goroutine got
+			// to read what the hook wrote (a Read past its deadline
+			// fails without reading): take what the pipe holds.
+			c.readBuffered(f, limit, overflow)
 			return
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// readBuffered reads what f holds, without waiting for more.
+func (c *capture) readBuffered(f *os.File, limit int, overflow func()) {
+	if f.SetReadDeadline(time.Time{}) != nil {
+		return
+	}
+	for {
+		c.grow(limit)
+		n, err := readNow(f, c.buf[len(c.buf):cap(c.buf)])
+		if c.add(n, limit, overflow) || n == 0 || err != nil {
+			return
+		}
+	}
+}
+
+// grow makes room to read into, up to limit+1 bytes: one byte past the
+// limit is how an overflow is seen.
+func (c *capture) grow(limit int) {
+	if len(c.buf) == cap(c.buf) {
+		n := min(max(2*cap(c.buf), 512), limit+1) - len(c.buf)
+		c.buf = slices.Grow(c.buf, n)
+	}
+}
+
+// add accounts for n bytes read into the buffer and reports whether they
+// overflowed limit.
+func (c *capture) add(n, limit int, overflow func()) bool {
+	c.buf = c.buf[:len(c.buf)+max(n, 0)]
+	if len(c.buf) <= limit {
+		return false
+	}
+	c.buf = c.buf[:limit]
+	c.truncated = true
+	if overflow != nil {
+		overflow()
+	}
+	return true
 }
 
 func (c *capture) result() ([]byte, bool) {

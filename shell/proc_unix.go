@@ -42,3 +42,21 @@ func signalName(ps *os.ProcessState) string {
 	}
 	return ""
 }
+
+// readNow reads what the pollable file f holds, without waiting: 0 and an
+// error (EAGAIN) if it holds nothing, 0 and nil at EOF.
+func readNow(f *os.File, p []byte) (int, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var rerr error
+	if err := rc.Read(func(fd uintptr) bool {
+		n, rerr = syscall.Read(int(fd), p)
+		return true // never wait
+	}); err != nil {
+		return 0, err
+	}
+	return max(n, 0), rerr
+}

@@ -16,8 +16,10 @@ const (
 	// DefaultMaxStderr caps the captured stderr: 64 KiB.
 	DefaultMaxStderr = 64 << 10
 	// MaxReason bounds, in bytes, the deny reason [Interpret] takes from
-	// stderr, and ExcerptLen the stderr excerpt it quotes in a failure.
-	MaxReason  = 4 << 10
+	// stderr.
+	MaxReason = 4 << 10
+	// ExcerptLen bounds, in bytes, the start of stderr that [Interpret]
+	// quotes in the message of a failure.
 	ExcerptLen = 256
 	// ExitGrace is how long Run waits, after the hook's shell has exited
 	// (or been killed) and its process group has been killed, for the
