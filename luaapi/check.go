@@ -34,27 +34,32 @@ import (
 // evaluates as Lua 5.1 would.
 func checkChunk(name string, chunk []ast.Stmt) error {
 	c := &checker{name: name}
-	c.pushFunc(nil)
+	c.pushFunc(nil, chunk)
 	c.block(chunk)
 	c.popFunc()
 	return c.err
 }
 
 type checker struct {
-	name  string
-	funcs [][]map[string]bool // per function, a stack of block scopes
-	err   error
+	name     string
+	funcs    [][]map[string]bool // per function, a stack of block scopes
+	captured []map[string]bool   // per function, names its closures use
+	err      error
 }
 
-func (c *checker) pushFunc(params []string) {
+func (c *checker) pushFunc(params []string, body []ast.Stmt) {
 	scope := map[string]bool{}
 	for _, p := range params {
 		scope[p] = true
 	}
 	c.funcs = append(c.funcs, []map[string]bool{scope})
+	c.captured = append(c.captured, closureNames(body))
 }
 
-func (c *checker) popFunc() { c.funcs = c.funcs[:len(c.funcs)-1] }
+func (c *checker) popFunc() {
+	c.funcs = c.funcs[:len(c.funcs)-1]
+	c.captured = c.captured[:len(c.captured)-1]
+}
 
 func (c *checker) pushBlock() {
 	f := &c.funcs[len(c.funcs)-1]
@@ -120,7 +125,8 @@ func (c *checker) stmt(s ast.Stmt) {
 			if !ok || i >= len(s.Rhs) || !c.isLocal(id.Value) {
 				continue
 			}
-			if line, bad := miscompiledLogical(s.Rhs[i], c.isLocal); bad {
+			captured := c.captured[len(c.captured)-1][id.Value]
+			if line, bad := miscompiledLogical(s.Rhs[i], id.Value, captured, c.isLocal); bad {
 				if line == 0 {
 					line = s.Line()
 				}
@@ -192,7 +198,7 @@ func (c *checker) function(f *ast.FunctionExpr, method bool) {
 	if f.ParList != nil {
 		params = append(params, f.ParList.Names...)
 	}
-	c.pushFunc(params)
+	c.pushFunc(params, f.Stmts)
 	c.stmts(f.Stmts)
 	c.popFunc()
 }
@@ -240,56 +246,241 @@ func (c *checker) expr(e ast.Expr) {
 	}
 }
 
-// miscompiledLogical reports whether e, assigned to an existing local, hits
-// issue #490, and the line of the offending operand.
-func miscompiledLogical(e ast.Expr, isLocal func(string) bool) (int, bool) {
+// logicalWalk mirrors compileLogicalOpExprAux over the and/or tree of a
+// right-hand side assigned to the existing local target, operands in
+// evaluation order.
+type logicalWalk struct {
+	target   string
+	isLocal  func(string) bool
+	captured bool // target is referenced from some closure
+	// wrote: an earlier operand may already have written the target's
+	// register (OP_TESTSET towards a label that is not the end).
+	wrote bool
+	line  int
+	bad   bool
+}
+
+// miscompiledLogical reports whether e, assigned to the existing local
+// target, hits issue #490, and the line of the offending operand.
+func miscompiledLogical(e ast.Expr, target string, captured bool, isLocal func(string) bool) (int, bool) {
 	lo, ok := e.(*ast.LogicalOpExpr)
 	if !ok {
 		return 0, false
 	}
+	w := &logicalWalk{target: target, isLocal: isLocal, captured: captured}
 	// The root: compileLogicalOpExpr. "End" is the label after the whole
 	// expression, where the result must be in the target register.
 	if lo.Operator == "and" {
-		if l, bad := logicalOperand(lo.Lhs, false, true, false, isLocal); bad {
-			return l, true
-		}
+		w.operand(lo.Lhs, false, true, false)
 	} else {
-		if l, bad := logicalOperand(lo.Lhs, true, false, true, isLocal); bad {
-			return l, true
-		}
+		w.operand(lo.Lhs, true, false, true)
 	}
-	return logicalOperand(lo.Rhs, true, true, false, isLocal)
+	w.operand(lo.Rhs, true, true, false)
+	return w.line, w.bad
 }
 
-// logicalOperand mirrors compileLogicalOpExprAux: thenEnd and elseEnd say
-// whether the truthy and falsy exits of e go to the end of the whole
-// expression, hasNext whether a truthy value short-circuits (the operand is
-// the left side of an `or`).
-func logicalOperand(e ast.Expr, thenEnd, elseEnd, hasNext bool, isLocal func(string) bool) (int, bool) {
-	switch ex := e.(type) {
-	case *ast.LogicalOpExpr:
+func (w *logicalWalk) fail(e ast.Expr) {
+	if !w.bad {
+		w.bad, w.line = true, e.Line()
+	}
+}
+
+// operand visits one operand: thenEnd and elseEnd say whether its truthy
+// and falsy exits go to the end of the whole expression, hasNext whether a
+// truthy value short-circuits (the operand is the left side of an `or`).
+func (w *logicalWalk) operand(e ast.Expr, thenEnd, elseEnd, hasNext bool) {
+	if w.bad {
+		return
+	}
+	if ex, ok := e.(*ast.LogicalOpExpr); ok {
 		if ex.Operator == "and" {
-			if l, bad := logicalOperand(ex.Lhs, false, elseEnd, false, isLocal); bad {
-				return l, true
-			}
+			w.operand(ex.Lhs, false, elseEnd, false)
 		} else {
-			if l, bad := logicalOperand(ex.Lhs, thenEnd, false, true, isLocal); bad {
-				return l, true
+			w.operand(ex.Lhs, thenEnd, false, true)
+		}
+		w.operand(ex.Rhs, thenEnd, elseEnd, hasNext)
+		return
+	}
+	// Reading the target after its register may have been overwritten
+	// sees the intermediate value, directly or through a closure.
+	if w.wrote && (mentions(e, w.target) || (w.captured && hasCall(e))) {
+		w.fail(e)
+		return
+	}
+	last := thenEnd && elseEnd
+	switch ex := e.(type) {
+	case *ast.TrueExpr, *ast.FalseExpr, *ast.NilExpr, *ast.NumberExpr, *ast.StringExpr, *ast.RelationalOpExpr:
+		return
+	case *ast.IdentExpr:
+		isLastAnd := elseEnd && !last
+		isLastOr := thenEnd && hasNext
+		if w.isLocal(ex.Value) && (isLastAnd || isLastOr) {
+			return // OP_TESTSET/OP_TEST straight from the local
+		}
+	}
+	if last {
+		return // compiled into a temporary and moved: correct
+	}
+	if hasNext {
+		// OP_TESTSET target, tmp: a truthy value is written to the
+		// target before jumping to the then label.
+		if !thenEnd {
+			w.wrote = true
+		}
+		return
+	}
+	// OP_TEST tmp: a falsy value that ends the expression stays in the
+	// temporary and is lost.
+	if elseEnd {
+		w.fail(e)
+	}
+}
+
+// mentions reports whether e refers to the name anywhere.
+func mentions(e ast.Expr, name string) bool {
+	found := false
+	walkExpr(e, func(x ast.Expr) {
+		if id, ok := x.(*ast.IdentExpr); ok && id.Value == name {
+			found = true
+		}
+	})
+	return found
+}
+
+// hasCall reports whether evaluating e may run Lua code (a call, or an
+// operator that may invoke a metamethod).
+func hasCall(e ast.Expr) bool {
+	found := false
+	walkExpr(e, func(x ast.Expr) {
+		switch x.(type) {
+		case *ast.FuncCallExpr, *ast.AttrGetExpr, *ast.ArithmeticOpExpr, *ast.StringConcatOpExpr,
+			*ast.UnaryMinusOpExpr, *ast.UnaryLenOpExpr, *ast.RelationalOpExpr:
+			found = true
+		}
+	})
+	return found
+}
+
+// walkExpr calls f on e and its subexpressions, not descending into
+// function bodies.
+func walkExpr(e ast.Expr, f func(ast.Expr)) {
+	if e == nil {
+		return
+	}
+	f(e)
+	switch e := e.(type) {
+	case *ast.AttrGetExpr:
+		walkExpr(e.Object, f)
+		walkExpr(e.Key, f)
+	case *ast.TableExpr:
+		for _, fl := range e.Fields {
+			walkExpr(fl.Key, f)
+			walkExpr(fl.Value, f)
+		}
+	case *ast.FuncCallExpr:
+		walkExpr(e.Func, f)
+		walkExpr(e.Receiver, f)
+		for _, a := range e.Args {
+			walkExpr(a, f)
+		}
+	case *ast.LogicalOpExpr:
+		walkExpr(e.Lhs, f)
+		walkExpr(e.Rhs, f)
+	case *ast.RelationalOpExpr:
+		walkExpr(e.Lhs, f)
+		walkExpr(e.Rhs, f)
+	case *ast.StringConcatOpExpr:
+		walkExpr(e.Lhs, f)
+		walkExpr(e.Rhs, f)
+	case *ast.ArithmeticOpExpr:
+		walkExpr(e.Lhs, f)
+		walkExpr(e.Rhs, f)
+	case *ast.UnaryMinusOpExpr:
+		walkExpr(e.Expr, f)
+	case *ast.UnaryNotOpExpr:
+		walkExpr(e.Expr, f)
+	case *ast.UnaryLenOpExpr:
+		walkExpr(e.Expr, f)
+	}
+}
+
+// closureNames returns every identifier used inside the functions nested in
+// stmts (an over-approximation of the locals of stmts' function that
+// closures capture).
+func closureNames(stmts []ast.Stmt) map[string]bool {
+	names := map[string]bool{}
+	var inFunc int
+	var visitStmts func([]ast.Stmt)
+	var visitExpr func(ast.Expr)
+	visitExpr = func(e ast.Expr) {
+		walkExpr(e, func(x ast.Expr) {
+			switch x := x.(type) {
+			case *ast.IdentExpr:
+				if inFunc > 0 {
+					names[x.Value] = true
+				}
+			case *ast.FunctionExpr:
+				inFunc++
+				visitStmts(x.Stmts)
+				inFunc--
+			}
+		})
+	}
+	visitStmts = func(ss []ast.Stmt) {
+		for _, s := range ss {
+			switch s := s.(type) {
+			case *ast.AssignStmt:
+				for _, e := range s.Lhs {
+					visitExpr(e)
+				}
+				for _, e := range s.Rhs {
+					visitExpr(e)
+				}
+			case *ast.LocalAssignStmt:
+				for _, e := range s.Exprs {
+					visitExpr(e)
+				}
+			case *ast.FuncCallStmt:
+				visitExpr(s.Expr)
+			case *ast.DoBlockStmt:
+				visitStmts(s.Stmts)
+			case *ast.WhileStmt:
+				visitExpr(s.Condition)
+				visitStmts(s.Stmts)
+			case *ast.RepeatStmt:
+				visitStmts(s.Stmts)
+				visitExpr(s.Condition)
+			case *ast.IfStmt:
+				visitExpr(s.Condition)
+				visitStmts(s.Then)
+				visitStmts(s.Else)
+			case *ast.NumberForStmt:
+				visitExpr(s.Init)
+				visitExpr(s.Limit)
+				visitExpr(s.Step)
+				visitStmts(s.Stmts)
+			case *ast.GenericForStmt:
+				for _, e := range s.Exprs {
+					visitExpr(e)
+				}
+				visitStmts(s.Stmts)
+			case *ast.FuncDefStmt:
+				if s.Name != nil {
+					visitExpr(s.Name.Func)
+					visitExpr(s.Name.Receiver)
+				}
+				if s.Func != nil {
+					inFunc++
+					visitStmts(s.Func.Stmts)
+					inFunc--
+				}
+			case *ast.ReturnStmt:
+				for _, e := range s.Exprs {
+					visitExpr(e)
+				}
 			}
 		}
-		return logicalOperand(ex.Rhs, thenEnd, elseEnd, hasNext, isLocal)
-	case *ast.TrueExpr, *ast.FalseExpr, *ast.NilExpr, *ast.NumberExpr, *ast.StringExpr, *ast.RelationalOpExpr:
-		return 0, false
-	case *ast.IdentExpr:
-		if isLocal(ex.Value) {
-			return 0, false
-		}
 	}
-	// A general operand: compiled into a temporary, then OP_TEST when it
-	// has no next condition. Its falsy value is lost when the falsy exit
-	// ends the expression and it is not the last operand.
-	if !hasNext && elseEnd && !thenEnd {
-		return e.Line(), true
-	}
-	return 0, false
+	visitStmts(stmts)
+	return names
 }

@@ -95,12 +95,13 @@ func newVM(ctx context.Context, pl *plan, collect bool) (v *vm, hooks []Hook, er
 		RegistryMaxSize:  registryMaxSize,
 		RegistryGrowStep: registryGrowStep,
 	})
+	L := v.L
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("luaapi: building a VM panicked: %v", r)
 		}
 		if err != nil {
-			v.L.Close()
+			L.Close()
 			v, hooks = nil, nil
 		}
 	}()
