@@ -277,7 +277,7 @@ func (e *Engine) runHook(ctx context.Context, h *hook, in *events.Input) (out ev
 				err = fmt.Errorf("hook panicked: %v\n%s", p, firstLines(debug.Stack(), 12))
 			}
 		}()
-		out, err = h.run(hctx, in)
+		out, rec.Logs, err = h.run(hctx, in)
 		return err
 	}()
 	rec.LatencyMs = float64(e.opts.now().Sub(start)) / float64(time.Millisecond)
@@ -298,10 +298,6 @@ func (e *Engine) runHook(ctx context.Context, h *hook, in *events.Input) (out ev
 			rec.Outcome = OutcomeTimeout
 		}
 		rec.Error = truncate(err.Error(), 2048)
-		var lerr interface{ HookLogs() []string }
-		if errors.As(err, &lerr) {
-			rec.Logs = lerr.HookLogs()
-		}
 		return out, rec
 	}
 	rec.Outcome = OutcomeOK

@@ -92,7 +92,7 @@ func (e *Engine) build(ctx context.Context) (g *generation, version any, err err
 		specs = append(specs, hookSpec{
 			tier: TierAtom, kind: "go", id: "go:" + h.Name, event: h.Event,
 			matcher: h.Matcher, onError: h.OnError, timeout: h.Timeout,
-			run: h.Handler.Handle,
+			run: goRun(h.Handler),
 		})
 	}
 	var release func()
@@ -181,4 +181,11 @@ func (e *Engine) Close() error {
 		g.release()
 	}
 	return nil
+}
+
+func goRun(h Handler) func(context.Context, *events.Input) (events.Output, []string, error) {
+	return func(ctx context.Context, in *events.Input) (events.Output, []string, error) {
+		out, err := h.Handle(ctx, in)
+		return out, nil, err
+	}
 }

@@ -219,13 +219,14 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 		// engine adds no deadline of its own.
 		dedup:        h.Command + "\x00" + strconv.FormatInt(int64(timeout/time.Millisecond), 10) + "\x00" + onError.String(),
 		shownTimeout: timeout,
-		run: func(ctx context.Context, in *events.Input) (events.Output, error) {
+		run: func(ctx context.Context, in *events.Input) (events.Output, []string, error) {
 			stdin, err := json.Marshal(in)
 			if err != nil {
-				return events.Output{}, fmt.Errorf("encode input: %w", err)
+				return events.Output{}, nil, fmt.Errorf("encode input: %w", err)
 			}
 			r, err := runner.Run(ctx, cmd, stdin)
-			return shell.Interpret(r, err)
+			out, err := shell.Interpret(r, err)
+			return out, nil, err
 		},
 	}
 }

@@ -126,7 +126,8 @@ type hookSpec struct {
 	// shownTimeout is the timeout Plan reports when the hook enforces its
 	// own (command hooks, Lua hooks) rather than through timeout.
 	shownTimeout time.Duration
-	run          func(ctx context.Context, in *events.Input) (events.Output, error)
+	// run runs the hook once; logs are what it logged, for the audit.
+	run func(ctx context.Context, in *events.Input) (out events.Output, logs []string, err error)
 }
 
 // hook is a compiled hook in a plan. It is immutable.

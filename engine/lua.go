@@ -1,22 +1,181 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi"
+	"github.com/monad-hooks/monad-hooks/stdlib"
+)
 
 // luaAtom is one Lua atom to load: a script or folder, or a stdlib pack.
 type luaAtom struct {
 	path   string
 	stdlib string
 	with   map[string]any
+	source string // where it was configured, for errors
+}
+
+// WithLuaPool sets the size of each plan generation's Lua VM pool (default:
+// luaapi's, 2 x GOMAXPROCS and at least 4) and the timeout of Lua hooks that
+// set no timeoutMs (0: luaapi.DefaultTimeout).
+func WithLuaPool(size int, defaultTimeout time.Duration) Option {
+	return func(o *options) {
+		o.luaPoolSize = size
+		o.luaTimeout = defaultTimeout
+	}
+}
+
+// luaScript is one compiled script instance to load.
+type luaScript struct {
+	name   string
+	src    []byte
+	params map[string]any
 	source string
 }
 
+// loadLua reads and compiles the Lua atoms, builds one VM pool for all of
+// them and returns one hookSpec per hook{} registration, in load order.
 func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom) ([]hookSpec, func(), ConfigErrors) {
 	if len(atoms) == 0 {
 		return nil, nil, nil
 	}
 	var errs ConfigErrors
+	var scripts []luaScript
 	for _, a := range atoms {
-		errs = append(errs, &ConfigError{Code: CodeLuaLoad, Source: a.source, Msg: "Lua atoms are not available in this build yet"})
+		if a.stdlib != "" {
+			sc, err := stdlibScript(a)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			scripts = append(scripts, sc)
+			continue
+		}
+		more, err := s.readLuaPath(v, a)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		scripts = append(scripts, more...)
 	}
-	return nil, nil, errs
+	var srcs []luaapi.Source
+	for _, sc := range scripts {
+		compiled, err := luaapi.Compile(sc.name, sc.src)
+		if err != nil {
+			errs = append(errs, luaError(sc.source, err))
+			continue
+		}
+		srcs = append(srcs, luaapi.Source{Script: compiled, Params: sc.params})
+	}
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	pool, err := luaapi.NewPool(ctx, srcs, luaapi.Options{
+		PoolSize:       s.opts.luaPoolSize,
+		DefaultTimeout: s.opts.luaTimeout,
+		Logger:         s.opts.logger,
+		Home:           s.f.Home,
+		Now:            s.opts.now,
+	})
+	if err != nil {
+		return nil, nil, ConfigErrors{luaError("", err)}
+	}
+	var specs []hookSpec
+	for i, h := range pool.Hooks() {
+		onError, _ := ParseOnError(h.OnError)
+		specs = append(specs, hookSpec{
+			tier: TierAtom, kind: "lua", id: "lua:" + h.Script + ":" + strconv.Itoa(h.Line),
+			source: h.Script + ":" + strconv.Itoa(h.Line), event: h.Event, matcher: h.Matcher,
+			onError: onError, shownTimeout: h.Timeout,
+			// The pool enforces the hook's timeout itself.
+			run: func(ctx context.Context, in *events.Input) (events.Output, []string, error) {
+				out, logs, err := pool.CallLogs(ctx, i, in)
+				return out, logLines(logs), err
+			},
+		})
+	}
+	return specs, func() { pool.Close() }, nil
+}
+
+// stdlibScript resolves an embedded pack and validates its parameters.
+func stdlibScript(a luaAtom) (luaScript, *ConfigError) {
+	if err := stdlib.ValidateParams(a.stdlib, a.with); err != nil {
+		return luaScript{}, &ConfigError{Code: CodeBadAtom, Source: a.source, Msg: err.Error()}
+	}
+	info, _ := stdlib.Lookup(a.stdlib)
+	src, err := fs.ReadFile(stdlib.FS(), info.Script)
+	if err != nil {
+		return luaScript{}, &ConfigError{Code: CodeBadAtom, Source: a.source, Msg: err.Error()}
+	}
+	return luaScript{name: "stdlib/" + a.stdlib, src: src, params: a.with, source: a.source}, nil
+}
+
+// readLuaPath reads a script, or the *.lua files of a folder in lexical
+// order, recording their stamps (and the folder's, so that an added or
+// removed script is noticed).
+func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, *ConfigError) {
+	fi, err := s.f.FS.Stat(a.path)
+	if err != nil {
+		v.stamps = append(v.stamps, stamp{path: a.path})
+		return nil, &ConfigError{Code: CodeRead, Source: a.source, Msg: err.Error()}
+	}
+	paths := []string{a.path}
+	if fi.IsDir() {
+		v.stamps = append(v.stamps, s.stampOf(a.path))
+		entries, err := s.f.FS.ReadDir(a.path)
+		if err != nil {
+			return nil, &ConfigError{Code: CodeRead, Source: a.source, Msg: err.Error()}
+		}
+		paths = paths[:0]
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".lua") {
+				paths = append(paths, filepath.Join(a.path, e.Name()))
+			}
+		}
+		sort.Strings(paths)
+	}
+	var out []luaScript
+	for _, p := range paths {
+		src, err := s.read(v, p)
+		if err != nil {
+			return nil, &ConfigError{Code: CodeRead, Source: p, Msg: err.Error()}
+		}
+		out = append(out, luaScript{name: p, src: src, params: a.with, source: p})
+	}
+	return out, nil
+}
+
+func luaError(source string, err error) *ConfigError {
+	var se *luaapi.ScriptError
+	if errors.As(err, &se) {
+		src := se.Script
+		if se.Line > 0 {
+			src += ":" + strconv.Itoa(se.Line)
+		}
+		return &ConfigError{Code: CodeLuaLoad, Source: src, Msg: se.Msg}
+	}
+	return &ConfigError{Code: CodeLuaLoad, Source: source, Msg: err.Error()}
+}
+
+// maxLogLines bounds the log lines of one hook call kept in its Record.
+const maxLogLines = 20
+
+func logLines(logs []luaapi.LogEntry) []string {
+	if len(logs) == 0 {
+		return nil
+	}
+	out := make([]string, 0, min(len(logs), maxLogLines))
+	for _, l := range logs[:min(len(logs), maxLogLines)] {
+		out = append(out, truncate(fmt.Sprintf("%s %s:%d: %s", strings.ToLower(l.Level.String()), l.Script, l.Line, l.Msg), 512))
+	}
+	return out
 }
