@@ -30,11 +30,11 @@
 // set -m) and keeps a pipe open is abandoned after ExitGrace, not killed;
 // its output after that is lost.
 //
-// When the hook overruns its timeout, its context is canceled, or it prints
-// more than its stdout cap, the whole group is killed with SIGKILL at once,
-// or, with [Exec.TermGrace] set, sent SIGTERM and then SIGKILL after the
-// grace. Run therefore returns within Timeout + TermGrace + ExitGrace plus
-// scheduling delays, whatever the hook does.
+// When the hook overruns its timeout or its context is canceled, the whole
+// group is killed with SIGKILL at once or, with [Exec.TermGrace] set, sent
+// SIGTERM first and SIGKILL after the grace. A hook that prints more than
+// its stdout cap is killed at once. Run therefore returns within Timeout +
+// TermGrace + ExitGrace plus scheduling delays, whatever the hook does.
 //
 // # Failures
 //

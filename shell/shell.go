@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -63,7 +64,8 @@ func (c *Command) limits() (timeout time.Duration, maxOut, maxErr int) {
 	if maxErr <= 0 {
 		maxErr = DefaultMaxStderr
 	}
-	return timeout, maxOut, maxErr
+	// A capture needs room for one byte past its cap.
+	return timeout, min(maxOut, math.MaxInt-1), min(maxErr, math.MaxInt-1)
 }
 
 // Result is what a command hook did. It is a plain value owned by the

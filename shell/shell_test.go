@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -117,6 +118,12 @@ func TestRunEnvIsExactlyEnv(t *testing.T) {
 	}
 	if got := strings.Split(strings.TrimSuffix(string(r.Stdout), "\x00"), "\x00"); !equal(got, env) {
 		t.Errorf("environment = %q, want %q", got, env)
+	}
+
+	// As with os/exec, a name given twice keeps its last value.
+	r, err, _ = run(t, shell.Command{Line: line, Env: []string{"A=1", "B=2", "A=3"}}, "")
+	if got := strings.Split(strings.TrimSuffix(string(r.Stdout), "\x00"), "\x00"); err != nil || !equal(got, []string{"B=2", "A=3"}) {
+		t.Errorf("duplicates: environment = %q, %v", got, err)
 	}
 
 	// nil means empty, never the test process's environment.
@@ -370,7 +377,11 @@ func TestRunStdoutTooLarge(t *testing.T) {
 
 func TestRunStdoutCap(t *testing.T) {
 	t.Parallel()
-	r, err, _ := run(t, shell.Command{Line: "printf abc", MaxStdout: 3}, "")
+	r, err, _ := run(t, shell.Command{Line: "echo '{}'", MaxStdout: math.MaxInt, MaxStderr: math.MaxInt}, "")
+	if err != nil || string(r.Stdout) != "{}\n" {
+		t.Errorf("huge caps: %+v, %v", r, err)
+	}
+	r, err, _ = run(t, shell.Command{Line: "printf abc", MaxStdout: 3}, "")
 	if err != nil || string(r.Stdout) != "abc" || r.StdoutTruncated {
 		t.Errorf("at the cap: %+v, %v", r, err)
 	}
