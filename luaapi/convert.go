@@ -27,13 +27,24 @@ import (
 // infinite numbers) is an error. json.null becomes nil. Numbers become
 // json.Number: integral values print without a fraction.
 
-// conversion limits: total values and total string bytes of one conversion.
+// budget limits one Lua -> Go conversion: the values it produces (counting
+// a table reachable twice twice, as JSON would) and their string bytes.
+// Tables met again are not converted again but charged their size again, so
+// a DAG that would expand exponentially fails fast.
 type budget struct {
 	nodes, bytes       int
 	maxNodes, maxBytes int
+	memo               map[*lua.LTable]memoEntry
 }
 
-const defaultMaxNodes = 1 << 20
+type memoEntry struct {
+	val          any
+	nodes, bytes int
+}
+
+// defaultMaxNodes bounds the values of one converted output (or one
+// json.encode).
+const defaultMaxNodes = 1 << 18
 
 func (v *vm) newBudget() *budget {
 	return &budget{maxNodes: defaultMaxNodes, maxBytes: 4 * v.pl.opts.MaxStringSize}
@@ -196,7 +207,29 @@ func (v *vm) fromLua(lv lua.LValue, depth int, b *budget) (any, error) {
 		if depth >= events.MaxDepth {
 			return nil, fmt.Errorf("nested deeper than %d levels (a cyclic table?)", events.MaxDepth)
 		}
-		return v.tableValue(x, depth, b)
+		if e, ok := b.memo[x]; ok {
+			b.nodes += e.nodes
+			b.bytes += e.bytes
+			if err := b.node(); err != nil {
+				return nil, err
+			}
+			if err := b.str(0); err != nil {
+				return nil, err
+			}
+			return e.val, nil
+		}
+		n0, b0 := b.nodes, b.bytes
+		val, err := v.tableValue(x, depth, b)
+		if err != nil {
+			return nil, err
+		}
+		if b.nodes > 64 {
+			if b.memo == nil {
+				b.memo = map[*lua.LTable]memoEntry{}
+			}
+			b.memo[x] = memoEntry{val: val, nodes: b.nodes - n0, bytes: b.bytes - b0}
+		}
+		return val, nil
 	}
 	return nil, fmt.Errorf("cannot convert a %s to JSON", lv.Type())
 }

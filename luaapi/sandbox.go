@@ -294,16 +294,14 @@ func (v *vm) strRep(L *lua.LState) int {
 	if unit > 0 && n > (limit+len(sep))/unit {
 		L.RaiseError("string.rep: the result would be larger than %d bytes", limit)
 	}
-	var b strings.Builder
-	b.Grow(len(s)*n + len(sep)*(n-1))
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteString(sep)
-		}
-		b.WriteString(s)
+	var out string
+	if sep == "" {
+		out = strings.Repeat(s, n)
+	} else {
+		out = strings.Repeat(s+sep, n-1) + s
 	}
-	v.ctx.charge()
-	L.Push(lua.LString(b.String()))
+	v.chargeFor(len(out))
+	L.Push(lua.LString(out))
 	return 1
 }
 

@@ -1,0 +1,161 @@
+package luaapi
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+func loadErr(t *testing.T, src string, params map[string]any) error {
+	t.Helper()
+	s, err := Compile("reg.lua", []byte(src))
+	if err != nil {
+		return err
+	}
+	p, err := NewPool(context.Background(), []Source{{Script: s, Params: params}}, Options{})
+	if err == nil {
+		p.Close()
+	}
+	return err
+}
+
+func TestRegistrationErrors(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+		line          int
+	}{
+		{"unknown event", "\nhook{ event = 'PreToolUse', handler = function() end }", `unknown event "PreToolUse"`, 2},
+		{"missing event", "hook{ handler = function() end }", "missing event", 1},
+		{"bad matcher", "\n\nhook{ event = 'BeforeTool', matcher = '^(', handler = function() end }", "matcher: bad RE2 pattern", 3},
+		{"missing handler", "hook{ event = 'BeforeTool' }", "missing handler", 1},
+		{"handler not a function", "hook{ event = 'BeforeTool', handler = 'x' }", "handler: want a function, got string", 1},
+		{"unknown key", "hook{ event = 'BeforeTool', handler = function() end, matchr = 'x' }", `unknown key "matchr"`, 1},
+		{"numeric key", "hook{ event = 'BeforeTool', handler = function() end, 1 }", `unknown key "1"`, 1},
+		{"event wrong type", "hook{ event = 5, handler = function() end }", "event: want a string, got number", 1},
+		{"matcher wrong type", "hook{ event = 'BeforeTool', matcher = {}, handler = function() end }", "matcher: want a string, got table", 1},
+		{"bad onError", "hook{ event = 'BeforeTool', onError = 'allow', handler = function() end }", `onError: want "deny" or "skip"`, 1},
+		{"onError wrong type", "hook{ event = 'BeforeTool', onError = true, handler = function() end }", "onError: want a string", 1},
+		{"timeout zero", "hook{ event = 'BeforeTool', timeoutMs = 0, handler = function() end }", "timeoutMs: want an integer from 1 to 60000", 1},
+		{"timeout fraction", "hook{ event = 'BeforeTool', timeoutMs = 1.5, handler = function() end }", "timeoutMs: want an integer", 1},
+		{"timeout too big", "hook{ event = 'BeforeTool', timeoutMs = 1e9, handler = function() end }", "timeoutMs: want an integer", 1},
+		{"timeout wrong type", "hook{ event = 'BeforeTool', timeoutMs = '50', handler = function() end }", "timeoutMs: want a number, got string", 1},
+		{"not a table", "hook('BeforeTool')", "want one table argument, got string", 1},
+		{"two arguments", "hook({event='BeforeTool', handler=function() end}, 1)", "want one table argument", 1},
+		{"load-time error", "local x = nil\n\nx.y = 1", "attempt to index", 3},
+		{"error in a helper", "local function reg()\n  hook{ event = 'Nope', handler = function() end }\nend\nreg()", `unknown event "Nope"`, 2},
+		{"syntax error", "hook{ event = 'BeforeTool', handler = function() return { end }", "syntax error", 1},
+		{"global write at load time is fine, at runtime not", "x = 1\nhook{ event = 'BeforeTool', handler = function() end }\nerror('late', 0)", "late", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := loadErr(t, c.src, nil)
+			var se *ScriptError
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v (%T), want a *ScriptError", err, err)
+			}
+			if se.Script != "reg.lua" || !strings.Contains(se.Msg, c.want) || se.Line != c.line {
+				t.Fatalf("err = %q (line %d), want %q at line %d", se.Error(), se.Line, c.want, c.line)
+			}
+		})
+	}
+}
+
+func TestRegistrationOK(t *testing.T) {
+	p := newTestPool(t, Options{DefaultTimeout: 300 * time.Millisecond}, "a.lua", `
+hook{ event = "BeforeTool", matcher = "^(bash|shell_exec)$", handler = function() end }
+hook{ event = "AfterModel", handler = function() end }
+`, "b.lua", `
+hook{ event = "SessionStart", onError = "skip", timeoutMs = 20, handler = function() end }
+`)
+	hs := p.Hooks()
+	want := []Hook{
+		{Event: events.BeforeTool, Matcher: "^(bash|shell_exec)$", Timeout: 300 * time.Millisecond, Script: "a.lua", Line: 2, Source: 0},
+		{Event: events.AfterModel, Timeout: 300 * time.Millisecond, Script: "a.lua", Line: 3, Source: 0},
+		{Event: events.SessionStart, OnError: "skip", Timeout: 20 * time.Millisecond, Script: "b.lua", Line: 2, Source: 1},
+	}
+	if len(hs) != len(want) {
+		t.Fatalf("hooks = %+v", hs)
+	}
+	for i := range want {
+		got := hs[i]
+		got.re = nil
+		if got != want[i] {
+			t.Errorf("hook %d = %+v, want %+v", i, got, want[i])
+		}
+	}
+	if !hs[0].Matches("bash") || hs[0].Matches("read_file") || !hs[1].Matches("anything") {
+		t.Error("Matches")
+	}
+}
+
+func TestHookFromHandlerFails(t *testing.T) {
+	p := handlerPool(t, `hook{ event = "AfterTool", handler = function() end }`)
+	_, err := p.Call(context.Background(), 0, bashInput("ls"))
+	var he *HookError
+	if !errors.As(err, &he) || he.Kind != FailError || !strings.Contains(he.Msg, "only be called while the script loads") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestParams(t *testing.T) {
+	src := `
+hook{ event = "BeforeTool", handler = function(i)
+  local out = {}
+  for _, b in ipairs(params.protectedBranches) do out[#out+1] = b end
+  local keys = {}
+  for k in pairs(params) do keys[#keys+1] = k end
+  table.sort(keys)
+  return { additionalContext = table.concat(out, ",") .. "|" .. #params.protectedBranches .. "|" .. table.concat(keys, ",") .. "|" .. tostring(params.n) .. "|" .. tostring(params.nested.deep) }
+end }
+hook{ event = "AfterTool", handler = function(i)
+  if i.toolName == "top" then params.x = 1 end
+  if i.toolName == "nested" then params.protectedBranches[1] = "x" end
+  if i.toolName == "insert" then table.insert(params.protectedBranches, "x") end
+  if i.toolName == "setmt" then setmetatable(params, nil) end
+end }
+`
+	s := MustCompile("p.lua", []byte(src))
+	p, err := NewPool(context.Background(), []Source{
+		{Script: s, Params: map[string]any{"protectedBranches": []any{"main", "release"}, "n": 3, "nested": map[string]any{"deep": true}}},
+		{Script: s},
+	}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	out, err := p.Call(context.Background(), 0, bashInput("ls"))
+	if err != nil || out.AdditionalContext != "main,release|2|n,nested,protectedBranches|3|true" {
+		t.Fatalf("out=%+v err=%v", out, err)
+	}
+	for _, tool := range []string{"top", "nested", "insert", "setmt"} {
+		_, err := p.Call(context.Background(), 1, &events.Input{Event: events.AfterTool, ToolName: tool})
+		if err == nil || !strings.Contains(err.Error(), "read-only") && !strings.Contains(err.Error(), "protected") {
+			t.Errorf("%s: err = %v, want read-only", tool, err)
+		}
+	}
+	out, err = p.Call(context.Background(), 0, bashInput("ls"))
+	if err != nil || out.AdditionalContext != "main,release|2|n,nested,protectedBranches|3|true" {
+		t.Fatalf("after writes: out=%+v err=%v", out, err)
+	}
+	// The second instance has an empty params table.
+	hs := p.Hooks()
+	if len(hs) != 4 || hs[2].Source != 1 {
+		t.Fatalf("hooks %+v", hs)
+	}
+	_, err = p.Call(context.Background(), 2, bashInput("ls"))
+	if err == nil || !strings.Contains(err.Error(), "params.protectedBranches") && !strings.Contains(err.Error(), "bad argument") {
+		t.Fatalf("empty params: err = %v", err)
+	}
+}
+
+func TestParamsUnsupported(t *testing.T) {
+	err := loadErr(t, "hook{event='BeforeTool', handler=function() end}", map[string]any{"f": func() {}})
+	var se *ScriptError
+	if !errors.As(err, &se) || !strings.Contains(se.Msg, "params") {
+		t.Fatalf("err = %v", err)
+	}
+}
