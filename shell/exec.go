@@ -153,8 +153,8 @@ func (e Exec) Run(ctx context.Context, c Command, stdin []byte) (Result, error) 
 	if cause != nil {
 		return res, stopError(ctx, cause, timeout, maxOut)
 	}
-	if cmd.ProcessState == nil {
-		return res, fmt.Errorf("%w: %w", ErrStart, waitErr)
+	if cmd.ProcessState == nil { // Wait failed without an exit status
+		return res, fmt.Errorf("shell: wait for command hook: %w", waitErr)
 	}
 	return res, nil
 }
