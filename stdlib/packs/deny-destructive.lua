@@ -1867,7 +1867,7 @@ local function fallback_commands(line)
     if not good or type(words) ~= "table" then
       words = {}
       for x in string.gmatch(p, "%S+") do
-        words[#words + 1] = re.gsub(x, [[["'\\]]], "")
+        words[#words + 1] = re.gsub(x, [=[["'\\]]=], "")
       end
     end
     out[#out + 1] = { words = words, op = ";", redirects = {}, assigns = {} }

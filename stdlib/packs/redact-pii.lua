@@ -117,16 +117,38 @@ end
 local P = check_params(PACK, SPEC)
 
 -- common:redact begin (identical in redact-secrets and redact-pii)
--- A rule finds one kind of sensitive value. kw lists literal keywords: the
--- rule runs only when one occurs in the text (ikw: in the lowercased text).
--- rx is an RE2 expression; when it has a capture group, the first group is
--- the part that is replaced, else the whole match. check, when set,
--- vets the value.
+-- A rule finds one kind of sensitive value: kind names it; kw lists literal
+-- keywords, ikw keywords of the lowercased text, one of which must occur for
+-- the rule to run (no list: always run); val is the RE2 expression of the
+-- value, pre and post the context before and after it, which is matched
+-- but kept; flags prefix the expression; check, when set, vets a value. A
+-- rule with custom instead is a user's expression: its first group, if any,
+-- is the value.
 
 local MARK_OPEN = "[REDACTED:"
 
--- matches returns the spans {start, end} of the values of rule in s.
-local function matches(s, lower, rule, out)
+local function compile_rule(r)
+  if r.custom then
+    r.rx = r.custom
+  else
+    r.rx = (r.flags or "") .. "(" .. (r.pre or "") .. ")(" .. r.val .. ")" .. (r.post or "")
+  end
+  return r
+end
+
+-- allowed_value says whether a value is on the allow list.
+local function allowed_value(v, allow)
+  for _, rx in ipairs(allow) do
+    if re.find(v, rx) then
+      return true
+    end
+  end
+  return false
+end
+
+-- matches appends to out the spans {start, end, kind} of the values rule
+-- finds in s.
+local function matches(s, lower, rule, allow, out)
   local run = rule.kw == nil and rule.ikw == nil
   if not run and rule.kw then
     for _, k in ipairs(rule.kw) do
@@ -147,57 +169,89 @@ local function matches(s, lower, rule, out)
   if not run then
     return
   end
-  local found = re.findall(s, rule.rx)
-  for _, m in ipairs(found) do
-    local a, b = m[1], m[2]
-    if m[3] ~= nil and m[3] > 0 then
-      a, b = m[3], m[4]
+  local n = string.len(s)
+  local init = 1
+  for _ = 1, 100000 do
+    if init > n then
+      break
     end
-    if a and b and b >= a then
-      local v = string.sub(s, a, b)
-      if string.sub(v, 1, 10) ~= MARK_OPEN and (rule.check == nil or rule.check(v, s, a, b)) then
-        local ok = true
-        for _, rx in ipairs(P.allow or {}) do
-          if re.find(v, rx) then
-            ok = false
-            break
-          end
-        end
-        if ok then
-          out[#out + 1] = { a, b, rule.kind }
+    local a, b, c1, c2 = re.find(s, rule.rx, init)
+    if a == nil then
+      break
+    end
+    local va, vb = a, b
+    if rule.custom then
+      if type(c1) == "string" and c1 ~= "" then
+        local i = string.find(s, c1, a, true)
+        if i then
+          va, vb = i, i + string.len(c1) - 1
         end
       end
+    else
+      va = a + string.len(c1 or "")
+      vb = va + string.len(c2 or "") - 1
+    end
+    if vb >= va then
+      local v = string.sub(s, va, vb)
+      if string.sub(v, 1, 10) ~= MARK_OPEN and (rule.check == nil or rule.check(v)) and not allowed_value(v, allow) then
+        out[#out + 1] = { va, vb, rule.kind }
+      end
+    end
+    if vb >= va and vb + 1 > init then
+      init = vb + 1
+    elseif b >= init then
+      init = b + 1
+    else
+      init = init + 1
     end
   end
 end
 
--- redact_string returns s with every value found by rules replaced, and
--- whether anything changed.
-local function redact_string(s, rules)
+-- redact_string returns s with every value found by rules replaced by a
+-- marker, and whether anything changed. Where values overlap, the rule
+-- listed first wins (specific kinds before contextual and generic ones),
+-- then the one that starts first.
+local function redact_string(s, rules, allow)
   if type(s) ~= "string" or string.len(s) < 6 then
     return s, false
   end
   local lower = string.lower(s)
   local spans = {}
-  for _, rule in ipairs(rules) do
-    matches(s, lower, rule, spans)
+  for i, rule in ipairs(rules) do
+    local from = #spans
+    matches(s, lower, rule, allow, spans)
+    for k = from + 1, #spans do
+      spans[k][4] = i
+    end
   end
   if #spans == 0 then
     return s, false
   end
   table.sort(spans, function(x, y)
-    if x[1] ~= y[1] then
-      return x[1] < y[1]
+    if x[4] ~= y[4] then
+      return x[4] < y[4]
     end
-    return x[2] > y[2]
+    return x[1] < y[1]
   end)
-  local parts, pos = {}, 1
+  local kept = {}
   for _, sp in ipairs(spans) do
-    if sp[1] >= pos then
-      parts[#parts + 1] = string.sub(s, pos, sp[1] - 1)
-      parts[#parts + 1] = MARK_OPEN .. sp[3] .. "]"
-      pos = sp[2] + 1
+    local free = true
+    for _, k in ipairs(kept) do
+      if sp[1] <= k[2] and k[1] <= sp[2] then
+        free = false
+        break
+      end
     end
+    if free then
+      kept[#kept + 1] = sp
+    end
+  end
+  table.sort(kept, function(x, y) return x[1] < y[1] end)
+  local parts, pos = {}, 1
+  for _, sp in ipairs(kept) do
+    parts[#parts + 1] = string.sub(s, pos, sp[1] - 1)
+    parts[#parts + 1] = MARK_OPEN .. sp[3] .. "]"
+    pos = sp[2] + 1
   end
   parts[#parts + 1] = string.sub(s, pos)
   return table.concat(parts), true
@@ -206,17 +260,16 @@ end
 -- redact_value walks a decoded JSON value and returns it with every string
 -- redacted (tables are copied only along changed paths), and whether
 -- anything changed.
-local function redact_value(v, rules, depth)
+local function redact_value(v, rules, allow, depth)
   if type(v) == "string" then
-    return redact_string(v, rules)
+    return redact_string(v, rules, allow)
   end
   if type(v) ~= "table" or depth > 64 then
     return v, false
   end
-  local changed = false
   local copy = nil
   for k, e in pairs(v) do
-    local ne, ch = redact_value(e, rules, depth + 1)
+    local ne, ch = redact_value(e, rules, allow, depth + 1)
     if ch then
       if copy == nil then
         copy = {}
@@ -225,10 +278,9 @@ local function redact_value(v, rules, depth)
         end
       end
       copy[k] = ne
-      changed = true
     end
   end
-  if changed then
+  if copy ~= nil then
     return copy, true
   end
   return v, false
@@ -243,32 +295,37 @@ local function has(list, x)
   return false
 end
 
--- register hooks the rules up at every event the configuration enables.
-local function register(pack, rules, cfg)
+-- register compiles the rules and registers a hook at every event that
+-- cfg.events enables.
+local function register(rules, cfg)
+  for _, r in ipairs(rules) do
+    compile_rule(r)
+  end
+  local allow = cfg.allow
   local on = {}
   for _, e in ipairs(cfg.events) do
     on[e] = true
   end
-  if on.AfterTool then
-    hook{ event = "AfterTool", matcher = cfg.matcher, handler = function(input)
-      local v, ch = redact_value(input.toolResult, rules, 0)
+  if on.BeforeModel then
+    hook{ event = "BeforeModel", handler = function(input)
+      local v, ch = redact_value(input.request, rules, allow, 0)
       if ch then
-        return { updatedToolOutput = v }
+        return { mutatedRequest = v }
       end
     end }
   end
-  if on.BeforeModel then
-    hook{ event = "BeforeModel", handler = function(input)
-      local v, ch = redact_value(input.request, rules, 0)
+  if on.AfterTool then
+    hook{ event = "AfterTool", matcher = cfg.matcher, handler = function(input)
+      local v, ch = redact_value(input.toolResult, rules, allow, 0)
       if ch then
-        return { mutatedRequest = v }
+        return { updatedToolOutput = v }
       end
     end }
   end
   for _, ev in ipairs({ "AfterModel", "AfterTurn" }) do
     if on[ev] then
       hook{ event = ev, handler = function(input)
-        local v, ch = redact_string(input.response, rules)
+        local v, ch = redact_string(input.response, rules, allow)
         if ch then
           return { mutatedText = v }
         end
@@ -277,13 +334,12 @@ local function register(pack, rules, cfg)
   end
   if on.AfterSubagent then
     hook{ event = "AfterSubagent", handler = function(input)
-      local v, ch = redact_string(input.subagentResult, rules)
+      local v, ch = redact_string(input.subagentResult, rules, allow)
       if ch then
         return { mutatedText = v }
       end
     end }
   end
-  local _ = pack
 end
 -- common:redact end
 for _, e in ipairs(P.events) do
@@ -322,10 +378,10 @@ end
 local function card_ok(v)
   local d = digits(v)
   local n = string.len(d)
-  if n < 13 or n > 19 or re.match(d, [[^(\d)\1+$]]) then
+  if n < 13 or n > 19 then
     return false
   end
-  if string.find(d, "^(%d)%1%1%1%1%1%1%1") then
+  if string.rep(string.sub(d, 1, 1), n) == d then
     return false
   end
   local ok =
@@ -431,21 +487,20 @@ local function phone_ok(v)
 end
 
 local ALL = {
-  email = { kind = "email", kw = { "@" },
-    rx = [[(?:^|[^A-Za-z0-9._%+-])([A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24})(?:$|[^A-Za-z0-9_-])]],
-    check = email_ok },
-  phone = { kind = "phone",
-    rx = [[(?:^|[^\w.+/:-])(\+[1-9]\d{0,2}(?:[ .-]\(?\d{1,4}\)?){2,5}|\+[1-9]\d{7,14}|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}[.-]\d{3}[.-]\d{4}|1[ .-]\d{3}[ .-]\d{3}[ .-]\d{4})(?:$|[^\w.:/-])]],
-    check = phone_ok },
-  card = { kind = "card",
-    rx = [[(?:^|[^\w.-])(\d{4}(?:[ -]?\d{4}){2,3}(?:[ -]?\d{1,3})?|\d{4}[ -]?\d{6}[ -]?\d{4,5}|\d{13,19})(?:$|[^\w.-])]],
-    check = card_ok },
-  iban = { kind = "iban",
-    rx = [[(?:^|[^A-Za-z0-9])([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)(?:$|[^A-Za-z0-9])]],
-    check = iban_ok },
-  ssn = { kind = "ssn", kw = { "-" },
-    rx = [[(?:^|[^\w.-])(\d{3}-\d{2}-\d{4})(?:$|[^\w.-])]],
-    check = ssn_ok },
+  email = { kind = "email", kw = { "@" }, pre = [[(?:^|[^A-Za-z0-9._%+-])]],
+    val = [[[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}]],
+    post = [[(?:$|[^A-Za-z0-9_-])]], check = email_ok },
+  phone = { kind = "phone", pre = [[(?:^|[^\w.+/:-])]],
+    val = [[\+[1-9]\d{0,2}(?:[ .-]\(?\d{1,5}\)?){1,5}[ .-]\d{2,8}|\+[1-9]\d{7,14}|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}[.-]\d{3}[.-]\d{4}|1[ .-]\d{3}[ .-]\d{3}[ .-]\d{4}]],
+    post = [[(?:$|[^\w.:/-])]], check = phone_ok },
+  card = { kind = "card", pre = [[(?:^|[^\w.-])]],
+    val = [[\d{4}(?:[ -]?\d{4}){2,3}(?:[ -]?\d{1,3})?|\d{4}[ -]?\d{6}[ -]?\d{4,5}|\d{13,19}]],
+    post = [[(?:$|[^\w.-])]], check = card_ok },
+  iban = { kind = "iban", pre = [[(?:^|[^A-Za-z0-9])]],
+    val = [[[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?]],
+    post = [[(?:$|[^A-Za-z0-9])]], check = iban_ok },
+  ssn = { kind = "ssn", kw = { "-" }, pre = [[(?:^|[^\w.-])]], val = [[\d{3}-\d{2}-\d{4}]],
+    post = [[(?:$|[^\w.-])]], check = ssn_ok },
 }
 
 local rules = {}
@@ -455,4 +510,4 @@ for _, k in ipairs({ "email", "card", "iban", "ssn", "phone" }) do
   end
 end
 
-register(PACK, rules, P)
+register(rules, P)

@@ -137,16 +137,38 @@ end
 local P = check_params(PACK, SPEC)
 
 -- common:redact begin (identical in redact-secrets and redact-pii)
--- A rule finds one kind of sensitive value. kw lists literal keywords: the
--- rule runs only when one occurs in the text (ikw: in the lowercased text).
--- rx is an RE2 expression; when it has a capture group, the first group is
--- the part that is replaced, else the whole match. check, when set,
--- vets the value.
+-- A rule finds one kind of sensitive value: kind names it; kw lists literal
+-- keywords, ikw keywords of the lowercased text, one of which must occur for
+-- the rule to run (no list: always run); val is the RE2 expression of the
+-- value, pre and post the context before and after it, which is matched
+-- but kept; flags prefix the expression; check, when set, vets a value. A
+-- rule with custom instead is a user's expression: its first group, if any,
+-- is the value.
 
 local MARK_OPEN = "[REDACTED:"
 
--- matches returns the spans {start, end} of the values of rule in s.
-local function matches(s, lower, rule, out)
+local function compile_rule(r)
+  if r.custom then
+    r.rx = r.custom
+  else
+    r.rx = (r.flags or "") .. "(" .. (r.pre or "") .. ")(" .. r.val .. ")" .. (r.post or "")
+  end
+  return r
+end
+
+-- allowed_value says whether a value is on the allow list.
+local function allowed_value(v, allow)
+  for _, rx in ipairs(allow) do
+    if re.find(v, rx) then
+      return true
+    end
+  end
+  return false
+end
+
+-- matches appends to out the spans {start, end, kind} of the values rule
+-- finds in s.
+local function matches(s, lower, rule, allow, out)
   local run = rule.kw == nil and rule.ikw == nil
   if not run and rule.kw then
     for _, k in ipairs(rule.kw) do
@@ -167,57 +189,89 @@ local function matches(s, lower, rule, out)
   if not run then
     return
   end
-  local found = re.findall(s, rule.rx)
-  for _, m in ipairs(found) do
-    local a, b = m[1], m[2]
-    if m[3] ~= nil and m[3] > 0 then
-      a, b = m[3], m[4]
+  local n = string.len(s)
+  local init = 1
+  for _ = 1, 100000 do
+    if init > n then
+      break
     end
-    if a and b and b >= a then
-      local v = string.sub(s, a, b)
-      if string.sub(v, 1, 10) ~= MARK_OPEN and (rule.check == nil or rule.check(v, s, a, b)) then
-        local ok = true
-        for _, rx in ipairs(P.allow or {}) do
-          if re.find(v, rx) then
-            ok = false
-            break
-          end
-        end
-        if ok then
-          out[#out + 1] = { a, b, rule.kind }
+    local a, b, c1, c2 = re.find(s, rule.rx, init)
+    if a == nil then
+      break
+    end
+    local va, vb = a, b
+    if rule.custom then
+      if type(c1) == "string" and c1 ~= "" then
+        local i = string.find(s, c1, a, true)
+        if i then
+          va, vb = i, i + string.len(c1) - 1
         end
       end
+    else
+      va = a + string.len(c1 or "")
+      vb = va + string.len(c2 or "") - 1
+    end
+    if vb >= va then
+      local v = string.sub(s, va, vb)
+      if string.sub(v, 1, 10) ~= MARK_OPEN and (rule.check == nil or rule.check(v)) and not allowed_value(v, allow) then
+        out[#out + 1] = { va, vb, rule.kind }
+      end
+    end
+    if vb >= va and vb + 1 > init then
+      init = vb + 1
+    elseif b >= init then
+      init = b + 1
+    else
+      init = init + 1
     end
   end
 end
 
--- redact_string returns s with every value found by rules replaced, and
--- whether anything changed.
-local function redact_string(s, rules)
+-- redact_string returns s with every value found by rules replaced by a
+-- marker, and whether anything changed. Where values overlap, the rule
+-- listed first wins (specific kinds before contextual and generic ones),
+-- then the one that starts first.
+local function redact_string(s, rules, allow)
   if type(s) ~= "string" or string.len(s) < 6 then
     return s, false
   end
   local lower = string.lower(s)
   local spans = {}
-  for _, rule in ipairs(rules) do
-    matches(s, lower, rule, spans)
+  for i, rule in ipairs(rules) do
+    local from = #spans
+    matches(s, lower, rule, allow, spans)
+    for k = from + 1, #spans do
+      spans[k][4] = i
+    end
   end
   if #spans == 0 then
     return s, false
   end
   table.sort(spans, function(x, y)
-    if x[1] ~= y[1] then
-      return x[1] < y[1]
+    if x[4] ~= y[4] then
+      return x[4] < y[4]
     end
-    return x[2] > y[2]
+    return x[1] < y[1]
   end)
-  local parts, pos = {}, 1
+  local kept = {}
   for _, sp in ipairs(spans) do
-    if sp[1] >= pos then
-      parts[#parts + 1] = string.sub(s, pos, sp[1] - 1)
-      parts[#parts + 1] = MARK_OPEN .. sp[3] .. "]"
-      pos = sp[2] + 1
+    local free = true
+    for _, k in ipairs(kept) do
+      if sp[1] <= k[2] and k[1] <= sp[2] then
+        free = false
+        break
+      end
     end
+    if free then
+      kept[#kept + 1] = sp
+    end
+  end
+  table.sort(kept, function(x, y) return x[1] < y[1] end)
+  local parts, pos = {}, 1
+  for _, sp in ipairs(kept) do
+    parts[#parts + 1] = string.sub(s, pos, sp[1] - 1)
+    parts[#parts + 1] = MARK_OPEN .. sp[3] .. "]"
+    pos = sp[2] + 1
   end
   parts[#parts + 1] = string.sub(s, pos)
   return table.concat(parts), true
@@ -226,17 +280,16 @@ end
 -- redact_value walks a decoded JSON value and returns it with every string
 -- redacted (tables are copied only along changed paths), and whether
 -- anything changed.
-local function redact_value(v, rules, depth)
+local function redact_value(v, rules, allow, depth)
   if type(v) == "string" then
-    return redact_string(v, rules)
+    return redact_string(v, rules, allow)
   end
   if type(v) ~= "table" or depth > 64 then
     return v, false
   end
-  local changed = false
   local copy = nil
   for k, e in pairs(v) do
-    local ne, ch = redact_value(e, rules, depth + 1)
+    local ne, ch = redact_value(e, rules, allow, depth + 1)
     if ch then
       if copy == nil then
         copy = {}
@@ -245,10 +298,9 @@ local function redact_value(v, rules, depth)
         end
       end
       copy[k] = ne
-      changed = true
     end
   end
-  if changed then
+  if copy ~= nil then
     return copy, true
   end
   return v, false
@@ -263,32 +315,37 @@ local function has(list, x)
   return false
 end
 
--- register hooks the rules up at every event the configuration enables.
-local function register(pack, rules, cfg)
+-- register compiles the rules and registers a hook at every event that
+-- cfg.events enables.
+local function register(rules, cfg)
+  for _, r in ipairs(rules) do
+    compile_rule(r)
+  end
+  local allow = cfg.allow
   local on = {}
   for _, e in ipairs(cfg.events) do
     on[e] = true
   end
-  if on.AfterTool then
-    hook{ event = "AfterTool", matcher = cfg.matcher, handler = function(input)
-      local v, ch = redact_value(input.toolResult, rules, 0)
+  if on.BeforeModel then
+    hook{ event = "BeforeModel", handler = function(input)
+      local v, ch = redact_value(input.request, rules, allow, 0)
       if ch then
-        return { updatedToolOutput = v }
+        return { mutatedRequest = v }
       end
     end }
   end
-  if on.BeforeModel then
-    hook{ event = "BeforeModel", handler = function(input)
-      local v, ch = redact_value(input.request, rules, 0)
+  if on.AfterTool then
+    hook{ event = "AfterTool", matcher = cfg.matcher, handler = function(input)
+      local v, ch = redact_value(input.toolResult, rules, allow, 0)
       if ch then
-        return { mutatedRequest = v }
+        return { updatedToolOutput = v }
       end
     end }
   end
   for _, ev in ipairs({ "AfterModel", "AfterTurn" }) do
     if on[ev] then
       hook{ event = ev, handler = function(input)
-        local v, ch = redact_string(input.response, rules)
+        local v, ch = redact_string(input.response, rules, allow)
         if ch then
           return { mutatedText = v }
         end
@@ -297,13 +354,12 @@ local function register(pack, rules, cfg)
   end
   if on.AfterSubagent then
     hook{ event = "AfterSubagent", handler = function(input)
-      local v, ch = redact_string(input.subagentResult, rules)
+      local v, ch = redact_string(input.subagentResult, rules, allow)
       if ch then
         return { mutatedText = v }
       end
     end }
   end
-  local _ = pack
 end
 -- common:redact end
 
@@ -337,7 +393,7 @@ local function entropy(s)
 end
 
 local PLACEHOLDER = [[(?i)^(\$\{?[A-Za-z_]|\{\{|<[^>]*>?$|%\(?[A-Za-z_]|\[[A-Za-z_ -]*\]$|x{4,}|\*{3,}|\.{3,}|(changeme|change_me|password|passw0rd|secret|example|sample|dummy|placeholder|redacted|your[_-]|my[_-]|test[_-]?(key|token|secret)?$|none$|null$|nil$|undefined$|true$|false$|string$|optional|required|todo))]]
-local CODE_REF = [[^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+(\(|\[|$)|^[A-Za-z_][A-Za-z0-9_]*\(|^(os|process|env|ENV|config|settings|self|this|args|opts|options|req|request|params)[.\[]]]
+local CODE_REF = [=[^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+(\(|\[|$)|^[A-Za-z_][A-Za-z0-9_]*\(|^(os|process|env|ENV|config|settings|self|this|args|opts|options|req|request|params)[.\[]]=]
 
 local function classes(v)
   local n = 0
@@ -381,110 +437,117 @@ end
 local B = [[(?:^|[^A-Za-z0-9_])]] -- a left boundary that RE2's \b cannot express for - and .
 local E = [[(?:$|[^A-Za-z0-9_])]]
 
+-- Each rule: kind; kw (literal keywords) or ikw (keywords in the lowercased
+-- text); val, the RE2 expression of the secret; pre and post, the context
+-- before and after it (kept); flags; check, a function that vets the value.
 local RULES = {
   -- Private keys.
-  { kind = "private-key", kw = { "PRIVATE KEY" },
-    rx = [[(?s)(-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)]] },
+  { kind = "private-key", kw = { "PRIVATE KEY" }, flags = "(?s)",
+    val = [[-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----]] },
   { kind = "private-key", kw = { "PRIVATE KEY-----" },
-    rx = [[(-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:\\n|\\r|[\r\n])*[A-Za-z0-9+/=\\\r\n:,-]{40,})]] },
-  { kind = "age-secret-key", kw = { "AGE-SECRET-KEY-1" }, rx = [[(AGE-SECRET-KEY-1[0-9A-Z]{58})]] },
+    val = [[-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:\\n|\\r|[\r\n])*[A-Za-z0-9+/=\\\r\n:,-]{40,}]] },
+  { kind = "age-secret-key", kw = { "AGE-SECRET-KEY-1" }, val = [[AGE-SECRET-KEY-1[0-9A-Z]{58}]] },
 
   -- Cloud.
   { kind = "aws-access-key-id", kw = { "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA" },
-    rx = B .. [[((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16})]] .. E },
-  { kind = "aws-secret-access-key", ikw = { "secret", "aws" },
-    rx = [[(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key|aws_?secret)["']?\s*(?:[:=]|=>|\s)\s*["']?([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])]] },
-  { kind = "aws-session-token", ikw = { "session_token", "sessiontoken", "security_token", "session-token" },
-    rx = [[(?i)(?:aws_?session_?token|security_?token|sessiontoken|session-token)["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{100,})]] },
+    pre = B, val = [[(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}]], post = E,
+    check = function(v) return not re.find(v, "EXAMPLE$") end },
+  { kind = "aws-secret-access-key", ikw = { "secret", "aws" }, flags = "(?i)",
+    pre = [[(?:aws_?secret_?(?:access_?)?key|secret_?access_?key|aws_?secret)["']?\s*(?:[:=]|=>|\s)\s*["']?]],
+    val = [[[A-Za-z0-9/+]{40}]], post = [[(?:$|[^A-Za-z0-9/+=])]] },
+  { kind = "aws-session-token", ikw = { "session_token", "sessiontoken", "security_token", "session-token" }, flags = "(?i)",
+    pre = [[(?:aws_?session_?token|security_?token|sessiontoken|session-token)["']?\s*[:=]\s*["']?]],
+    val = [[[A-Za-z0-9/+=]{100,}]] },
   { kind = "gcp-private-key-id", kw = { "private_key_id" },
-    rx = [["private_key_id"\s*:\s*"([0-9a-f]{40})"]] },
-  { kind = "google-api-key", kw = { "AIza" }, rx = B .. [[(AIza[0-9A-Za-z_-]{35})]] .. E },
-  { kind = "google-oauth-client-secret", kw = { "GOCSPX-" }, rx = [[(GOCSPX-[A-Za-z0-9_-]{28})]] },
-  { kind = "google-oauth-token", kw = { "ya29." }, rx = B .. [[(ya29\.[0-9A-Za-z_-]{20,})]] },
-  { kind = "google-refresh-token", kw = { "1//0" }, rx = B .. [[(1//0[0-9A-Za-z_-]{40,})]] },
-  { kind = "azure-storage-key", ikw = { "accountkey", "sharedaccesskey" },
-    rx = [[(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{40,88}={0,2})]] },
+    pre = [["private_key_id"\s*:\s*"]], val = [[[0-9a-f]{40}]], post = [["]] },
+  { kind = "google-api-key", kw = { "AIza" }, pre = B, val = [[AIza[0-9A-Za-z_-]{35}]], post = E },
+  { kind = "google-oauth-client-secret", kw = { "GOCSPX-" }, val = [[GOCSPX-[A-Za-z0-9_-]{28}]] },
+  { kind = "google-oauth-token", kw = { "ya29." }, pre = B, val = [[ya29\.[0-9A-Za-z_-]{20,}]] },
+  { kind = "google-refresh-token", kw = { "1//0" }, pre = B, val = [[1//0[0-9A-Za-z_-]{40,}]] },
+  { kind = "azure-storage-key", ikw = { "accountkey", "sharedaccesskey" }, flags = "(?i)",
+    pre = [[(?:AccountKey|SharedAccessKey)\s*=\s*]], val = [[[A-Za-z0-9+/]{40,88}={0,2}]] },
   { kind = "azure-sas-signature", kw = { "sig=" },
-    rx = [[[?&;]sv=\d{4}-\d\d-\d\d[^\s"']*?&sig=([A-Za-z0-9%+/]{30,}(?:%3[Dd]|=){0,2})]] },
-  { kind = "azure-ad-client-secret", kw = { "Q~" },
-    rx = B .. [[([A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34})]] .. E },
-  { kind = "digitalocean-token", kw = { "dop_v1_", "doo_v1_", "dor_v1_" }, rx = [[((?:dop|doo|dor)_v1_[a-f0-9]{64})]] },
-  { kind = "alibaba-access-key-id", kw = { "LTAI" }, rx = B .. [[(LTAI[A-Za-z0-9]{12,20})]] .. E },
+    pre = [[[?&;]sv=\d{4}-\d\d-\d\d[^\s"']*?&sig=]], val = [[[A-Za-z0-9%+/]{30,}(?:%3[Dd]|=){0,2}]] },
+  { kind = "azure-ad-client-secret", kw = { "Q~" }, pre = B, val = [[[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}]], post = E },
+  { kind = "digitalocean-token", kw = { "dop_v1_", "doo_v1_", "dor_v1_" }, val = [[(?:dop|doo|dor)_v1_[a-f0-9]{64}]] },
+  { kind = "alibaba-access-key-id", kw = { "LTAI" }, pre = B, val = [[LTAI[A-Za-z0-9]{12,20}]], post = E },
 
   -- Forges and registries.
-  { kind = "github-pat", kw = { "ghp_" }, rx = [[(ghp_[A-Za-z0-9]{36})]] },
-  { kind = "github-fine-grained-pat", kw = { "github_pat_" }, rx = [[(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})]] },
-  { kind = "github-oauth-token", kw = { "gho_" }, rx = [[(gho_[A-Za-z0-9]{36})]] },
-  { kind = "github-app-token", kw = { "ghu_", "ghs_" }, rx = [[((?:ghu|ghs)_[A-Za-z0-9]{36})]] },
-  { kind = "github-refresh-token", kw = { "ghr_" }, rx = [[(ghr_[A-Za-z0-9]{36,76})]] },
+  { kind = "github-pat", kw = { "ghp_" }, val = [[ghp_[A-Za-z0-9]{36}]] },
+  { kind = "github-fine-grained-pat", kw = { "github_pat_" }, val = [[github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}]] },
+  { kind = "github-oauth-token", kw = { "gho_" }, val = [[gho_[A-Za-z0-9]{36}]] },
+  { kind = "github-app-token", kw = { "ghu_", "ghs_" }, val = [[(?:ghu|ghs)_[A-Za-z0-9]{36}]] },
+  { kind = "github-refresh-token", kw = { "ghr_" }, val = [[ghr_[A-Za-z0-9]{36,76}]] },
   { kind = "gitlab-token", kw = { "glpat-", "glptt-", "glrt-", "gldt-", "glcbt-", "glft-", "glsoat-" },
-    rx = [[((?:glpat|glrt|gldt|glcbt|glft|glsoat)-[A-Za-z0-9_-]{20,}|glptt-[0-9a-f]{40})]] },
-  { kind = "npm-token", kw = { "npm_" }, rx = B .. [[(npm_[A-Za-z0-9]{36})]] .. E },
-  { kind = "pypi-token", kw = { "pypi-" }, rx = [[(pypi-AgE[A-Za-z0-9_-]{50,})]] },
-  { kind = "rubygems-token", kw = { "rubygems_" }, rx = [[(rubygems_[a-f0-9]{48})]] },
-  { kind = "nuget-api-key", kw = { "oy2" }, rx = B .. [[(oy2[a-z0-9]{43})]] .. E },
-  { kind = "dockerhub-pat", kw = { "dckr_pat_" }, rx = [[(dckr_pat_[A-Za-z0-9_-]{27,})]] },
-  { kind = "huggingface-token", kw = { "hf_" }, rx = B .. [[(hf_[A-Za-z0-9]{34,40})]] .. E },
+    val = [[(?:glpat|glrt|gldt|glcbt|glft|glsoat)-[A-Za-z0-9_-]{20,}|glptt-[0-9a-f]{40}]] },
+  { kind = "npm-token", kw = { "npm_" }, pre = B, val = [[npm_[A-Za-z0-9]{36}]], post = E },
+  { kind = "pypi-token", kw = { "pypi-" }, val = [[pypi-AgE[A-Za-z0-9_-]{50,}]] },
+  { kind = "rubygems-token", kw = { "rubygems_" }, val = [[rubygems_[a-f0-9]{48}]] },
+  { kind = "nuget-api-key", kw = { "oy2" }, pre = B, val = [[oy2[a-z0-9]{43}]], post = E },
+  { kind = "dockerhub-pat", kw = { "dckr_pat_" }, val = [[dckr_pat_[A-Za-z0-9_-]{27,}]] },
+  { kind = "huggingface-token", kw = { "hf_" }, pre = B, val = [[hf_[A-Za-z0-9]{34,40}]], post = E },
 
   -- AI providers.
-  { kind = "anthropic-api-key", kw = { "sk-ant-" }, rx = [[(sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{32,})]] },
-  { kind = "openai-api-key", kw = { "sk-" },
-    rx = B .. [[(sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|sk-[A-Za-z0-9]{48})]] .. E },
-  { kind = "groq-api-key", kw = { "gsk_" }, rx = B .. [[(gsk_[A-Za-z0-9]{52})]] .. E },
-  { kind = "xai-api-key", kw = { "xai-" }, rx = B .. [[(xai-[A-Za-z0-9]{80})]] .. E },
-  { kind = "perplexity-api-key", kw = { "pplx-" }, rx = B .. [[(pplx-[A-Za-z0-9]{48})]] .. E },
-  { kind = "replicate-token", kw = { "r8_" }, rx = B .. [[(r8_[A-Za-z0-9]{37})]] .. E },
+  { kind = "anthropic-api-key", kw = { "sk-ant-" }, val = [[sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{32,}]] },
+  { kind = "openai-api-key", kw = { "sk-" }, pre = B,
+    val = [[sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|sk-[A-Za-z0-9]{48}]], post = E },
+  { kind = "groq-api-key", kw = { "gsk_" }, pre = B, val = [[gsk_[A-Za-z0-9]{52}]], post = E },
+  { kind = "xai-api-key", kw = { "xai-" }, pre = B, val = [[xai-[A-Za-z0-9]{80}]], post = E },
+  { kind = "perplexity-api-key", kw = { "pplx-" }, pre = B, val = [[pplx-[A-Za-z0-9]{48}]], post = E },
+  { kind = "replicate-token", kw = { "r8_" }, pre = B, val = [[r8_[A-Za-z0-9]{37}]], post = E },
 
   -- SaaS.
-  { kind = "slack-token", kw = { "xox" }, rx = [[(xox[bpaesr]-[0-9]{6,13}-[A-Za-z0-9-]{10,})]] },
-  { kind = "slack-app-token", kw = { "xapp-" }, rx = [[(xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+)]] },
+  { kind = "slack-token", kw = { "xox" }, val = [[xox[bpaesr]-[0-9]{1,13}-[0-9]{6,13}-[A-Za-z0-9-]{10,}]] },
+  { kind = "slack-app-token", kw = { "xapp-" }, val = [[xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+]] },
   { kind = "slack-webhook", kw = { "hooks.slack.com" },
-    rx = [[https://hooks\.slack\.com/((?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,})]] },
+    pre = [[https://hooks\.slack\.com/]], val = [[(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}]] },
   { kind = "discord-webhook", kw = { "/api/webhooks/" },
-    rx = [[https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_-]{60,})]] },
-  { kind = "telegram-bot-token", kw = { ":AA" }, rx = B .. [[(\d{8,10}:AA[A-Za-z0-9_-]{33})]] .. E },
-  { kind = "stripe-secret-key", kw = { "sk_live_", "sk_test_" }, rx = [[(sk_(?:live|test)_[0-9a-zA-Z]{24,99})]] },
-  { kind = "stripe-restricted-key", kw = { "rk_live_", "rk_test_" }, rx = [[(rk_(?:live|test)_[0-9a-zA-Z]{24,99})]] },
-  { kind = "stripe-webhook-secret", kw = { "whsec_" }, rx = [[(whsec_[A-Za-z0-9+/=]{32,})]] },
-  { kind = "twilio-api-key", kw = { "SK" }, rx = B .. [[(SK[0-9a-f]{32})]] .. E },
-  { kind = "twilio-auth-token", ikw = { "twilio" },
-    rx = [[(?i)twilio[A-Za-z0-9_ .-]{0,20}(?:auth|token|secret)[A-Za-z0-9_]*["']?\s*[:=]\s*["']?([0-9a-f]{32})]] },
-  { kind = "sendgrid-api-key", kw = { "SG." }, rx = [[(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})]] },
-  { kind = "mailgun-api-key", kw = { "key-" }, rx = B .. [[(key-[0-9a-z]{32})]] .. E },
-  { kind = "mailchimp-api-key", kw = { "-us" }, rx = B .. [[([0-9a-f]{32}-us\d{1,2})]] .. E },
-  { kind = "shopify-token", kw = { "shpat_", "shpca_", "shppa_", "shpss_" }, rx = [[(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})]] },
+    pre = [[https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/]], val = [[[A-Za-z0-9_-]{60,}]] },
+  { kind = "telegram-bot-token", kw = { ":AA" }, pre = B, val = [[\d{8,10}:AA[A-Za-z0-9_-]{33}]], post = E },
+  { kind = "stripe-secret-key", kw = { "sk_live_", "sk_test_" }, val = [[sk_(?:live|test)_[0-9a-zA-Z]{24,99}]] },
+  { kind = "stripe-restricted-key", kw = { "rk_live_", "rk_test_" }, val = [[rk_(?:live|test)_[0-9a-zA-Z]{24,99}]] },
+  { kind = "stripe-webhook-secret", kw = { "whsec_" }, val = [[whsec_[A-Za-z0-9+/=]{32,}]] },
+  { kind = "twilio-api-key", kw = { "SK" }, pre = B, val = [[SK[0-9a-f]{32}]], post = E },
+  { kind = "twilio-auth-token", ikw = { "twilio" }, flags = "(?i)",
+    pre = [[twilio[A-Za-z0-9_ .-]{0,20}(?:auth|token|secret)[A-Za-z0-9_]*["']?\s*[:=]\s*["']?]], val = [[[0-9a-f]{32}]] },
+  { kind = "sendgrid-api-key", kw = { "SG." }, val = [[SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}]] },
+  { kind = "mailgun-api-key", kw = { "key-" }, pre = B, val = [[key-[0-9a-z]{32}]], post = E },
+  { kind = "mailchimp-api-key", kw = { "-us" }, pre = B, val = [[[0-9a-f]{32}-us\d{1,2}]], post = E },
+  { kind = "shopify-token", kw = { "shpat_", "shpca_", "shppa_", "shpss_" }, val = [[shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}]] },
   { kind = "square-token", kw = { "sq0atp-", "sq0csp-", "EAAA" },
-    rx = [[(sq0atp-[0-9A-Za-z_-]{22}|sq0csp-[0-9A-Za-z_-]{43}|EAAA[A-Za-z0-9_+-]{60})]] },
-  { kind = "linear-api-key", kw = { "lin_api_" }, rx = [[(lin_api_[A-Za-z0-9]{40})]] },
-  { kind = "postman-api-key", kw = { "PMAK-" }, rx = [[(PMAK-[a-f0-9]{24}-[a-f0-9]{34})]] },
-  { kind = "databricks-token", kw = { "dapi" }, rx = B .. [[(dapi[a-f0-9]{32}(?:-\d)?)]] .. E },
-  { kind = "grafana-token", kw = { "glc_", "glsa_" }, rx = [[(glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})]] },
-  { kind = "newrelic-api-key", kw = { "NRAK-" }, rx = [[(NRAK-[A-Z0-9]{27})]] },
-  { kind = "doppler-token", kw = { "dp.pt.", "dp.st.", "dp.sa.", "dp.ct." }, rx = [[(dp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{40,44})]] },
-  { kind = "vault-token", kw = { "hvs.", "hvb." }, rx = B .. [[(hv[sb]\.[A-Za-z0-9_-]{24,})]] },
-  { kind = "pulumi-token", kw = { "pul-" }, rx = B .. [[(pul-[a-f0-9]{40})]] .. E },
-  { kind = "supabase-token", kw = { "sbp_" }, rx = [[(sbp_[a-f0-9]{40})]] },
-  { kind = "netlify-token", kw = { "nfp_" }, rx = [[(nfp_[A-Za-z0-9]{36})]] },
-  { kind = "planetscale-token", kw = { "pscale_" }, rx = [[(pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64})]] },
-  { kind = "tailscale-key", kw = { "tskey-" }, rx = [[(tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]+-[A-Za-z0-9]+)]] },
-  { kind = "onepassword-token", kw = { "ops_ey" }, rx = [[(ops_eyJ[A-Za-z0-9+/=_-]{40,})]] },
-  { kind = "mapbox-secret-token", kw = { "sk.eyJ" }, rx = [[(sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,})]] },
-  { kind = "jwt", kw = { "eyJ" }, rx = B .. [[(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,})]] },
+    val = [[sq0atp-[0-9A-Za-z_-]{22}|sq0csp-[0-9A-Za-z_-]{43}|EAAA[A-Za-z0-9_+-]{60}]] },
+  { kind = "linear-api-key", kw = { "lin_api_" }, val = [[lin_api_[A-Za-z0-9]{40}]] },
+  { kind = "postman-api-key", kw = { "PMAK-" }, val = [[PMAK-[a-f0-9]{24}-[a-f0-9]{34}]] },
+  { kind = "databricks-token", kw = { "dapi" }, pre = B, val = [[dapi[a-f0-9]{32}(?:-\d)?]], post = E },
+  { kind = "grafana-token", kw = { "glc_", "glsa_" }, val = [[glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}]] },
+  { kind = "newrelic-api-key", kw = { "NRAK-" }, val = [[NRAK-[A-Z0-9]{27}]] },
+  { kind = "doppler-token", kw = { "dp.pt.", "dp.st.", "dp.sa.", "dp.ct." }, val = [[dp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{40,44}]] },
+  { kind = "vault-token", kw = { "hvs.", "hvb." }, pre = B, val = [[hv[sb]\.[A-Za-z0-9_-]{24,}]] },
+  { kind = "pulumi-token", kw = { "pul-" }, pre = B, val = [[pul-[a-f0-9]{40}]], post = E },
+  { kind = "supabase-token", kw = { "sbp_" }, val = [[sbp_[a-f0-9]{40}]] },
+  { kind = "netlify-token", kw = { "nfp_" }, val = [[nfp_[A-Za-z0-9]{36}]] },
+  { kind = "planetscale-token", kw = { "pscale_" }, val = [[pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}]] },
+  { kind = "tailscale-key", kw = { "tskey-" }, val = [[tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]+-[A-Za-z0-9]+]] },
+  { kind = "onepassword-token", kw = { "ops_ey" }, val = [[ops_eyJ[A-Za-z0-9+/=_-]{40,}]] },
+  { kind = "mapbox-secret-token", kw = { "sk.eyJ" }, val = [[sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}]] },
+  { kind = "jwt", kw = { "eyJ" }, pre = B, val = [[eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}]] },
 
   -- Context: URLs, headers, kube configs, assignments.
   { kind = "url-password", kw = { "://" },
-    rx = [[[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@"'<>]{1,64}:([^\s@/"'<>]{1,128})@[A-Za-z0-9.\[-]]], check = url_password },
-  { kind = "authorization-header", ikw = { "authorization", "bearer", "basic " },
-    rx = [[(?i)(?:authorization["']?\s*[:=]\s*["']?\s*(?:bearer|basic|token|bot)\s+|\bbearer\s+)([A-Za-z0-9._~+/-]{12,}=*)]], check = not_placeholder },
-  { kind = "kube-client-key", kw = { "client-key-data", "client-certificate-data" },
-    rx = [[client-key-data:\s*([A-Za-z0-9+/=]{40,})]] },
-  { kind = "npm-auth", kw = { "_auth" },
-    rx = [[(?i):?_(?:authToken|auth|password)\s*=\s*["']?([^\s"']{8,})]], check = not_placeholder },
+    pre = [[[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@"'<>]{1,64}:]], val = [[[^\s@/"'<>]{1,128}]], post = [=[@[A-Za-z0-9.\[-]]=],
+    check = url_password },
+  { kind = "authorization-header", ikw = { "authorization", "bearer", "basic " }, flags = "(?i)",
+    pre = [[(?:authorization["']?\s*[:=]\s*["']?\s*(?:bearer|basic|token|bot)\s+|\bbearer\s+)]], val = [[[A-Za-z0-9._~+/-]{12,}=*]],
+    check = not_placeholder },
+  { kind = "kube-client-key", kw = { "client-key-data" }, pre = [[client-key-data:\s*]], val = [[[A-Za-z0-9+/=]{40,}]] },
+  { kind = "npm-auth", kw = { "_auth" }, flags = "(?i)",
+    pre = [[:?_(?:authToken|auth|password)\s*=\s*["']?]], val = [[[^\s"']{8,}]], check = not_placeholder },
 }
 
 local GENERIC = {
-  kind = "secret", ikw = { "pass", "pwd", "secret", "token", "key", "credential", "auth" },
-  rx = [[(?i)(?:^|[^A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|client[_.-]?secret|(?:access|auth|api|bearer|refresh|session|bot|app)[_.-]?token|token|credentials?)["']?\s*(?::=|=>|[:=])\s*["'`]?([^\s"'`,;)}\]]{8,200})]],
+  kind = "secret", ikw = { "pass", "pwd", "secret", "token", "key", "credential", "auth" }, flags = "(?i)",
+  pre = [[(?:^|[^A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|client[_.-]?secret|(?:access|auth|api|bearer|refresh|session|bot|app)[_.-]?token|token|credentials?)(?:_(?:base|value|data|string|b64|base64|hex))?["']?\s*(?::=|=>|[:=])\s*["'`]?]],
+  val = [=[[^\s"'`,;)}\]]{8,200}]=],
   check = random_enough,
 }
 
@@ -502,7 +565,7 @@ if P.generic and not disabled.secret then
   rules[#rules + 1] = GENERIC
 end
 for _, rx in ipairs(P.extraPatterns) do
-  rules[#rules + 1] = { kind = "custom", rx = rx }
+  rules[#rules + 1] = { kind = "custom", custom = rx }
 end
 
-register(PACK, rules, P)
+register(rules, P)

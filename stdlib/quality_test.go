@@ -1,0 +1,126 @@
+package stdlib_test
+
+import (
+	"hash/fnv"
+	"strings"
+	"testing"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// The quality targets of the packs, measured on the labelled corpora in
+// testdata/ (all values fake; see expand). The measured rates are printed
+// with -v and recorded in README.md.
+const (
+	minDangerousDenied = 0.97
+	minSecretsRedacted = 0.97
+)
+
+func seedOf(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// secretCase is one labelled secret: the input text, the expected output
+// and the kind.
+type secretCase struct {
+	line        int
+	kind        string
+	input, want string
+}
+
+func secretCases(tb testing.TB) []secretCase {
+	lines, nums := readLines(tb, "secrets.txt")
+	var out []secretCase
+	for i, l := range lines {
+		kind, tmpl, ok := strings.Cut(l, "\t")
+		if !ok {
+			tb.Fatalf("secrets.txt:%d: want KIND<TAB>TEMPLATE", nums[i])
+		}
+		text := expand(tmpl, seedOf(tmpl))
+		a, b := strings.Index(text, "«"), strings.Index(text, "»")
+		if a < 0 || b < a {
+			tb.Fatalf("secrets.txt:%d: no «secret»", nums[i])
+		}
+		in := text[:a] + text[a+len("«"):b] + text[b+len("»"):]
+		want := text[:a] + "[REDACTED:" + kind + "]" + text[b+len("»"):]
+		out = append(out, secretCase{line: nums[i], kind: kind, input: in, want: want})
+	}
+	return out
+}
+
+func redactText(tb testing.TB, p *pack, s string) string {
+	out := p.call(tb, events.Input{Event: events.AfterModel, Response: s})
+	if out.MutatedText == nil {
+		return s
+	}
+	return *out.MutatedText
+}
+
+func TestQualitySecrets(t *testing.T) {
+	p := mustLoad(t, "redact-secrets", nil)
+	cases := secretCases(t)
+	kinds := map[string]bool{}
+	redacted := 0
+	for _, c := range cases {
+		kinds[c.kind] = true
+		got := redactText(t, p, c.input)
+		if got == c.want {
+			redacted++
+		} else {
+			t.Errorf("secrets.txt:%d (%s):\n in: %q\ngot: %q\nwant: %q", c.line, c.kind, c.input, got, c.want)
+		}
+		if again := redactText(t, p, got); again != got {
+			t.Errorf("secrets.txt:%d: redacting twice changed the text again: %q", c.line, again)
+		}
+	}
+	rate := float64(redacted) / float64(len(cases))
+	t.Logf("redact-secrets: %d/%d secrets redacted exactly (%.1f%%) over %d kinds", redacted, len(cases), 100*rate, len(kinds))
+	if len(cases) < 80 || len(kinds) < 30 {
+		t.Errorf("corpus too small: %d secrets over %d kinds (want 80 over 30)", len(cases), len(kinds))
+	}
+	if rate < minSecretsRedacted {
+		t.Errorf("redaction rate %.3f below %.2f", rate, minSecretsRedacted)
+	}
+
+	lines, nums := readLines(t, "secrets-near-misses.txt")
+	touched := 0
+	for i, l := range lines {
+		if got := redactText(t, p, l); got != l {
+			touched++
+			t.Errorf("secrets-near-misses.txt:%d: changed %q to %q", nums[i], l, got)
+		}
+	}
+	t.Logf("redact-secrets: %d/%d near misses touched", touched, len(lines))
+	if len(lines) < 60 {
+		t.Errorf("near-miss corpus too small: %d lines (want 60)", len(lines))
+	}
+}
+
+func TestQualityPII(t *testing.T) {
+	p := mustLoad(t, "redact-pii", nil)
+	lines, nums := readLines(t, "pii.txt")
+	ok := 0
+	for i, l := range lines {
+		kind, text, _ := strings.Cut(l, "\t")
+		a, b := strings.Index(text, "«"), strings.Index(text, "»")
+		in := text[:a] + text[a+len("«"):b] + text[b+len("»"):]
+		want := text[:a] + "[REDACTED:" + kind + "]" + text[b+len("»"):]
+		if got := redactText(t, p, in); got == want {
+			ok++
+		} else {
+			t.Errorf("pii.txt:%d (%s): got %q, want %q", nums[i], kind, got, want)
+		}
+	}
+	t.Logf("redact-pii: %d/%d values redacted exactly", ok, len(lines))
+	lines, nums = readLines(t, "pii-near-misses.txt")
+	touched := 0
+	for i, l := range lines {
+		if got := redactText(t, p, l); got != l {
+			touched++
+			t.Errorf("pii-near-misses.txt:%d: changed %q to %q", nums[i], l, got)
+		}
+	}
+	t.Logf("redact-pii: %d/%d near misses touched", touched, len(lines))
+}
