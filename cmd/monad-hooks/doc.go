@@ -76,7 +76,8 @@
 // (loaded from and saved to --state, if given, at start and exit). The
 // configuration files are checked on every dispatch: an edit is picked up by
 // the next request, and a broken edit keeps the last good configuration in
-// force and is reported in each Result's "configError".
+// force and is reported in each Result's "configError" (and logged on
+// stderr). --reload-interval D checks the files at most every D instead.
 //
 // Without --listen, serve reads JSON lines: one HookInput per line on stdin
 // ("event" required), one Result per line on stdout, in order. An invalid
@@ -101,13 +102,15 @@
 //
 // "monad-hooks check" loads everything and prints the plan: for each event,
 // the hooks in dispatch order with tier, kind, matcher, source (file:line),
-// timeout, onError and the duplicate command hooks that were dropped.
-// Configuration errors are all listed on stderr, one per line, as
-// file:line:col: code: message, with exit 1.
+// timeout and onError; identical command hooks are listed once, where they
+// first occur, which is where they run. Configuration errors are all listed
+// on stderr, one per line, as file:line:col: code: message, with exit 1.
+// --json prints the plan as JSON.
 //
 // "monad-hooks explain EVENT" reads an input like run but runs no hook: it
 // prints which hooks would run, in order, and why each of the others would
-// not.
+// not: a matcher that does not match the tool, another event. --json prints
+// the same as JSON.
 //
 // # test
 //

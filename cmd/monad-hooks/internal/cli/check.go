@@ -8,6 +8,7 @@ func cmdCheck(ctx context.Context, inv *invocation, args []string) int {
 	var c common
 	fs := newFlagSet("check")
 	c.register(fs)
+	asJSON := fs.Bool("json", false, "print the plan as JSON")
 	pos, code := parseArgs(inv, fs, helpCheck, args)
 	if code >= 0 {
 		return code
@@ -20,7 +21,7 @@ func cmdCheck(ctx context.Context, inv *invocation, args []string) int {
 		return code
 	}
 	defer o.close(inv)
-	if err := printPlan(inv.stdout, o.eng); err != nil {
+	if err := printPlan(ctx, inv.stdout, o.eng, *asJSON); err != nil {
 		inv.errorf("%v", err)
 		return ExitFail
 	}
@@ -31,6 +32,7 @@ func cmdExplain(ctx context.Context, inv *invocation, args []string) int {
 	var c common
 	fs := newFlagSet("explain")
 	c.register(fs)
+	asJSON := fs.Bool("json", false, "print the explanation as JSON")
 	pos, code := parseArgs(inv, fs, helpExplain, args)
 	if code >= 0 {
 		return code
@@ -52,7 +54,7 @@ func cmdExplain(ctx context.Context, inv *invocation, args []string) int {
 		return code
 	}
 	defer o.close(inv)
-	if err := printExplain(inv.stdout, o.eng, in); err != nil {
+	if err := printExplain(ctx, inv.stdout, o.eng, in, *asJSON); err != nil {
 		inv.errorf("%v", err)
 		return ExitFail
 	}

@@ -150,6 +150,10 @@ func cmdHelp(inv *invocation, args []string) int {
 		fmt.Fprint(inv.stdout, mainUsage())
 		return ExitOK
 	case 1:
+		if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+			fmt.Fprint(inv.stdout, helpHelp)
+			return ExitOK
+		}
 		c := lookupCommand(args[0])
 		if c == nil {
 			return inv.usageErr("unknown command %q", args[0])

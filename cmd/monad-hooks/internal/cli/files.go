@@ -1,74 +1,51 @@
 package cli
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
+	"os"
 
 	"github.com/monad-hooks/monad-hooks/engine"
-	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/spec"
 )
 
-// This file holds what depends on configuration files, Lua scripts and the
-// stdlib. Until the engine can load them (engine.WithFiles) the CLI runs Go-free
-// configurations only: no hooks.
-
-// fileOptions returns the engine options that load the configuration files,
-// Lua scripts and stdlib packs of the flags.
+// fileOptions returns the engine option that loads the configuration files,
+// Lua scripts and stdlib packs of the flags (none when there is nothing to
+// load). Command hooks run in --root with the process environment, which the
+// engine strips of secrets.
 func (c *common) fileOptions(env Env) ([]engine.Option, error) {
-	if len(c.config)+len(c.policy)+len(c.lua) > 0 {
-		return nil, errors.New("--config, --policy and --lua are not supported by this build (the engine cannot load files yet)")
-	}
-	if _, err := c.stdlibList(); err != nil {
+	names, err := c.stdlibList()
+	if err != nil {
 		return nil, err
 	}
-	return nil, nil
-}
-
-// defaultPacks is the default stdlib set.
-func defaultPacks() []string { return nil }
-
-// packNames lists the embedded stdlib packs.
-func packNames() []string { return nil }
-
-func knownPack(name string) bool { return false }
-
-// registerServe adds the flags of serve that need the file-loading engine.
-func (c *common) registerServe(fs *flag.FlagSet) {}
-
-// serveOptions are the engine options of those flags.
-func (c *common) serveOptions() []engine.Option { return nil }
-
-// printPlan prints the plan of eng, event by event.
-func printPlan(w io.Writer, eng *engine.Engine) error {
-	_, err := fmt.Fprintln(w, "configuration ok (this build cannot list the plan yet)")
-	return err
-}
-
-// printExplain prints which hooks in would run, and why the others would not.
-func printExplain(w io.Writer, eng *engine.Engine, in events.Input) error {
-	return errors.New("explain is not supported by this build (the engine cannot explain yet)")
+	root := c.rootDir(env)
+	if fi, err := os.Stat(root); err != nil {
+		return nil, fmt.Errorf("--root: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("--root %s: not a directory", root)
+	}
+	if len(c.config)+len(c.policy)+len(c.lua)+len(names) == 0 {
+		return nil, nil
+	}
+	var packs []engine.Pack
+	for _, n := range names {
+		packs = append(packs, engine.Pack{Name: n})
+	}
+	return []engine.Option{engine.WithFiles(engine.Files{
+		Policy: absAll(env, c.policy),
+		User:   absAll(env, c.config),
+		Lua:    absAll(env, c.lua),
+		Stdlib: packs,
+		Root:   root,
+		Home:   env.lookup("HOME"),
+		Env:    env.Vars,
+	})}, nil
 }
 
 // extra wires the files, Lua scripts, stdlib packs and command hooks of spec
-// cases into their engines.
-func (c *common) extra(env Env) func(*spec.Case, string, spec.Generated) ([]engine.Option, error) {
-	return nil
+// cases into their engines, as go test does.
+func (c *common) extra(Env) func(*spec.Case, string, spec.Generated) ([]engine.Option, error) {
+	return spec.FileOptions
 }
 
-// cmdStdlib lists the stdlib packs, or documents one.
-func cmdStdlib(ctx context.Context, inv *invocation, args []string) int {
-	fs := newFlagSet("stdlib")
-	pos, code := parseArgs(inv, fs, helpStdlib, args)
-	if code >= 0 {
-		return code
-	}
-	if len(pos) > 1 {
-		return inv.usageErr("want at most one pack name, got %d arguments", len(pos))
-	}
-	inv.errorf("this build has no embedded stdlib")
-	return ExitFail
-}
+var errNoStdlib = errors.New("this build has no embedded stdlib")

@@ -86,6 +86,8 @@ Serve flags:
 	--grace DURATION       how long in-flight dispatches may run after a
 	                       signal (default 90s)
 	--max-concurrent N     HTTP dispatches that run at once (default 32)
+	--reload-interval D    check the configuration files for changes at most
+	                       every D (default 0: on every dispatch)
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 
@@ -99,9 +101,12 @@ const helpCheck = `Usage: monad-hooks check [FLAGS]
 
 Check loads the configuration, the Lua scripts and the stdlib packs, and
 prints the plan: for each event, the hooks in dispatch order with their
-tier, kind, matcher, source (file:line), timeout and onError, and which
-duplicate command hooks were dropped. It exits 0. When anything is wrong it
+tier, kind, matcher, source (file:line), timeout and onError. Identical
+command hooks (same command, timeout and onError) are listed once, where
+they first occur: that is where they run. It exits 0. When anything is wrong it
 lists every error (file:line:col: code: message) on stderr and exits 1.
+
+	--json    print the plan as a JSON array
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 
@@ -115,6 +120,8 @@ Explain reads a HookInput like run, but runs no hook: it prints which hooks
 would run for the input, in order, and for every other hook why it would not
 (another event, a matcher that does not match the tool, ...). Use it to find
 out why a hook did not fire.
+
+	--json    print one JSON object per hook, with "matched" and "why"
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 

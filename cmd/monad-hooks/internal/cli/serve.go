@@ -31,9 +31,10 @@ const (
 
 type serveFlags struct {
 	common
-	listen        string
-	grace         time.Duration
-	maxConcurrent int
+	listen         string
+	grace          time.Duration
+	maxConcurrent  int
+	reloadInterval time.Duration
 }
 
 func cmdServe(ctx context.Context, inv *invocation, args []string) int {
@@ -43,7 +44,7 @@ func cmdServe(ctx context.Context, inv *invocation, args []string) int {
 	fs.StringVar(&sf.listen, "listen", "", "serve HTTP on `ADDR` (127.0.0.1:PORT, [::1]:PORT, localhost:PORT or unix:PATH) instead of stdin/stdout")
 	fs.DurationVar(&sf.grace, "grace", DefaultGrace, "on SIGINT/SIGTERM, how long dispatches in flight may still run")
 	fs.IntVar(&sf.maxConcurrent, "max-concurrent", DefaultMaxConcurrent, "HTTP dispatches that run at once")
-	sf.registerServe(fs)
+	fs.DurationVar(&sf.reloadInterval, "reload-interval", 0, "check the configuration files for changes at most this often (0: on every dispatch)")
 	pos, code := parseArgs(inv, fs, helpServe, args)
 	if code >= 0 {
 		return code
@@ -67,7 +68,10 @@ func cmdServe(ctx context.Context, inv *invocation, args []string) int {
 	if _, err := sf.stdlibList(); err != nil {
 		return reportErr(inv, err)
 	}
-	o, code := sf.open(ctx, inv, true, sf.serveOptions()...)
+	if sf.reloadInterval < 0 {
+		return inv.usageErr("--reload-interval must not be negative")
+	}
+	o, code := sf.open(ctx, inv, true, engine.WithReloadInterval(sf.reloadInterval))
 	if code >= 0 {
 		return code
 	}
@@ -244,7 +248,7 @@ func serveHTTP(ctx, work context.Context, cancelWork context.CancelFunc, inv *in
 		inv.errorf("%v", err)
 		return ExitFail
 	}
-	h := &httpHandler{eng: eng, slots: make(chan struct{}, maxConcurrent)}
+	h := &httpHandler{eng: eng, slots: make(chan struct{}, maxConcurrent), maxBody: MaxInputSize}
 	srv := &http.Server{
 		Handler:           h.mux(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -290,7 +294,8 @@ func serveHTTP(ctx, work context.Context, cancelWork context.CancelFunc, inv *in
 // httpHandler serves POST /v1/dispatch and GET /healthz.
 type httpHandler struct {
 	eng      *engine.Engine
-	slots    chan struct{}
+	slots    chan struct{} // bounds the dispatches that run at once
+	maxBody  int64
 	inflight atomic.Int64
 }
 
@@ -307,11 +312,11 @@ func (h *httpHandler) mux() http.Handler {
 func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 	h.inflight.Add(1)
 	defer h.inflight.Add(-1)
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxInputSize))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{fmt.Sprintf("invalid input: body larger than %d bytes", MaxInputSize)})
+			writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)})
 			return
 		}
 		writeHTTP(w, http.StatusBadRequest, errorBody{"reading the body: " + err.Error()})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -245,11 +246,24 @@ func TestServeHTTP(t *testing.T) {
 
 func TestServeHTTPBodyLimit(t *testing.T) {
 	t.Parallel()
-	base, c, _ := startServe(t, testEnv(t), "--listen", "127.0.0.1:0")
-	big := `{"event":"BeforeTool","toolName":"` + strings.Repeat("a", MaxInputSize) + `"}`
-	status, body := post(t, c, base+"/v1/dispatch", big)
-	if status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "larger than") {
-		t.Errorf("%d %s", status, body)
+	eng, err := engine.New(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	h := (&httpHandler{eng: eng, slots: make(chan struct{}, 1), maxBody: 64}).mux()
+	for _, tt := range []struct {
+		body   string
+		status int
+	}{
+		{`{"event":"BeforeTool","toolName":"` + strings.Repeat("a", 64) + `"}`, http.StatusRequestEntityTooLarge},
+		{`{"event":"BeforeTool","toolName":"bash"}`, http.StatusOK},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/dispatch", strings.NewReader(tt.body)))
+		if rec.Code != tt.status || rec.Header().Get("Content-Type") != "application/json" {
+			t.Errorf("%d bytes: %d %s", len(tt.body), rec.Code, rec.Body.String())
+		}
 	}
 }
 

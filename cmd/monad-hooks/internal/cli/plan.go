@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/monad-hooks/monad-hooks/engine"
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// printPlan prints the plan event by event, each event's hooks in dispatch
+// order.
+func printPlan(ctx context.Context, w io.Writer, eng *engine.Engine, asJSON bool) error {
+	plan := eng.Plan(ctx)
+	if asJSON {
+		if plan == nil {
+			plan = []engine.PlannedHook{}
+		}
+		return writeJSONLine(w, plan)
+	}
+	if len(plan) == 0 {
+		_, err := fmt.Fprintln(w, "no hooks: every dispatch returns at once")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	var cur events.Event
+	n, nEvents := 0, 0
+	for _, h := range plan {
+		if h.Event != cur {
+			cur, n = h.Event, 0
+			nEvents++
+			spec := h.Event.Spec()
+			mode := "serial"
+			if spec.Parallel {
+				mode = "parallel"
+			}
+			fmt.Fprintf(tw, "%s (%s)\n", h.Event, mode)
+		}
+		n++
+		fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n, h.Tier, h.Kind, h.ID, orDash(h.Source), matcherText(h), timeoutText(h.TimeoutMs), "onError="+h.OnError)
+	}
+	fmt.Fprintf(tw, "%d %s at %d %s\n", len(plan), plural(len(plan), "hook", "hooks"), nEvents, plural(nEvents, "event", "events"))
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func matcherText(h engine.PlannedHook) string {
+	switch {
+	case !h.Event.Spec().Matcher:
+		if h.Matcher != "" && h.Matcher != "*" {
+			return "matcher=" + strconv.Quote(h.Matcher) + " (ignored: not tool-scoped)"
+		}
+		return "every call"
+	case h.Matcher == "" || h.Matcher == "*":
+		return "every tool"
+	}
+	return "matcher=" + strconv.Quote(h.Matcher)
+}
+
+func timeoutText(ms int64) string {
+	if ms == 0 {
+		return "no timeout"
+	}
+	return "timeout=" + (time.Duration(ms) * time.Millisecond).String()
+}
+
+// printExplain prints which hooks in would run, in order, and why each of
+// the others would not; no hook is run.
+func printExplain(ctx context.Context, w io.Writer, eng *engine.Engine, in events.Input, asJSON bool) error {
+	xs := eng.Explain(ctx, in)
+	var others []engine.PlannedHook
+	for _, h := range eng.Plan(ctx) {
+		if h.Event != in.Event {
+			others = append(others, h)
+		}
+	}
+	if asJSON {
+		type otherEvent struct {
+			engine.PlannedHook
+			Matched bool   `json:"matched"`
+			Why     string `json:"why"`
+		}
+		out := make([]any, 0, len(xs)+len(others))
+		for _, x := range xs {
+			out = append(out, x)
+		}
+		for _, h := range others {
+			out = append(out, otherEvent{h, false, "other event: " + h.Event.String()})
+		}
+		return writeJSONLine(w, out)
+	}
+	var run, skip []engine.Explanation
+	for _, x := range xs {
+		if x.Matched {
+			run = append(run, x)
+		} else {
+			skip = append(skip, x)
+		}
+	}
+	what := in.Event.String()
+	if in.Event.Spec().Matcher {
+		what += fmt.Sprintf(" of tool %q", in.ToolName)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	switch {
+	case len(xs) == 0:
+		fmt.Fprintf(tw, "%s: no hook is configured for %s; the dispatch returns at once.\n", what, in.Event)
+	case len(run) == 0:
+		fmt.Fprintf(tw, "%s: none of the %d %s of %s would run; the dispatch returns at once.\n", what, len(xs), plural(len(xs), "hook", "hooks"), in.Event)
+	default:
+		fmt.Fprintf(tw, "%s: %d of %d %s would run, in this order", what, len(run), len(xs), plural(len(xs), "hook", "hooks"))
+		if in.Event.Spec().Parallel {
+			fmt.Fprint(tw, " (in parallel; results merge in this order)")
+		} else {
+			fmt.Fprint(tw, " (serially; the first deny stops the chain)")
+		}
+		fmt.Fprintln(tw, ":")
+		for i, x := range run {
+			fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\n", i+1, x.Tier, x.Kind, x.ID, orDash(x.Source), x.Why)
+		}
+	}
+	if len(skip) > 0 {
+		fmt.Fprintln(tw, "Would not run:")
+		for _, x := range skip {
+			fmt.Fprintf(tw, "  -\t%s\t%s\t%s\t%s\t%s\n", x.Tier, x.Kind, x.ID, orDash(x.Source), x.Why)
+		}
+	}
+	if len(others) > 0 {
+		fmt.Fprintln(tw, "Hooks of other events (they never run for this input):")
+		for _, h := range others {
+			fmt.Fprintf(tw, "  -\t%s\t%s\t%s\t%s\t%s\n", h.Tier, h.Kind, h.ID, orDash(h.Source), "other event: "+h.Event.String())
+		}
+	}
+	return tw.Flush()
+}
+
+// oneLine keeps tab-aligned output on one line.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
