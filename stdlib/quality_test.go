@@ -124,3 +124,43 @@ func TestQualityPII(t *testing.T) {
 	}
 	t.Logf("redact-pii: %d/%d near misses touched", touched, len(lines))
 }
+
+func TestQualityCommands(t *testing.T) {
+	p := mustLoad(t, "deny-destructive", nil)
+	dangerous, dn := readLines(t, "commands-dangerous.txt")
+	denied := 0
+	for i, c := range dangerous {
+		out := p.call(t, shellInput(c))
+		if out.Decision == events.Deny {
+			denied++
+			checkReason(t, "deny-destructive", c, out.Reason)
+		} else {
+			t.Errorf("commands-dangerous.txt:%d: not denied: %s", dn[i], c)
+		}
+	}
+	safe, sn := readLines(t, "commands-safe.txt")
+	wrong := 0
+	for i, c := range safe {
+		if out := p.call(t, shellInput(c)); out.Decision != "" {
+			wrong++
+			t.Errorf("commands-safe.txt:%d: %s: %s (%s)", sn[i], out.Decision, c, out.Reason)
+		}
+	}
+	rate := float64(denied) / float64(len(dangerous))
+	t.Logf("deny-destructive: %d/%d dangerous commands denied (%.1f%%); %d/%d safe commands denied", denied, len(dangerous), 100*rate, wrong, len(safe))
+	if len(dangerous) < 200 || len(safe) < 100 {
+		t.Errorf("corpus too small: %d dangerous, %d safe (want 200 and 100)", len(dangerous), len(safe))
+	}
+	if rate < minDangerousDenied {
+		t.Errorf("deny rate %.3f below %.2f", rate, minDangerousDenied)
+	}
+}
+
+// checkReason checks the shape of a deny reason: one line, starting with the
+// pack's name, short.
+func checkReason(tb testing.TB, packName, input, reason string) {
+	tb.Helper()
+	if !strings.HasPrefix(reason, packName) || strings.Contains(reason, "\n") || len(reason) > 300 {
+		tb.Errorf("%q: reason %q is not one line starting with %s", input, reason, packName)
+	}
+}

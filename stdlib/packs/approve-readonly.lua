@@ -27,7 +27,6 @@
 --- decides; it never denies.
 
 local re = require("re")
-local shell = require("shell")
 
 local PACK = "approve-readonly"
 
@@ -115,6 +114,304 @@ end
 -- common:params end
 local P = check_params(PACK, SPEC)
 
+-- common:shell begin (identical in every pack that reads shell commands)
+-- The shell module parses command lines; when the runtime has none, a small
+-- parser written in Lua stands in: words with quotes and backslashes
+-- resolved, the operators ; && || | |& & and newlines, redirections,
+-- leading assignments, $(...), backticks and <(...) (whose commands are
+-- listed after the command that holds them), and sh -c / bash -c / eval
+-- strings.
+local has_shell, shell = pcall(require, "shell")
+if not has_shell or type(shell) ~= "table" then
+  shell = nil
+end
+
+local SHELL_NAMES = { sh = true, bash = true, zsh = true, dash = true, ksh = true, ash = true, mksh = true, yash = true, fish = true }
+local KEYWORDS = { ["if"] = true, ["then"] = true, ["else"] = true, ["elif"] = true, ["fi"] = true, ["do"] = true, ["done"] = true, ["while"] = true, ["until"] = true, ["!"] = true, ["{"] = true, ["}"] = true, ["esac"] = true, ["function"] = true }
+
+local lua_commands
+
+-- lua_tokens splits one command line into tokens: {text=, kind="word"|"op"}
+-- and collects the source of command substitutions in subs.
+local function lua_tokens(line, subs)
+  local toks = {}
+  local n = string.len(line)
+  local i = 1
+  local cur, has = {}, false
+  local function flush()
+    if has then
+      toks[#toks + 1] = { kind = "word", text = table.concat(cur) }
+    end
+    cur, has = {}, false
+  end
+  -- capture returns the index after the ) that closes a ( opened before i.
+  local function capture(j)
+    local depth, q = 1, nil
+    while j <= n do
+      local c = string.sub(line, j, j)
+      if q then
+        if c == "\\" and q == '"' then
+          j = j + 1
+        elseif c == q then
+          q = nil
+        end
+      elseif c == "'" or c == '"' then
+        q = c
+      elseif c == "\\" then
+        j = j + 1
+      elseif c == "(" then
+        depth = depth + 1
+      elseif c == ")" then
+        depth = depth - 1
+        if depth == 0 then
+          return j
+        end
+      end
+      j = j + 1
+    end
+    return n
+  end
+  while i <= n do
+    local c = string.sub(line, i, i)
+    if c == "\\" then
+      local d = string.sub(line, i + 1, i + 1)
+      if d ~= "\n" then
+        cur[#cur + 1] = d
+        has = true
+      end
+      i = i + 2
+    elseif c == "'" then
+      local j = string.find(line, "'", i + 1, true) or (n + 1)
+      cur[#cur + 1] = string.sub(line, i + 1, j - 1)
+      has = true
+      i = j + 1
+    elseif c == '"' then
+      local j = i + 1
+      while j <= n do
+        local d = string.sub(line, j, j)
+        if d == "\\" then
+          local e = string.sub(line, j + 1, j + 1)
+          if e == '"' or e == "\\" or e == "$" or e == "`" then
+            cur[#cur + 1] = e
+          else
+            cur[#cur + 1] = "\\" .. e
+          end
+          j = j + 2
+        elseif d == '"' then
+          break
+        elseif d == "$" and string.sub(line, j + 1, j + 1) == "(" then
+          local k = capture(j + 2)
+          subs[#subs + 1] = string.sub(line, j + 2, k - 1)
+          cur[#cur + 1] = string.sub(line, j, k)
+          j = k + 1
+        elseif d == "`" then
+          local k = string.find(line, "`", j + 1, true) or (n + 1)
+          subs[#subs + 1] = string.sub(line, j + 1, k - 1)
+          cur[#cur + 1] = string.sub(line, j, k)
+          j = k + 1
+        else
+          cur[#cur + 1] = d
+          j = j + 1
+        end
+      end
+      has = true
+      i = j + 1
+    elseif c == "$" and string.sub(line, i + 1, i + 1) == "(" then
+      local k = capture(i + 2)
+      subs[#subs + 1] = string.sub(line, i + 2, k - 1)
+      cur[#cur + 1] = string.sub(line, i, k)
+      has = true
+      i = k + 1
+    elseif c == "$" and string.sub(line, i + 1, i + 1) == "'" then
+      -- ANSI-C quoting: $'\x72\x6d'
+      local j = i + 2
+      while j <= n and string.sub(line, j, j) ~= "'" do
+        local d = string.sub(line, j, j)
+        if d == "\\" then
+          local e = string.sub(line, j + 1, j + 1)
+          if e == "x" then
+            local hex = string.match(line, "^%x%x?", j + 2)
+            if hex then
+              cur[#cur + 1] = string.char(tonumber(hex, 16))
+              j = j + 2 + string.len(hex)
+            else
+              j = j + 2
+            end
+          elseif string.find(e, "[0-7]") then
+            local oct = string.match(line, "^[0-7][0-7]?[0-7]?", j + 1)
+            cur[#cur + 1] = string.char(tonumber(oct, 8) % 256)
+            j = j + 1 + string.len(oct)
+          else
+            local map = { n = "\n", t = "\t", ["\\"] = "\\", ["'"] = "'", ['"'] = '"', a = "", e = "", r = "" }
+            cur[#cur + 1] = map[e] or e
+            j = j + 2
+          end
+        else
+          cur[#cur + 1] = d
+          j = j + 1
+        end
+      end
+      has = true
+      i = j + 1
+    elseif c == "`" then
+      local k = string.find(line, "`", i + 1, true) or (n + 1)
+      subs[#subs + 1] = string.sub(line, i + 1, k - 1)
+      cur[#cur + 1] = string.sub(line, i, k)
+      has = true
+      i = k + 1
+    elseif (c == "<" or c == ">") and string.sub(line, i + 1, i + 1) == "(" then
+      local k = capture(i + 2)
+      subs[#subs + 1] = string.sub(line, i + 2, k - 1)
+      cur[#cur + 1] = string.sub(line, i, k)
+      has = true
+      i = k + 1
+    elseif c == " " or c == "\t" or c == "\r" then
+      flush()
+      i = i + 1
+    elseif c == "#" and not has then
+      local j = string.find(line, "\n", i, true) or (n + 1)
+      i = j
+    elseif c == ";" or c == "&" or c == "|" or c == "\n" or c == "(" or c == ")" then
+      local two = string.sub(line, i, i + 1)
+      local op = c
+      if two == "&&" or two == "||" or two == "|&" or two == ";;" or two == "&>" then
+        op = two
+      end
+      if op == "&>" or (c == "&" and string.sub(line, i - 1, i - 1) == ">") then
+        -- &> and >& are redirections
+        cur[#cur + 1] = op
+        has = true
+        i = i + string.len(op)
+      else
+        flush()
+        if op == "\n" or op == "(" or op == ")" or op == ";;" then
+          op = ";"
+        end
+        toks[#toks + 1] = { kind = "op", text = op }
+        i = i + (op == two and 2 or 1)
+      end
+    else
+      cur[#cur + 1] = c
+      has = true
+      i = i + 1
+    end
+  end
+  flush()
+  return toks
+end
+
+local REDIR = [[^([0-9]*)(&>>|&>|>>|>\||>&|>|<<<|<<-|<<|<>|<&|<)(.*)$]]
+
+-- lua_commands parses a command line into the shape of shell.commands.
+lua_commands = function(line, depth)
+  depth = depth or 0
+  local out = {}
+  if depth > 4 or type(line) ~= "string" then
+    return out
+  end
+  local subs = {}
+  local toks = lua_tokens(line, subs)
+  local cmd = { words = {}, op = "", redirects = {}, assigns = {} }
+  local function finish(op)
+    local w = cmd.words
+    while #w > 0 and KEYWORDS[w[1]] do
+      table.remove(w, 1)
+    end
+    if #w > 0 and (w[1] == "for" or w[1] == "case" or w[1] == "select") then
+      w = {}
+      cmd.words = w
+    end
+    cmd.op = op
+    if #w > 0 or next(cmd.assigns) ~= nil or #cmd.redirects > 0 then
+      out[#out + 1] = cmd
+      -- sh -c STRING, eval ARGS: their commands follow
+      local name = string.lower(string.match(w[1] or "", "([^/]*)$") or "")
+      if SHELL_NAMES[name] then
+        for k = 2, #w do
+          if string.sub(w[k], 1, 1) == "-" and string.find(w[k], "c", 2, true) and w[k + 1] then
+            for _, c in ipairs(lua_commands(w[k + 1], depth + 1)) do
+              out[#out + 1] = c
+            end
+            break
+          elseif string.sub(w[k], 1, 1) ~= "-" then
+            break
+          end
+        end
+      elseif name == "eval" then
+        for _, c in ipairs(lua_commands(table.concat(w, " ", 2), depth + 1)) do
+          out[#out + 1] = c
+        end
+      end
+    end
+    cmd = { words = {}, op = "", redirects = {}, assigns = {} }
+  end
+  local k = 1
+  while k <= #toks do
+    local t = toks[k]
+    if t.kind == "op" then
+      finish(t.text)
+    else
+      local ra, _, fd, rop, rest = re.find(t.text, REDIR)
+      if ra and string.sub(t.text, 1, 2) ~= "<(" and string.sub(t.text, 1, 2) ~= ">(" then
+        local target = rest
+        if target == "" and toks[k + 1] and toks[k + 1].kind == "word" then
+          k = k + 1
+          target = toks[k].text
+        end
+        cmd.redirects[#cmd.redirects + 1] = { op = rop, target = target, fd = fd }
+      elseif #cmd.words == 0 and string.match(t.text, "^[A-Za-z_][A-Za-z0-9_]*=") then
+        local name, val = string.match(t.text, "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+        cmd.assigns[name] = val
+      else
+        cmd.words[#cmd.words + 1] = t.text
+      end
+    end
+    k = k + 1
+  end
+  finish("")
+  for _, s in ipairs(subs) do
+    local inner = lua_commands(s, depth + 1)
+    if #inner > 0 then
+      inner[#inner].op = ";"
+      if #out > 0 and out[#out].op == "" then
+        out[#out].op = ";"
+      end
+    end
+    for _, c in ipairs(inner) do
+      out[#out + 1] = c
+    end
+  end
+  return out
+end
+
+-- commands returns the simple commands of a line (see the shell module).
+local function commands(line)
+  if shell then
+    local ok, cmds = pcall(shell.commands, line)
+    if ok and type(cmds) == "table" then
+      return cmds
+    end
+  end
+  return lua_commands(line, 0)
+end
+
+-- split returns the words of a command string.
+local function split(s)
+  if shell then
+    local ok, w = pcall(shell.split, s)
+    if ok and type(w) == "table" then
+      return w
+    end
+  end
+  local toks = lua_tokens(s, {})
+  local w = {}
+  for _, t in ipairs(toks) do
+    w[#w + 1] = t.text
+  end
+  return w
+end
+-- common:shell end
+
 -- common:commands begin (identical in every pack that reads shell commands)
 -- command_texts returns the command strings of a tool input: the input itself
 -- when it is a string, else every string (or string in a list) held by one of
@@ -166,15 +463,19 @@ local WRAPPERS = {
   strace = { o = "eopsSuI" }, ltrace = { o = "eopsSuI" }, ["then"] = {}, ["do"] = {},
   ["else"] = {}, ["!"] = {}, noglob = {}, nocorrect = {}, catchsegv = {}, torsocks = {},
   proxychains = { o = "f" }, proxychains4 = { o = "f" }, sg = { operand = true },
+  npx = { o = "pc" }, bunx = {}, pnpx = {}, uvx = {},
 }
 
 -- unwrap strips wrapper commands (and leading VAR=value words) from a word
 -- list and returns the effective command words. It runs after
 -- shell.unwrap, as a backstop for wrappers that one does not know.
 local function unwrap(words)
-  local ok, w = pcall(shell.unwrap, words)
-  if not ok or type(w) ~= "table" then
-    w = words
+  local w = words
+  if shell then
+    local ok, u = pcall(shell.unwrap, words)
+    if ok and type(u) == "table" then
+      w = u
+    end
   end
   local i, n = 1, #w
   for _ = 1, 16 do
@@ -402,8 +703,17 @@ end
 local OK_REDIRECT = { ["/dev/null"] = true, ["&1"] = true, ["&2"] = true, ["1"] = true, ["2"] = true }
 
 local function line_readonly(line)
-  local ok, cmds = pcall(shell.commands, line)
-  if not ok or type(cmds) ~= "table" or #cmds == 0 then
+  local cmds
+  if shell then
+    local ok, c = pcall(shell.commands, line)
+    if not ok or type(c) ~= "table" then
+      return false -- a line the shell module cannot parse is never approved
+    end
+    cmds = c
+  else
+    cmds = lua_commands(line, 0)
+  end
+  if #cmds == 0 then
     return false
   end
   for _, c in ipairs(cmds) do
