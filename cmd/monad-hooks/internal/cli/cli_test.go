@@ -132,6 +132,10 @@ func TestExitCodes(t *testing.T) {
 		{name: "test --help", args: []string{"test", "--help"}, code: ExitOK, stdout: "N passed, N failed"},
 		{name: "stdlib --help", args: []string{"stdlib", "--help"}, code: ExitOK, stdout: "Usage: monad-hooks stdlib"},
 		{name: "stdlib two names", args: []string{"stdlib", "a", "b"}, code: ExitUsage},
+		{name: "stdlib list", args: []string{"stdlib"}, code: ExitOK, stdout: "deny-destructive  (default)", quietError: true},
+		{name: "stdlib doc", args: []string{"stdlib", "protect-paths"}, code: ExitOK, stdout: "Parameters:"},
+		{name: "stdlib unknown", args: []string{"stdlib", "no-such-pack"}, code: ExitFail, stderr: "unknown pack", quietOut: true},
+		{name: "run stdlib list with unknown", args: []string{"run", "BeforeTool", "--stdlib", "default,nope"}, stdin: `{}`, code: ExitUsage, stderr: "unknown pack \"nope\""},
 		{name: "schema input", args: []string{"schema", "input"}, code: ExitOK, stdout: `"$schema"`},
 		{name: "schema output", args: []string{"schema", "output"}, code: ExitOK, stdout: `"decision"`},
 		{name: "schema missing", args: []string{"schema"}, code: ExitUsage},
@@ -453,6 +457,13 @@ func TestStdlibList(t *testing.T) {
 	c.stdlib = str("default, default")
 	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(defaultPacks(), ",") {
 		t.Errorf("default twice: %v %v", got, err)
+	}
+	if len(defaultPacks()) == 0 {
+		t.Fatal("no default stdlib set")
+	}
+	c.stdlib = str("redact-pii,default,redact-pii," + defaultPacks()[0])
+	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(append([]string{"redact-pii"}, defaultPacks()...), ",") {
+		t.Errorf("a pack, then default: %v %v", got, err)
 	}
 	for _, bad := range []string{"", ",", "none,default", "default,", "surely-not-a-pack"} {
 		c.stdlib = str(bad)

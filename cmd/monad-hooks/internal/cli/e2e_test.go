@@ -198,8 +198,8 @@ func TestE2ERun(t *testing.T) {
 func TestE2ERunDefaultStdlib(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if o := mh(t, dir, "", "stdlib"); o.code != 0 {
-		t.Skipf("this build has no stdlib yet: %s", o.stderr)
+	if _, stdlibOK := capabilities(t); !stdlibOK {
+		t.Skip("the default stdlib set cannot load in this build yet (a Lua module it needs is missing)")
 	}
 	o := mh(t, dir, `{"toolName":"bash","toolInput":{"command":"rm -rf /"}}`, "run", "BeforeTool")
 	if r := parseResult(t, o.stdout); o.code != 0 || r.Decision != "deny" {
@@ -721,7 +721,14 @@ func capabilities(t *testing.T) (luaOK, stdlibOK bool) {
 	probe := t.TempDir()
 	writeFile(t, filepath.Join(probe, "probe.lua"), "-- empty\n")
 	luaOK = mh(t, probe, "", "check", "--stdlib", "none", "--lua", "probe.lua").code == 0
-	stdlibOK = mh(t, probe, "", "stdlib").code == 0
+	// The default set is the stdlib's capability test. While the packs need a
+	// Lua module the build does not have yet, it fails with lua_load; any
+	// other failure is a failure of the test.
+	o := mh(t, probe, "", "check")
+	stdlibOK = o.code == 0
+	if !stdlibOK && !regexp.MustCompile(`lua_load: module "\w+" not found`).MatchString(o.stderr) {
+		t.Fatalf("the default stdlib set does not load: %+v", o)
+	}
 	return luaOK, stdlibOK
 }
 

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -47,5 +46,3 @@ func (c *common) fileOptions(env Env) ([]engine.Option, error) {
 func (c *common) extra(Env) func(*spec.Case, string, spec.Generated) ([]engine.Option, error) {
 	return spec.FileOptions
 }
-
-var errNoStdlib = errors.New("this build has no embedded stdlib")

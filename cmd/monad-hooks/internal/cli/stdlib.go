@@ -1,25 +1,89 @@
 package cli
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
 
-// defaultPacks is the default stdlib set.
-func defaultPacks() []string { return nil }
+	"github.com/monad-hooks/monad-hooks/stdlib"
+)
+
+// defaultPacks is the default stdlib set: what runs when --stdlib is absent.
+func defaultPacks() []string { return stdlib.Default() }
 
 // packNames lists the embedded stdlib packs.
-func packNames() []string { return nil }
+func packNames() []string { return stdlib.Names() }
 
-func knownPack(name string) bool { return false }
+func knownPack(name string) bool {
+	_, ok := stdlib.Lookup(name)
+	return ok
+}
 
 // cmdStdlib lists the stdlib packs, or documents one.
-func cmdStdlib(ctx context.Context, inv *invocation, args []string) int {
+func cmdStdlib(_ context.Context, inv *invocation, args []string) int {
 	fs := newFlagSet("stdlib")
 	pos, code := parseArgs(inv, fs, helpStdlib, args)
 	if code >= 0 {
 		return code
 	}
-	if len(pos) > 1 {
-		return inv.usageErr("want at most one pack name, got %d arguments", len(pos))
+	switch len(pos) {
+	case 0:
+		defaults := stdlib.Default()
+		tw := tabwriter.NewWriter(inv.stdout, 0, 4, 2, ' ', 0)
+		for _, p := range stdlib.Packs() {
+			mark := ""
+			if slices.Contains(defaults, p.Name) {
+				mark = "(default)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, mark, p.Summary)
+		}
+		tw.Flush()
+		fmt.Fprintf(inv.stdout, "\nThe default set (%s) runs when --stdlib is absent.\nRun 'monad-hooks stdlib NAME' for a pack's documentation and parameters.\n", strings.Join(defaults, ", "))
+		return ExitOK
+	case 1:
+		p, ok := stdlib.Lookup(pos[0])
+		if !ok {
+			inv.errorf("unknown pack %q (have %s)", pos[0], strings.Join(stdlib.Names(), ", "))
+			return ExitFail
+		}
+		printPack(inv, p)
+		return ExitOK
 	}
-	inv.errorf("%v", errNoStdlib)
-	return ExitFail
+	return inv.usageErr("want at most one pack name, got %d arguments", len(pos))
+}
+
+func printPack(inv *invocation, p stdlib.PackInfo) {
+	w := inv.stdout
+	fmt.Fprintf(w, "%s: %s\n", p.Name, p.Summary)
+	if slices.Contains(stdlib.Default(), p.Name) {
+		fmt.Fprintln(w, "In the default set.")
+	}
+	if len(p.Events) > 0 {
+		fmt.Fprintf(w, "Events: %s\n", strings.Join(p.Events, ", "))
+	}
+	if doc := strings.TrimSpace(p.Doc); doc != "" {
+		fmt.Fprintf(w, "\n%s\n", doc)
+	}
+	fmt.Fprintln(w)
+	if len(p.Params) == 0 {
+		fmt.Fprintln(w, "Parameters: none.")
+	} else {
+		fmt.Fprintln(w, "Parameters:")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, q := range p.Params {
+			def := q.Default
+			if def == "" {
+				def = "-"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\tdefault %s\t%s\n", q.Name, q.Type, def, oneLine(q.Doc))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, `
+Load it with --stdlib %s, or with parameters in agents.json:
+
+	{"atoms": [{"stdlib": %q, "with": {...}}]}
+`, p.Name, p.Name)
 }
