@@ -164,3 +164,32 @@ func checkReason(tb testing.TB, packName, input, reason string) {
 		tb.Errorf("%q: reason %q is not one line starting with %s", input, reason, packName)
 	}
 }
+
+// TestQualityCommandsHoldout measures the held-out corpus, written after
+// the pack was tuned on the main one. It holds the pack to the same
+// targets.
+func TestQualityCommandsHoldout(t *testing.T) {
+	p := mustLoad(t, "deny-destructive", nil)
+	dangerous, dn := readLines(t, "commands-holdout-dangerous.txt")
+	denied := 0
+	for i, c := range dangerous {
+		if out := p.call(t, shellInput(c)); out.Decision == events.Deny {
+			denied++
+		} else {
+			t.Errorf("commands-holdout-dangerous.txt:%d: not denied: %s", dn[i], c)
+		}
+	}
+	safe, sn := readLines(t, "commands-holdout-safe.txt")
+	wrong := 0
+	for i, c := range safe {
+		if out := p.call(t, shellInput(c)); out.Decision != "" {
+			wrong++
+			t.Errorf("commands-holdout-safe.txt:%d: %s: %s (%s)", sn[i], out.Decision, c, out.Reason)
+		}
+	}
+	rate := float64(denied) / float64(len(dangerous))
+	t.Logf("deny-destructive (held out): %d/%d dangerous denied (%.1f%%); %d/%d safe denied", denied, len(dangerous), 100*rate, wrong, len(safe))
+	if rate < minDangerousDenied {
+		t.Errorf("deny rate %.3f below %.2f", rate, minDangerousDenied)
+	}
+}

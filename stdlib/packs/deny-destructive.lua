@@ -839,16 +839,38 @@ local function deny(rule, detail)
   return rule, detail
 end
 
+-- at resolves a relative path against the directory a cd earlier on the
+-- line moved to.
+local function at(ctx, p)
+  if ctx.cwd == nil or p == nil or p == "" then
+    return p
+  end
+  local c = string.sub(p, 1, 1)
+  if c == "/" or c == "~" or c == "$" then
+    return p
+  end
+  return ctx.cwd .. "/" .. p
+end
+
 local function rm_like(w, ctx, name)
   local f = parse_flags(w, 2, "")
-  local rec = f.s.r or f.s.R or f.l.recursive or f.l.dir ~= nil and false
+  local rec = (f.s.r or f.s.R or f.l.recursive) and true or false
   local force = f.s.f or f.l.force
-  local targets = f.args
+  local targets = {}
+  for _, t in ipairs(f.args) do
+    if t == "{}" and ctx.stdin_paths then
+      for _, x in ipairs(ctx.stdin_paths) do
+        targets[#targets + 1] = x
+      end
+    else
+      targets[#targets + 1] = t
+    end
+  end
   if #targets == 0 and ctx.stdin_paths then
     targets = ctx.stdin_paths
   end
   for _, t in ipairs(targets) do
-    local why = critical(t, rec and true or false, force and "force" or nil)
+    local why = critical(at(ctx, t), rec, force and "force" or nil)
     if why then
       local how = name
       if rec then
@@ -878,7 +900,7 @@ H.shred = function(w, ctx)
   end
 end
 
-H.mv = function(w)
+H.mv = function(w, ctx)
   local f = parse_flags(w, 2, "tS")
   local n = #f.args
   if n < 1 then
@@ -887,7 +909,7 @@ H.mv = function(w)
   local dest = f.vals.t or f.args[n]
   local last = f.vals.t and n or n - 1
   for k = 1, last do
-    local why = critical(f.args[k], true, "perm")
+    local why = critical(at(ctx, f.args[k]), true, "perm")
     if why then
       return deny("move-critical", "mv would move away " .. why)
     end
@@ -897,7 +919,7 @@ H.mv = function(w)
   end
 end
 
-local function perm_like(w, name)
+local function perm_like(w, ctx, name)
   local f = parse_flags(w, 2, "")
   local rec = f.s.R or f.l.recursive
   -- the first operand of chmod/chown/chgrp is the mode or the owner
@@ -906,12 +928,13 @@ local function perm_like(w, name)
     first = 1
   end
   for k = first, #f.args do
-    local p = norm(f.args[k])
+    local arg = at(ctx, f.args[k])
+    local p = norm(arg)
     local why
     if rec then
-      why = critical(f.args[k], true, "perm")
+      why = critical(arg, true, "perm")
     elseif p == "/" or p == "~" then
-      why = critical(f.args[k], true, "perm")
+      why = critical(arg, true, "perm")
     end
     if why then
       return deny("perm-critical", name .. (rec and " -R" or "") .. " would change " .. why)
@@ -919,10 +942,10 @@ local function perm_like(w, name)
   end
 end
 
-H.chmod = function(w) return perm_like(w, "chmod") end
-H.chown = function(w) return perm_like(w, "chown") end
-H.chgrp = function(w) return perm_like(w, "chgrp") end
-H.setfacl = function(w) return perm_like(w, "setfacl") end
+H.chmod = function(w, ctx) return perm_like(w, ctx, "chmod") end
+H.chown = function(w, ctx) return perm_like(w, ctx, "chown") end
+H.chgrp = function(w, ctx) return perm_like(w, ctx, "chgrp") end
+H.setfacl = function(w, ctx) return perm_like(w, ctx, "setfacl") end
 
 H.rsync = function(w)
   local f = parse_flags(w, 2, "eBfT")
@@ -944,7 +967,7 @@ end
 
 local FIND_FILTERS = {
   name = true, iname = true, path = true, ipath = true, wholename = true, regex = true,
-  iregex = true, type = true, mtime = true, mmin = true, atime = true, amin = true,
+  iregex = true, type = false, mtime = true, mmin = true, atime = true, amin = true,
   ctime = true, cmin = true, newer = true, size = true, user = true, group = true,
   empty = true, perm = true, maxdepth = false, mindepth = true, lname = true, inum = true,
   links = true, uid = true, gid = true, nouser = true, nogroup = true,
@@ -961,12 +984,19 @@ H.find = function(w, ctx)
   if #starts == 0 then
     starts[1] = "."
   end
+  for k, st in ipairs(starts) do
+    starts[k] = at(ctx, st)
+  end
   local filtered, deletes, execs = false, false, {}
   while i <= #w do
     local a = w[i]
     local opt = string.match(a, "^%-(%a+)$")
     if opt and FIND_FILTERS[opt] then
-      filtered = true
+      -- a name pattern that matches everything does not narrow
+      local v = w[i + 1] or ""
+      if not ((opt == "name" or opt == "iname" or opt == "path" or opt == "ipath" or opt == "wholename" or opt == "regex" or opt == "iregex") and (v == "*" or v == ".*" or v == "*.*" or v == "*/*")) then
+        filtered = true
+      end
     end
     if a == "-delete" then
       deletes = true
@@ -1035,7 +1065,7 @@ end
 local function only_info(w, listing)
   for k = 2, #w do
     local a = w[k]
-    if a == "--help" or a == "-V" or a == "--version" then
+    if a == "--help" or a == "-help" or a == "-V" or a == "--version" then
       return true
     end
     if listing and (a == "-l" or a == "--list" or a == "-L" or a == "print" or a == "-p" or a == "--print" or a == "-h") then
@@ -1542,13 +1572,17 @@ local KUBE_BIG = {
 
 local function kube(name)
   return function(w)
-    local f = parse_flags(w, 2, "nlfoc")
-    if f.args[1] ~= "delete" then
-      if f.args[1] == "drain" then
-        return nil
+    local d = nil
+    for k = 2, #w do
+      if w[k] == "delete" then
+        d = k
+        break
       end
+    end
+    if d == nil then
       return nil
     end
+    local f = parse_flags(w, d, "nlfoc")
     if f.l.all or f.s.A or f.l["all-namespaces"] then
       return deny("delete-cluster", name .. " delete --all would delete every resource of a kind")
     end
@@ -1568,6 +1602,9 @@ H.k = H.kubectl
 
 local function iac(name)
   return function(w)
+    if only_info(w) then
+      return nil
+    end
     for k = 2, #w do
       local x = w[k]
       if x == "destroy" or x == "-destroy" or x == "--destroy" then
@@ -1800,8 +1837,12 @@ H.ssh = function(w, ctx)
     i = i + 1
   end
   -- w[i] is the host
-  if i + 1 <= #w then
-    return check_line(join(w, i + 1), ctx.depth + 1)
+  local j = i + 1
+  if w[j] == "--" then
+    j = j + 1
+  end
+  if j <= #w then
+    return check_line(join(w, j), ctx.depth + 1)
   end
 end
 
@@ -1837,6 +1878,7 @@ local INTERP_STOP = { perl = "MmIxi0l", python = "mWXQ", node = "r", ruby = "rIE
 
 local CODE_HOME = [[(?i)(homedir\(\)|expanduser\(\s*['"]~['"]\s*\)|path\.home\(\)|os\.homedir\(\)|\$ENV\{\s*['"]?HOME['"]?\s*\}|ENV\[\s*['"]HOME['"]\s*\]|environ(\.get\(|\[)\s*['"]HOME['"]|getenv\(\s*['"]HOME['"]|Dir\.home|process\.env\.HOME|File\.expand_path\(\s*['"]~['"])]]
 
+local DELETE_BARE = [=[(?i)\b(unlink|rmtree|remove_tree|rm_rf|rm_r)\s+(glob\s*)?["'(]]=]
 local DELETE_CALL = [[(?i)\b(rmtree|rm_rf|rm_r|remove_tree|rmsync|rmdirsync|rimraf|removedirs|emptydirsync|removesync|remove_dir_all|rm|rmdir|unlink|unlinksync|remove|delete|deletesync)\s*\(]]
 local EXEC_CALL = [[(?i)\b(system|popen|exec|execsync|execfilesync|spawn|spawnsync|check_output|check_call|call|run|getoutput|getstatusoutput|execl|execlp|execv|execvp|execve|passthru|shell_exec|proc_open|capture2|capture3|popen3|open3)\s*(\(|\s['"])]]
 
@@ -1913,6 +1955,21 @@ local function check_code(lang, code, ctx)
       return deny("delete-critical", lang .. " code would delete " .. why)
     end
     pos = pos + b
+  end
+  pos = 1
+  for _ = 1, 16 do
+    local a, b = re.find(code, DELETE_BARE, pos)
+    if a == nil then
+      break
+    end
+    local stmt = string.match(string.sub(code, b), "^[^;]*") or ""
+    for _, str in ipairs(quoted_strings(stmt)) do
+      local why = critical(str, true, "perm")
+      if why then
+        return deny("delete-critical", lang .. " code would delete " .. why)
+      end
+    end
+    pos = b + 1
   end
   pos = 1
   for _ = 1, 32 do
@@ -2230,7 +2287,7 @@ check_line = function(line, depth)
     if #pipeline > 1 then
       local prev = unwrap(pipeline[#pipeline - 1])
       local pn = basename(prev[1])
-      if pn == "echo" or pn == "printf" or pn == "cat" and false then
+      if pn == "echo" or pn == "printf" then
         ctx.stdin_text = table.concat(prev, " ", 2)
         ctx.stdin_paths = {}
         for k = 2, #prev do
@@ -2269,6 +2326,25 @@ check_line = function(line, depth)
         end
       end
     end
+    -- a here-string feeds standard input too: xargs rm <<< "/", sh <<< "..."
+    if type(c.redirects) == "table" then
+      for _, r in ipairs(c.redirects) do
+        if r.op == "<<<" and type(r.target) == "string" then
+          ctx.stdin_text = r.target
+          ctx.stdin_paths = {}
+          for x in string.gmatch(r.target, "%S+") do
+            ctx.stdin_paths[#ctx.stdin_paths + 1] = x
+          end
+        end
+      end
+    end
+    -- a script piped or fed into a shell: echo 'rm -rf /' | sh
+    if ctx.stdin_text and sink(unwrap(words)) then
+      local rule, detail = check_line(ctx.stdin_text, depth + 1)
+      if rule then
+        return rule, detail
+      end
+    end
     local rule, detail = check_argv(words, ctx)
     if rule then
       return rule, detail
@@ -2292,6 +2368,15 @@ check_line = function(line, depth)
     end
     if c.op ~= "|" and c.op ~= "|&" then
       pipeline = {}
+    end
+    if first == "cd" or first == "pushd" then
+      local dir = words[2]
+      if dir == nil or dir == "" then
+        dir = "~"
+      end
+      if dir ~= "-" then
+        ctx.cwd = at(ctx, dir)
+      end
     end
     local _ = idx
   end
