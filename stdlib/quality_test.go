@@ -1,7 +1,9 @@
 package stdlib_test
 
 import (
+	"encoding/json"
 	"hash/fnv"
+	"os"
 	"strings"
 	"testing"
 
@@ -191,5 +193,65 @@ func TestQualityCommandsHoldout(t *testing.T) {
 	t.Logf("deny-destructive (held out): %d/%d dangerous denied (%.1f%%); %d/%d safe denied", denied, len(dangerous), 100*rate, wrong, len(safe))
 	if rate < minDangerousDenied {
 		t.Errorf("deny rate %.3f below %.2f", rate, minDangerousDenied)
+	}
+}
+
+type pathCase struct {
+	Note    string         `json:"note"`
+	Tool    string         `json:"tool"`
+	Path    string         `json:"path"`
+	File    string         `json:"file_path"`
+	Command string         `json:"command"`
+	Cwd     string         `json:"cwd"`
+	With    map[string]any `json:"with"`
+	Want    *string        `json:"want"`
+}
+
+func TestQualityPaths(t *testing.T) {
+	data, err := os.ReadFile("testdata/paths.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	packs := map[string]*pack{}
+	right, total := 0, 0
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var c pathCase
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatalf("paths.jsonl:%d: %v", i+1, err)
+		}
+		if c.Want == nil {
+			continue
+		}
+		key, _ := json.Marshal(c.With)
+		p := packs[string(key)]
+		if p == nil {
+			p = mustLoad(t, "protect-paths", c.With)
+			packs[string(key)] = p
+		}
+		in := events.Input{Event: events.BeforeTool, ToolName: c.Tool, Cwd: "/work/proj"}
+		if c.Cwd != "" {
+			in.Cwd = c.Cwd
+		}
+		ti := map[string]any{}
+		for k, v := range map[string]string{"path": c.Path, "file_path": c.File, "command": c.Command} {
+			if v != "" {
+				ti[k] = v
+			}
+		}
+		in.ToolInput = ti
+		total++
+		out := p.call(t, in)
+		if string(out.Decision) == *c.Want {
+			right++
+			if out.Decision != "" {
+				checkReason(t, "protect-paths", line, out.Reason)
+			}
+		} else {
+			t.Errorf("paths.jsonl:%d: %s %s%s%s: got %q (%s), want %q", i+1, c.Tool, c.Path, c.File, c.Command, out.Decision, out.Reason, *c.Want)
+		}
+	}
+	t.Logf("protect-paths: %d/%d path cases right", right, total)
+	if total < 60 {
+		t.Errorf("path corpus too small: %d cases (want 60)", total)
 	}
 }

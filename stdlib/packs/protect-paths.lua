@@ -633,17 +633,41 @@ local function glob_rx(g)
   return "(?i)^" .. table.concat(out) .. "$"
 end
 
-local function compile_globs(list)
+-- compile_globs compiles globs: one without a slash matches the base name,
+-- one that starts with / or ~/ the absolute path, any other one a path
+-- under any directory (secrets/** is **/secrets/**).
+local function compile_globs(list, home)
   local out = {}
   for _, g in ipairs(list) do
-    out[#out + 1] = { rx = glob_rx(g), base = string.find(g, "/", 1, true) == nil }
+    local base = string.find(g, "/", 1, true) == nil
+    if not base then
+      if string.sub(g, 1, 2) == "~/" and home then
+        g = home .. string.sub(g, 2)
+      elseif string.sub(g, 1, 1) ~= "/" and string.sub(g, 1, 1) ~= "*" and string.sub(g, 1, 1) ~= "~" then
+        g = "**/" .. g
+      end
+    end
+    out[#out + 1] = { rx = glob_rx(g), base = base }
   end
   return out
 end
 
-local EXTRA = compile_globs(P.extraSecrets)
-local ALLOW = compile_globs(P.allow)
-local OUTSIDE_OK = compile_globs(P.writableOutside)
+-- HOME is the home directory, from the path module when the runtime has
+-- one (nil otherwise: ~ paths then stay symbolic).
+local HOME = nil
+do
+  local ok, pathmod = pcall(require, "path")
+  if ok and type(pathmod) == "table" and pathmod.expand then
+    local good, h = pcall(pathmod.expand, "~")
+    if good and type(h) == "string" and string.sub(h, 1, 1) == "/" then
+      HOME = h
+    end
+  end
+end
+
+local EXTRA = compile_globs(P.extraSecrets, HOME)
+local ALLOW = compile_globs(P.allow, HOME)
+local OUTSIDE_OK = compile_globs(P.writableOutside, HOME)
 
 local function glob_hit(list, abs, base)
   for _, g in ipairs(list) do
@@ -1011,7 +1035,7 @@ hook{
     if type(ti) ~= "table" then
       return nil
     end
-    local env = { cwd = input.cwd, home = nil, root = P.root }
+    local env = { cwd = input.cwd, home = HOME, root = P.root }
     if env.root == "" then
       env.root = input.cwd
     end
@@ -1039,7 +1063,7 @@ if P.shellMatcher ~= "" then
     onError = "deny",
     timeoutMs = 200,
     handler = function(input)
-      local env = { cwd = input.cwd, home = nil, root = P.root }
+      local env = { cwd = input.cwd, home = HOME, root = P.root }
       if env.root == "" then
         env.root = input.cwd
       end
