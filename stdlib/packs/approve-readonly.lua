@@ -129,6 +129,8 @@ end
 local SHELL_NAMES = { sh = true, bash = true, zsh = true, dash = true, ksh = true, ash = true, mksh = true, yash = true, fish = true }
 local KEYWORDS = { ["if"] = true, ["then"] = true, ["else"] = true, ["elif"] = true, ["fi"] = true, ["do"] = true, ["done"] = true, ["while"] = true, ["until"] = true, ["!"] = true, ["{"] = true, ["}"] = true, ["esac"] = true, ["function"] = true }
 
+local PREFIXES = { sudo = true, doas = true, env = true, nohup = true, time = true, nice = true, timeout = true, exec = true, command = true, xargs = true, stdbuf = true, setsid = true, ionice = true, builtin = true }
+
 local lua_commands
 
 -- lua_tokens splits one command line into tokens: {text=, kind="word"|"op"}
@@ -324,22 +326,32 @@ lua_commands = function(line, depth)
     cmd.op = op
     if #w > 0 or next(cmd.assigns) ~= nil or #cmd.redirects > 0 then
       out[#out + 1] = cmd
-      -- sh -c STRING, eval ARGS: their commands follow
-      local name = string.lower(string.match(w[1] or "", "([^/]*)$") or "")
-      if SHELL_NAMES[name] then
-        for k = 2, #w do
-          if string.sub(w[k], 1, 1) == "-" and string.find(w[k], "c", 2, true) and w[k + 1] then
-            for _, c in ipairs(lua_commands(w[k + 1], depth + 1)) do
-              out[#out + 1] = c
+      -- sh -c STRING, su -c STRING, eval ARGS (after wrappers such as
+      -- sudo or env): their commands follow
+      local i = 1
+      while i <= #w do
+        local name = string.lower(string.match(w[i], "([^/]*)$") or "")
+        if SHELL_NAMES[name] or name == "su" or name == "runuser" then
+          for k = i + 1, #w do
+            if string.sub(w[k], 1, 1) == "-" and string.find(w[k], "c", 2, true) and w[k + 1] then
+              for _, c in ipairs(lua_commands(w[k + 1], depth + 1)) do
+                out[#out + 1] = c
+              end
+              break
+            elseif string.sub(w[k], 1, 1) ~= "-" and SHELL_NAMES[name] then
+              break
             end
-            break
-          elseif string.sub(w[k], 1, 1) ~= "-" then
-            break
           end
-        end
-      elseif name == "eval" then
-        for _, c in ipairs(lua_commands(table.concat(w, " ", 2), depth + 1)) do
-          out[#out + 1] = c
+          break
+        elseif name == "eval" then
+          for _, c in ipairs(lua_commands(table.concat(w, " ", i + 1), depth + 1)) do
+            out[#out + 1] = c
+          end
+          break
+        elseif PREFIXES[name] or string.sub(w[i], 1, 1) == "-" or string.find(w[i], "^[%w_]+=") or string.find(w[i], "^%d+[smhd]?$") then
+          i = i + 1
+        else
+          break
         end
       end
     end
