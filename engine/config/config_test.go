@@ -12,7 +12,7 @@ import (
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
-func readFixture(t *testing.T, name string) (string, []byte) {
+func readFixture(t testing.TB, name string) (string, []byte) {
 	t.Helper()
 	path, err := filepath.Abs(filepath.Join("testdata", name))
 	noErr(t, err)

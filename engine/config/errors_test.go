@@ -69,6 +69,9 @@ func TestErrorCodes(t *testing.T) {
 		{"empty_key", "a.toml", TierUser, "[hooks]\nBeforeTool = []\nx.'' = [{}, 0]\n", []string{"3:3 empty_key "}},
 		{"too_deep/json", "a.json", TierUser, strings.Repeat("[", MaxDepth+1), []string{fmt.Sprintf("1:%d too_deep ", MaxDepth+1)}},
 		{"too_deep/toml", "a.toml", TierUser, "a = " + strings.Repeat("[", MaxDepth+1), []string{fmt.Sprintf("1:%d too_deep ", MaxDepth+5)}},
+		{"too_deep/toml-dotted", "a.toml", TierUser, strings.Repeat("a.", MaxDepth) + "b = 1", []string{fmt.Sprintf("1:%d too_deep ", 2*MaxDepth)}},
+		{"too_deep/toml-header", "a.toml", TierUser, "[[" + strings.Repeat("a.", MaxDepth) + "b]]", []string{fmt.Sprintf("1:%d too_deep ", 2*MaxDepth)}},
+		{"too_deep/toml-inline", "a.toml", TierUser, "[t]\nx = [{ y = " + strings.Repeat("{ a.a = ", MaxDepth/2) + "1 }]", []string{"2:255 too_deep "}},
 
 		// Structure.
 		{"wrong_type/root", "a.json", TierUser, `[]`, []string{"1:1 wrong_type "}},
@@ -200,6 +203,20 @@ func TestEveryProblemReported(t *testing.T) {
 				es[2].Error())
 		})
 	}
+}
+
+func TestManyWarningsAreNotTooManyErrors(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"hooks": {"AfterModel": [`)
+	for range MaxErrors + 5 {
+		b.WriteString(`{"matcher": "x", "hooks": [{"command": "c"}]},`)
+	}
+	b.WriteString(`{"hooks": [{"command": ""}]}]}}`)
+	es := parseErrors(t, "a.json", b.String(), TierUser)
+	equal(t, []string{CodeMissingCommand}, es.Codes())
+	f, err := Parse("a.json", []byte(strings.Replace(b.String(), `"command": ""`, `"command": "d"`, 1)), TierUser)
+	noErr(t, err)
+	equal(t, MaxErrors, len(f.Warnings), "warnings are capped too")
 }
 
 func TestWarnings(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 // testify is in go.mod but its assert package needs go.yaml.in/yaml/v3,
 // which go.sum does not list; these few helpers stand in for it.
 
-func noErr(t *testing.T, err error) {
+func noErr(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("unexpected error: %v", err)

@@ -27,7 +27,7 @@ func parseTOML(data []byte, lines lineIndex) (*node, *Error) {
 	if off := tomlTooDeep(data); off >= 0 {
 		l, c := lines.pos(off)
 		return nil, &Error{Code: CodeTooDeep, Line: l, Col: c,
-			Msg: fmt.Sprintf("arrays and tables nest deeper than %d levels", MaxDepth)}
+			Msg: fmt.Sprintf("tables, arrays and dotted keys nest deeper than %d levels", MaxDepth)}
 	}
 	var m map[string]any
 	if _, err := toml.Decode(string(data), &m); err != nil {
@@ -74,32 +74,82 @@ func clampPos(lines lineIndex, line, col int) (int, int) {
 	return line, col
 }
 
-// tomlTooDeep returns the offset where brackets nest deeper than MaxDepth, or
-// -1. It is a lexical approximation (strings and comments are skipped) run
-// before decoding, to bound the decoder's work on hostile input.
+// tomlTooDeep returns the offset where the document nests deeper than
+// MaxDepth, or -1. It runs before decoding, to bound the decoder's work on
+// hostile input (the decoder is quadratic or worse in the nesting depth).
+// Brackets nest, and so do the segments of dotted keys and of [table]
+// headers ([[array.tables]] count one more, for the element). It is a lexical
+// approximation: strings and comments are skipped, and invalid input merely
+// gives a rough answer (the decoder then reports the syntax error).
 func tomlTooDeep(s []byte) int {
-	depth := 0
-	for i := 0; i < len(s); {
-		switch s[i] {
-		case '#':
-			for i < len(s) && s[i] != '\n' {
+	type frame struct {
+		brace bool // an inline table, whose keys nest further
+		level int  // depth of the array or inline table itself
+	}
+	var stack []frame
+	table := 0      // depth of the current [table]
+	atKey := true   // reading a key, not a value
+	header := false // reading a [table] header
+	segs := 1       // segments of the key read so far
+	value := 0      // depth of the value after the last '='
+	keyBase := func() int {
+		switch {
+		case header:
+			return 0
+		case len(stack) > 0:
+			return stack[len(stack)-1].level
+		}
+		return table
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '#':
+			for i+1 < len(s) && s[i+1] != '\n' {
 				i++
 			}
-		case '"', '\'':
-			i = skipTOMLString(s, i)
-		case '[', '{':
-			depth++
-			if depth > MaxDepth {
+		case c == '"' || c == '\'':
+			i = skipTOMLString(s, i) - 1
+		case c == '\n' && len(stack) == 0:
+			atKey, header, segs = true, false, 1
+		case header:
+			switch c {
+			case '.':
+				if segs++; segs > MaxDepth {
+					return i
+				}
+			case ']':
+				table, header, atKey = segs, false, false
+			}
+		case atKey && c == '[' && len(stack) == 0:
+			header, segs = true, 1
+			if i+1 < len(s) && s[i+1] == '[' {
+				segs, i = 2, i+1
+			}
+		case atKey && c == '.':
+			if segs++; keyBase()+segs > MaxDepth {
 				return i
 			}
-			i++
-		case ']', '}':
-			if depth > 0 {
-				depth--
+		case atKey && c == '=':
+			atKey, value = false, keyBase()+segs
+		case atKey && c == '}' && len(stack) > 0: // {} or a trailing comma
+			stack, atKey = stack[:len(stack)-1], false
+		case !atKey && (c == '[' || c == '{'):
+			level := value
+			if n := len(stack); n > 0 && !stack[n-1].brace {
+				level = stack[n-1].level + 1
 			}
-			i++
-		default:
-			i++
+			if level > MaxDepth {
+				return i
+			}
+			stack = append(stack, frame{brace: c == '{', level: level})
+			if c == '{' {
+				atKey, segs = true, 1
+			}
+		case !atKey && (c == ']' || c == '}') && len(stack) > 0:
+			stack = stack[:len(stack)-1]
+		case !atKey && c == ',' && len(stack) > 0 && stack[len(stack)-1].brace:
+			atKey, segs = true, 1
 		}
 	}
 	return -1

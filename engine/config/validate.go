@@ -27,7 +27,9 @@ type validator struct {
 
 func (v *validator) report(list *Errors, line, col int, code, field, format string, args ...any) {
 	if len(*list) >= MaxErrors {
-		v.dropped = true
+		if list == &v.errs {
+			v.dropped = true
+		}
 		return
 	}
 	*list = append(*list, &Error{Code: code, File: v.file, Line: line, Col: col, Field: field, Msg: fmt.Sprintf(format, args...)})

@@ -218,6 +218,11 @@ func (w *Writer) Edit(path string, tier Tier, edit func(hooks map[events.Event][
 	if err := edit(hooks); err != nil {
 		return err
 	}
+	for ev := range hooks {
+		if !ev.Valid() {
+			return fmt.Errorf("config: edit %s: invalid event %v", path, ev)
+		}
+	}
 
 	out := render(body, doc, hooks, order)
 	if bytes.HasPrefix(orig, []byte(bom)) {

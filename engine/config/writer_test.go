@@ -449,3 +449,16 @@ func TestWriterEditError(t *testing.T) {
 	equal(t, mine, err, "edit's error is returned as is")
 	equal(t, `{}`, readString(t, p))
 }
+
+func TestWriterEditInvalidEvent(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "agents.json", `{}`)
+	var w Writer
+	err := w.Edit(p, TierUser, func(h map[events.Event][]Group) error {
+		h[events.Event(99)] = []Group{{Hooks: []Hook{{Command: "x"}}}}
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "invalid event") {
+		t.Errorf("Edit with an invalid event = %v", err)
+	}
+	equal(t, `{}`, readString(t, p))
+}
