@@ -18,8 +18,9 @@ import (
 const (
 	// MaxFileSize is the largest configuration file accepted, in bytes.
 	MaxFileSize = 4 << 20
-	// MaxDepth is the deepest nesting of arrays and objects (tables)
-	// accepted. The hooks shape needs 5; the rest is for atom parameters.
+	// MaxDepth is the deepest nesting accepted: of arrays and objects in
+	// JSON; of arrays, tables, dotted-key segments and table-header segments
+	// in TOML. The hooks shape needs 6; the rest is for atom parameters.
 	MaxDepth = 64
 	// MaxTimeoutMs is the largest timeoutMs accepted: ten minutes.
 	MaxTimeoutMs = 600_000

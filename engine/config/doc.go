@@ -51,8 +51,17 @@
 // github.com/BurntSushi/toml and then located by a scanner of the (valid)
 // document, because the decoder does not expose positions.
 //
+// Keys are case-sensitive. JSON must be strict RFC 8259 (no comments, no
+// trailing commas); a JSON object that repeats a key is an error
+// (CodeDuplicateKey). A TOML file may not use the empty key "" (CodeEmptyKey):
+// the TOML decoder mishandles it and can silently drop values next to it, and
+// a silently dropped guard is worse than a refused file.
+//
 // Everything is bounded: files by [MaxFileSize], nesting by [MaxDepth],
-// timeouts by [MaxTimeoutMs] and reports by [MaxErrors].
+// timeouts by [MaxTimeoutMs] and reports by [MaxErrors]. Parsing time is
+// linear in the file size (roughly 0.2 s per MiB of JSON, 1 s per MiB of TOML
+// on one core; a typical file of a few KiB takes about a millisecond), so
+// callers that reload often should still skip unchanged files.
 //
 // # Writing
 //

@@ -19,7 +19,8 @@ const (
 	// CodeSyntax: the file is not well-formed JSON or TOML. Parsing stops at the
 	// first syntax error, so it is the only error reported.
 	CodeSyntax = "syntax"
-	// CodeTooDeep: arrays or objects nest deeper than [MaxDepth].
+	// CodeTooDeep: the document nests deeper than [MaxDepth]. Like
+	// CodeSyntax it is the only error reported.
 	CodeTooDeep = "too_deep"
 	// CodeEmptyKey: a TOML file uses the empty key "" (or ''), which the
 	// TOML decoder mishandles, losing values next to it. Like CodeSyntax it
