@@ -292,6 +292,7 @@ func TestRunEscapedGrandchild(t *testing.T) {
 	line := fmt.Sprintf(`setsid sh -c 'echo $$ > %[1]s; exec sleep 30' & until [ -s %[1]s ]; do sleep 0.01; done; echo '{}'`, path)
 	r, err, took := run(t, shell.Command{Line: line}, "")
 	t.Cleanup(func() { _ = syscall.Kill(readPid(), syscall.SIGKILL) })
+	t.Logf("grandchild in its own session holding stdout: Run returned after %v", took)
 	if took < shell.ExitGrace || took > quick {
 		t.Errorf("Run returned after %v", took)
 	}
