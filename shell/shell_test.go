@@ -569,7 +569,7 @@ func TestRunConcurrent(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := range runs {
-				stdin := fmt.Sprintf(`{"worker":%d,"run":%d,"pad":%q}`, w, i, strings.Repeat("p", 100<<10*w))
+				stdin := fmt.Sprintf(`{"worker":%d,"run":%d,"pad":%q}`, w, i, strings.Repeat("p", 20<<10*w))
 				r, err := shell.Run(context.Background(), shell.Command{Line: `cat; echo "$W" >&2`, Env: append(testEnv, "W="+strconv.Itoa(w))}, []byte(stdin))
 				if err != nil || string(r.Stdout) != stdin || string(r.Stderr) != strconv.Itoa(w)+"\n" {
 					t.Errorf("worker %d run %d: %v, stdout %d bytes, stderr %q", w, i, err, len(r.Stdout), r.Stderr)
