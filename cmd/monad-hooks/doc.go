@@ -96,7 +96,7 @@
 // On SIGINT or SIGTERM serve stops taking input, lets the dispatches in
 // flight finish and deliver their Results (for at most --grace, default 90s,
 // after which they are canceled and their command hooks killed), saves the
-// state and exits 0.
+// state and exits 0. A second signal ends the process at once.
 //
 // # check and explain
 //

@@ -78,7 +78,7 @@ addresses are refused). The address it listens on is printed on stderr
 
 On SIGINT or SIGTERM serve stops taking input, lets the dispatches in flight
 finish and deliver their Results (for up to --grace, then they are
-canceled), saves --state and exits 0.
+canceled), saves --state and exits 0. A second signal ends it at once.
 
 Serve flags:
 
