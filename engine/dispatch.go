@@ -73,6 +73,7 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in events.Input) R
 		in.StopContinues = e.sessions.get(in.SessionID).StopContinues
 	}
 	if len(hooks) > 0 {
+		res.Audit = make([]Record, 0, len(hooks))
 		if spec.Parallel {
 			e.fanOut(ctx, spec, hooks, &in, &res)
 		} else {
@@ -303,7 +304,7 @@ func (e *Engine) runHook(ctx context.Context, h *hook, in *events.Input) (out ev
 	rec.Outcome = OutcomeOK
 	rec.Decision = out.Decision
 	rec.Reason = truncate(out.Reason, 2048)
-	rec.Fields = out.Present().Names()
+	rec.Fields = fieldNames(out.Present())
 	return out, rec
 }
 
@@ -325,4 +326,23 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// fieldNameSets holds the JSON names of every set of Output fields, computed
+// once, so that a Record's Fields cost no allocation. It is never modified.
+var fieldNameSets = func() (t [1 << 8][]string) {
+	for f := range t {
+		if names := events.Field(f).Names(); len(names) > 0 {
+			t[f] = names[:len(names):len(names)]
+		}
+	}
+	return t
+}()
+
+// fieldNames returns the shared, read-only names of the fields in f.
+func fieldNames(f events.Field) []string {
+	if int(f) < len(fieldNameSets) {
+		return fieldNameSets[f]
+	}
+	return f.Names()
 }
