@@ -54,6 +54,13 @@ func FuzzParseTOML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParse(t, "/cfg/agents.toml", data, TierUser)
 		checkParse(t, "/cfg/agents.toml", data, TierPolicy)
+		for _, tier := range []Tier{TierUser, TierPolicy} {
+			_, err := Parse("/cfg/agents.toml", data, tier)
+			var es Errors
+			if errors.As(err, &es) {
+				checkTOMLPositions(t, data, es)
+			}
+		}
 	})
 }
 
@@ -237,22 +244,29 @@ func checkTOMLAgrees(t *testing.T, data []byte) {
 	if a, b := problemSet(jes), problemSet(tes); !equalStrings(a, b) {
 		t.Fatalf("JSON and TOML problems differ:\n%v\n%v\nTOML:\n%s", a, b, buf.Bytes())
 	}
-	// And TOML positions point at the right place: a misplaced key's own
-	// name, or the first byte of a bad value.
-	doc := buf.Bytes()
+	checkTOMLPositions(t, buf.Bytes(), tes)
+}
+
+// checkTOMLPositions checks that TOML problems point at the right place: a
+// misplaced key's own name, or the first byte of a bad value.
+func checkTOMLPositions(t *testing.T, doc []byte, es Errors) {
+	t.Helper()
+	doc = bytes.TrimPrefix(doc, []byte(bom))
 	lines := newLineIndex(doc)
-	for _, e := range tes {
+	for _, e := range es {
+		switch e.Code {
+		case CodeSyntax, CodeBadEncoding, CodeTooDeep, CodeEmptyKey, CodeTooManyErrors:
+			continue // not located by this package
+		}
 		if e.Line < 1 {
 			t.Fatalf("TOML problem without a position: %v", e)
 		}
 		at := string(doc[lines.starts[e.Line-1]+e.Col-1:])
 		switch e.Code {
-		case CodeUnknownKey, CodeUnknownEvent, CodePolicyInUser:
+		case CodeUnknownKey, CodeUnknownEvent, CodePolicyInUser, CodeHooksInPolicy, CodeAtomsInPolicy:
 			key := e.Field[max(strings.LastIndexAny(e.Field, ".]")+1, 0):]
-			if strings.HasSuffix(e.Field, "\"]") {
-				key = "\"" // a quoted key
-			}
-			if !strings.HasPrefix(at, key) {
+			quoted := at != "" && (at[0] == '"' || at[0] == '\'') // may hold escapes
+			if !quoted && (strings.HasSuffix(e.Field, "\"]") || !strings.HasPrefix(at, key)) {
 				t.Fatalf("%v: position is not at key %q but at %.20q\nTOML:\n%s", e, key, at, doc)
 			}
 		default:
