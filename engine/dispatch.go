@@ -69,18 +69,19 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in events.Input) R
 	if p := e.cfgErr.Load(); p != nil {
 		res.ConfigError = *p
 	}
+	c := &call{in: in}
 	if in.Event == events.AfterTurn {
-		in.StopContinues = e.sessions.get(in.SessionID).StopContinues
+		c.in.StopContinues = e.sessions.get(in.SessionID).StopContinues
 	}
 	if len(hooks) > 0 {
 		res.Audit = make([]Record, 0, len(hooks))
 		if spec.Parallel {
-			e.fanOut(ctx, spec, hooks, &in, &res)
+			e.fanOut(ctx, spec, hooks, c, &res)
 		} else {
-			e.chain(ctx, spec, hooks, &in, &res)
+			e.chain(ctx, spec, hooks, c, &res)
 		}
 	}
-	e.sessionRules(spec, &in, &res)
+	e.sessionRules(spec, &c.in, &res)
 	return res
 }
 
@@ -148,10 +149,10 @@ func joinContext(a, b string) string {
 }
 
 // chain runs the hooks of a serial event in plan order.
-func (e *Engine) chain(ctx context.Context, spec events.Spec, hooks []*hook, cur *events.Input, res *Result) {
+func (e *Engine) chain(ctx context.Context, spec events.Spec, hooks []*hook, c *call, res *Result) {
 	for _, h := range hooks {
-		out, rec := e.runHook(ctx, h, cur)
-		stop := e.fold(spec, h, out, &rec, cur, res)
+		out, rec := e.runHook(ctx, h, c)
+		stop := e.fold(spec, h, out, &rec, c, res)
 		res.Audit = append(res.Audit, rec)
 		e.record(ctx, rec)
 		if stop {
@@ -166,25 +167,31 @@ func (e *Engine) chain(ctx context.Context, spec events.Spec, hooks []*hook, cur
 
 // fanOut runs the hooks of a parallel event concurrently, bounded, and merges
 // their outputs in plan order.
-func (e *Engine) fanOut(ctx context.Context, spec events.Spec, hooks []*hook, in *events.Input, res *Result) {
+func (e *Engine) fanOut(ctx context.Context, spec events.Spec, hooks []*hook, c *call, res *Result) {
 	type slot struct {
 		out events.Output
 		rec Record
 	}
 	slots := make([]slot, len(hooks))
+	for _, h := range hooks {
+		if h.kind == "command" {
+			c.inputJSON() // once, before the goroutines share it
+			break
+		}
+	}
 	sem := make(chan struct{}, e.opts.maxParallel)
 	var wg sync.WaitGroup
 	for i, h := range hooks {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			slots[i].out, slots[i].rec = e.runHook(ctx, h, in)
+			slots[i].out, slots[i].rec = e.runHook(ctx, h, c)
 		})
 	}
 	wg.Wait()
 	for i := range slots {
 		s := &slots[i]
-		e.fold(spec, hooks[i], s.out, &s.rec, in, res)
+		e.fold(spec, hooks[i], s.out, &s.rec, c, res)
 		res.Audit = append(res.Audit, s.rec)
 		e.record(ctx, s.rec)
 	}
@@ -198,7 +205,8 @@ func (e *Engine) record(ctx context.Context, r Record) {
 
 // fold merges one hook's outcome into the result and, for serial events, the
 // chained input. It reports whether the chain stops (a deny).
-func (e *Engine) fold(spec events.Spec, h *hook, out events.Output, rec *Record, cur *events.Input, res *Result) (stop bool) {
+func (e *Engine) fold(spec events.Spec, h *hook, out events.Output, rec *Record, c *call, res *Result) (stop bool) {
+	cur := &c.in
 	if rec.Outcome != OutcomeOK {
 		if h.onError == OnErrorDeny && spec.Decisions.Has(events.Deny) {
 			rec.FailedClosed = true
@@ -222,6 +230,9 @@ func (e *Engine) fold(spec events.Spec, h *hook, out events.Output, rec *Record,
 	}
 	if kept.AdditionalContext != "" {
 		res.AdditionalContext = joinContext(res.AdditionalContext, kept.AdditionalContext)
+	}
+	if kept.Present()&chaining != 0 {
+		c.changed()
 	}
 	if kept.MutatedPrompt != nil {
 		res.MutatedPrompt = kept.MutatedPrompt
@@ -263,7 +274,7 @@ func (e *Engine) fold(spec events.Spec, h *hook, out events.Output, rec *Record,
 
 // runHook runs one hook with its timeout, recovering a panic, and validates
 // what it returned. The Record is complete but for what fold adds.
-func (e *Engine) runHook(ctx context.Context, h *hook, in *events.Input) (out events.Output, rec Record) {
+func (e *Engine) runHook(ctx context.Context, h *hook, c *call) (out events.Output, rec Record) {
 	rec = Record{Event: h.event, Tier: h.tier, Kind: h.kind, Hook: h.id, Source: h.source}
 	hctx := ctx
 	if h.timeout > 0 {
@@ -278,7 +289,7 @@ func (e *Engine) runHook(ctx context.Context, h *hook, in *events.Input) (out ev
 				err = fmt.Errorf("hook panicked: %v\n%s", p, firstLines(debug.Stack(), 12))
 			}
 		}()
-		out, rec.Logs, err = h.run(hctx, in)
+		out, rec.Logs, err = h.run(hctx, c)
 		return err
 	}()
 	rec.LatencyMs = float64(e.opts.now().Sub(start)) / float64(time.Millisecond)
@@ -346,3 +357,7 @@ func fieldNames(f events.Field) []string {
 	}
 	return f.Names()
 }
+
+// chaining are the Output fields that rewrite the input of later hooks.
+const chaining = events.FieldMutatedPrompt | events.FieldMutatedToolInput | events.FieldUpdatedToolOutput |
+	events.FieldMutatedRequest | events.FieldMutatedText

@@ -183,9 +183,9 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-func goRun(h Handler) func(context.Context, *events.Input) (events.Output, []string, error) {
-	return func(ctx context.Context, in *events.Input) (events.Output, []string, error) {
-		out, err := h.Handle(ctx, in)
+func goRun(h Handler) func(context.Context, *call) (events.Output, []string, error) {
+	return func(ctx context.Context, c *call) (events.Output, []string, error) {
+		out, err := h.Handle(ctx, &c.in)
 		return out, nil, err
 	}
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -219,8 +218,8 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 		// engine adds no deadline of its own.
 		dedup:        h.Command + "\x00" + strconv.FormatInt(int64(timeout/time.Millisecond), 10) + "\x00" + onError.String(),
 		shownTimeout: timeout,
-		run: func(ctx context.Context, in *events.Input) (events.Output, []string, error) {
-			stdin, err := json.Marshal(in)
+		run: func(ctx context.Context, c *call) (events.Output, []string, error) {
+			stdin, err := c.inputJSON()
 			if err != nil {
 				return events.Output{}, nil, fmt.Errorf("encode input: %w", err)
 			}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"time"
@@ -127,7 +128,7 @@ type hookSpec struct {
 	// own (command hooks, Lua hooks) rather than through timeout.
 	shownTimeout time.Duration
 	// run runs the hook once; logs are what it logged, for the audit.
-	run func(ctx context.Context, in *events.Input) (out events.Output, logs []string, err error)
+	run func(ctx context.Context, c *call) (out events.Output, logs []string, err error)
 }
 
 // hook is a compiled hook in a plan. It is immutable.
@@ -155,3 +156,25 @@ func compileMatcher(m string) (*regexp.Regexp, error) {
 	}
 	return re, nil
 }
+
+// call is what a hook runs on: the dispatch's working copy of the input and,
+// for command hooks, its JSON encoding, made at most once per version of the
+// input (serial events invalidate it when a rewrite chains into the input).
+type call struct {
+	in   events.Input
+	json []byte
+	err  error
+}
+
+// inputJSON returns the input encoded as JSON. The caller must not modify the
+// bytes. It is not safe for concurrent use unless called once before the
+// goroutines start (fanOut does).
+func (c *call) inputJSON() ([]byte, error) {
+	if c.json == nil && c.err == nil {
+		c.json, c.err = json.Marshal(&c.in)
+	}
+	return c.json, c.err
+}
+
+// changed drops the cached encoding after a rewrite.
+func (c *call) changed() { c.json, c.err = nil, nil }

@@ -97,8 +97,8 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			source: h.Script + ":" + strconv.Itoa(h.Line), event: h.Event, matcher: h.Matcher,
 			onError: onError, shownTimeout: h.Timeout,
 			// The pool enforces the hook's timeout itself.
-			run: func(ctx context.Context, in *events.Input) (events.Output, []string, error) {
-				out, logs, err := pool.CallLogs(ctx, i, in)
+			run: func(ctx context.Context, c *call) (events.Output, []string, error) {
+				out, logs, err := pool.CallLogs(ctx, i, &c.in)
 				return out, logLines(logs), err
 			},
 		})

@@ -168,6 +168,8 @@ func (w *Writer) fs() WriteFS {
 //   - the [Errors] of the result, wrapped, when the edit would make the file
 //     invalid (their Line and Col are 0: the document was never written;
 //     Field says which value is wrong);
+//   - an error when edit left a hook under an invalid event, or a string
+//     that is not valid UTF-8 (it would not read back as given);
 //   - [ErrConflict] when the file changed during the edit;
 //   - a filesystem error, wrapped.
 //
@@ -228,8 +230,12 @@ func (w *Writer) Edit(path string, tier Tier, edit func(hooks map[events.Event][
 	if bytes.HasPrefix(orig, []byte(bom)) {
 		out = append([]byte(bom), out...)
 	}
-	if _, err := Parse(path, out, TierUser); err != nil {
+	written, err := Parse(path, out, TierUser)
+	if err != nil {
 		return fmt.Errorf("config: refusing to write %s: %w", path, unpositioned(err))
+	}
+	if !sameHooks(hooks, written.Hooks) {
+		return fmt.Errorf("config: refusing to write %s: the hooks would not read back as given (a string that is not valid UTF-8?)", path)
 	}
 	mode := fs.FileMode(0o600)
 	if exists {
@@ -346,6 +352,41 @@ func unpositioned(err error) error {
 		out[i] = &c
 	}
 	return out
+}
+
+// sameHooks reports whether the hooks an edit asked for (want) are what the
+// written document holds (got), defaults normalized and positions ignored.
+func sameHooks(want, got map[events.Event][]Group) bool {
+	n := 0
+	for _, gs := range want {
+		if len(gs) > 0 {
+			n++
+		}
+	}
+	if n != len(got) {
+		return false
+	}
+	for ev, gs := range got {
+		w := want[ev]
+		if len(w) != len(gs) {
+			return false
+		}
+		for i, g := range gs {
+			if normMatcher(w[i].Matcher) != g.Matcher || len(w[i].Hooks) != len(g.Hooks) {
+				return false
+			}
+			for j, h := range g.Hooks {
+				wh := w[i].Hooks[j]
+				if wh.OnError == OnErrorSkip {
+					wh.OnError = ""
+				}
+				if wh.Command != h.Command || wh.TimeoutMs != h.TimeoutMs || wh.OnError != h.OnError {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // eventOrder lists the events of a document's hooks object in file order.

@@ -462,3 +462,13 @@ func TestWriterEditInvalidEvent(t *testing.T) {
 	}
 	equal(t, `{}`, readString(t, p))
 }
+
+func TestWriterRefusesUnfaithfulWrite(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "agents.json", `{}`)
+	var w Writer
+	_, err := w.AddHook(p, events.BeforeTool, "", Hook{Command: "bad \xff byte"})
+	if err == nil || !strings.Contains(err.Error(), "would not read back") {
+		t.Errorf("AddHook with invalid UTF-8 = %v", err)
+	}
+	equal(t, `{}`, readString(t, p))
+}
