@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi"
 )
 
 // Errors returned by [Engine.Dispatch].
@@ -39,15 +40,27 @@ type Engine struct {
 type generation struct {
 	byEvent [events.Count][]*hook
 	cache   [events.Count]matchCache
-	release func()
+	res     resources
+}
+
+// resources are what a generation's hooks hold; they are released when the
+// generation is replaced or the engine closes.
+type resources struct {
+	lua *luaapi.Pool // nil without Lua hooks
+}
+
+func (r resources) release() {
+	if r.lua != nil {
+		r.lua.Close()
+	}
 }
 
 // source supplies the configured (non-Go) hooks and says cheaply whether they
 // changed. Implementations live beside the config, Lua and shell glue.
 type source interface {
 	// load reads and compiles the configuration. version is a fingerprint
-	// that unchanged reports against; release frees what the hooks hold.
-	load(ctx context.Context) (specs []hookSpec, release func(), version any, err error)
+	// that unchanged reports against; res is what the hooks hold.
+	load(ctx context.Context) (specs []hookSpec, res resources, version any, err error)
 	// unchanged reports whether the configuration is still the one that
 	// produced version. It is called on the dispatch path and must be cheap.
 	unchanged(version any) bool
@@ -95,7 +108,7 @@ func (e *Engine) build(ctx context.Context) (g *generation, version any, err err
 			run: goRun(h.Handler),
 		})
 	}
-	var release func()
+	var res resources
 	if e.src != nil {
 		more, rel, ver, err := e.src.load(ctx)
 		version = ver
@@ -107,17 +120,15 @@ func (e *Engine) build(ctx context.Context) (g *generation, version any, err err
 			errs = append(errs, ce...)
 		}
 		specs = append(specs, more...)
-		release = rel
+		res = rel
 	}
 	g, cerrs := compile(specs)
 	errs = append(errs, cerrs...)
 	if len(errs) > 0 {
-		if release != nil {
-			release()
-		}
+		res.release()
 		return nil, version, errs
 	}
-	g.release = release
+	g.res = res
 	return g, version, nil
 }
 
@@ -146,9 +157,7 @@ func (e *Engine) current(ctx context.Context) *generation {
 	}
 	e.cfgErr.Store(nil)
 	e.gen.Store(ng)
-	if g.release != nil {
-		g.release()
-	}
+	g.res.release()
 	return ng
 }
 
@@ -177,9 +186,7 @@ func (e *Engine) Close() error {
 	}
 	e.reloadMu.Lock()
 	defer e.reloadMu.Unlock()
-	if g := e.gen.Load(); g.release != nil {
-		g.release()
-	}
+	e.gen.Load().res.release()
 	return nil
 }
 
@@ -188,4 +195,28 @@ func goRun(h Handler) func(context.Context, *call) (events.Output, []string, err
 		out, err := h.Handle(ctx, &c.in)
 		return out, nil, err
 	}
+}
+
+// Stats are counters of the engine's current plan generation, for tests and
+// metrics.
+type Stats struct {
+	// Hooks is the number of hooks in the plan.
+	Hooks int
+	// Lua are the counters of the generation's Lua VM pool (zero without
+	// Lua hooks); they start again at each reload.
+	Lua luaapi.Stats
+}
+
+// Stats returns the counters of the current plan generation. It does not
+// reload.
+func (e *Engine) Stats() Stats {
+	g := e.gen.Load()
+	var s Stats
+	for _, hs := range g.byEvent {
+		s.Hooks += len(hs)
+	}
+	if g.res.lua != nil {
+		s.Lua = g.res.lua.Stats()
+	}
+	return s
 }

@@ -144,7 +144,7 @@ func (s *fileSource) read(v *fileVersion, path string) ([]byte, error) {
 	return s.f.FS.ReadFile(path)
 }
 
-func (s *fileSource) load(ctx context.Context) ([]hookSpec, func(), any, error) {
+func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, error) {
 	v := &fileVersion{}
 	var specs []hookSpec
 	var errs ConfigErrors
@@ -188,16 +188,15 @@ func (s *fileSource) load(ctx context.Context) ([]hookSpec, func(), any, error) 
 	// plan keeps file order per event, which is all that matters, but make
 	// the spec order deterministic for Plan.
 	sortSpecsStable(specs)
-	luaSpecs, release, lerrs := s.loadLua(ctx, v, atoms)
+	luaSpecs, pool, lerrs := s.loadLua(ctx, v, atoms)
+	res := resources{lua: pool}
 	errs = append(errs, lerrs...)
 	specs = append(luaSpecs, specs...)
 	if len(errs) > 0 {
-		if release != nil {
-			release()
-		}
-		return nil, nil, v, errs
+		res.release()
+		return nil, resources{}, v, errs
 	}
-	return specs, release, v, nil
+	return specs, res, v, nil
 }
 
 func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h config.Hook, env []string) hookSpec {

@@ -44,7 +44,7 @@ type luaScript struct {
 
 // loadLua reads and compiles the Lua atoms, builds one VM pool for all of
 // them and returns one hookSpec per hook{} registration, in load order.
-func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom) ([]hookSpec, func(), ConfigErrors) {
+func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom) ([]hookSpec, *luaapi.Pool, ConfigErrors) {
 	if len(atoms) == 0 {
 		return nil, nil, nil
 	}
@@ -103,7 +103,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			},
 		})
 	}
-	return specs, func() { pool.Close() }, nil
+	return specs, pool, nil
 }
 
 // stdlibScript resolves an embedded pack and validates its parameters.
