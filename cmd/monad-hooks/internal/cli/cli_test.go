@@ -102,7 +102,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "run stdlib empty", args: []string{"run", "BeforeTool", "--stdlib", ""}, stdin: `{}`, code: ExitUsage},
 		{name: "run ok", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"toolName":"bash"}`, code: ExitOK, stdout: `{"event":"BeforeTool"}`, quietError: true},
 		{name: "run event null", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"event":null}`, code: ExitOK, stdout: `"event":"BeforeTool"`},
-		{name: "run same event", args: []string{"--stdlib", "none", "BeforeTool"}, stdin: `{"event":"BeforeTool"}`, code: ExitUsage}, // no command
+		{name: "flag before the command", args: []string{"--stdlib", "none", "run", "BeforeTool"}, stdin: `{}`, code: ExitUsage, stderr: "unknown command"},
 		{name: "run flags first", args: []string{"run", "--stdlib", "none", "BeforeTool"}, stdin: `{"event":"BeforeTool"}`, code: ExitOK},
 		{name: "run other event", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"event":"AfterTool"}`, code: ExitFail, stderr: "its event is AfterTool, but the command line says BeforeTool", quietOut: true},
 		{name: "run bad event in input", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"event":"Nope"}`, code: ExitFail, stderr: "unknown event"},
