@@ -166,16 +166,22 @@ local PREFIXES = { sudo = true, doas = true, env = true, nohup = true, time = tr
 
 local lua_commands
 
--- lua_tokens splits one command line into tokens: {text=, kind="word"|"op"}
--- and collects the source of command substitutions in subs.
+local SPECIAL = [=[[\\'"$`<> \t\r#;&|\n()]]=]
+local DQ_SPECIAL = [=[[\\"$`]]=]
+local ANSI_C = { n = "\n", t = "\t", ["\\"] = "\\", ["'"] = "'", ['"'] = '"', a = "", e = "", r = "" }
+
+-- lua_tokens splits one command line into tokens (texts[i], and ops[i] true
+-- for an operator) and collects the source of command substitutions in
+-- subs.
 local function lua_tokens(line, subs)
-  local toks = {}
+  local texts, ops = {}, {}
   local n = string.len(line)
   local i = 1
   local cur, has = {}, false
   local function flush()
     if has then
-      toks[#toks + 1] = { kind = "word", text = table.concat(cur) }
+      texts[#texts + 1] = table.concat(cur)
+      ops[#texts] = false
     end
     cur, has = {}, false
   end
@@ -207,11 +213,23 @@ local function lua_tokens(line, subs)
     return n
   end
   while i <= n do
+    -- copy the run of ordinary characters up to the next special one
+    local p = re.find(line, SPECIAL, i)
+    if p == nil then
+      cur[#cur + 1] = string.sub(line, i)
+      has = true
+      break
+    end
+    if p > i then
+      cur[#cur + 1] = string.sub(line, i, p - 1)
+      has = true
+      i = p
+    end
     local c = string.sub(line, i, i)
+    local c2 = string.sub(line, i + 1, i + 1)
     if c == "\\" then
-      local d = string.sub(line, i + 1, i + 1)
-      if d ~= "\n" then
-        cur[#cur + 1] = d
+      if c2 ~= "\n" then
+        cur[#cur + 1] = c2
         has = true
       end
       i = i + 2
@@ -223,6 +241,16 @@ local function lua_tokens(line, subs)
     elseif c == '"' then
       local j = i + 1
       while j <= n do
+        local q = re.find(line, DQ_SPECIAL, j)
+        if q == nil then
+          cur[#cur + 1] = string.sub(line, j)
+          j = n + 1
+          break
+        end
+        if q > j then
+          cur[#cur + 1] = string.sub(line, j, q - 1)
+          j = q
+        end
         local d = string.sub(line, j, j)
         if d == "\\" then
           local e = string.sub(line, j + 1, j + 1)
@@ -251,34 +279,29 @@ local function lua_tokens(line, subs)
       end
       has = true
       i = j + 1
-    elseif c == "$" and string.sub(line, i + 1, i + 1) == "(" then
+    elseif c == "$" and c2 == "(" then
       local k = capture(i + 2)
       subs[#subs + 1] = string.sub(line, i + 2, k - 1)
       cur[#cur + 1] = string.sub(line, i, k)
       has = true
       i = k + 1
-    elseif c == "$" and string.sub(line, i + 1, i + 1) == "'" then
+    elseif c == "$" and c2 == "'" then
       -- ANSI-C quoting: $'\x72\x6d'
       local j = i + 2
       while j <= n and string.sub(line, j, j) ~= "'" do
         local d = string.sub(line, j, j)
         if d == "\\" then
           local e = string.sub(line, j + 1, j + 1)
-          if e == "x" then
-            local hex = string.match(line, "^%x%x?", j + 2)
-            if hex then
-              cur[#cur + 1] = string.char(tonumber(hex, 16))
-              j = j + 2 + string.len(hex)
-            else
-              j = j + 2
-            end
-          elseif string.find(e, "[0-7]") then
-            local oct = string.match(line, "^[0-7][0-7]?[0-7]?", j + 1)
+          local _, _, hex = re.find(line, "^x([0-9a-fA-F]{1,2})", j + 1)
+          local _, _, oct = re.find(line, "^([0-7]{1,3})", j + 1)
+          if hex then
+            cur[#cur + 1] = string.char(tonumber(hex, 16))
+            j = j + 2 + string.len(hex)
+          elseif oct then
             cur[#cur + 1] = string.char(tonumber(oct, 8) % 256)
             j = j + 1 + string.len(oct)
           else
-            local map = { n = "\n", t = "\t", ["\\"] = "\\", ["'"] = "'", ['"'] = '"', a = "", e = "", r = "" }
-            cur[#cur + 1] = map[e] or e
+            cur[#cur + 1] = ANSI_C[e] or e
             j = j + 2
           end
         else
@@ -294,7 +317,7 @@ local function lua_tokens(line, subs)
       cur[#cur + 1] = string.sub(line, i, k)
       has = true
       i = k + 1
-    elseif (c == "<" or c == ">") and string.sub(line, i + 1, i + 1) == "(" then
+    elseif (c == "<" or c == ">") and c2 == "(" then
       local k = capture(i + 2)
       subs[#subs + 1] = string.sub(line, i + 2, k - 1)
       cur[#cur + 1] = string.sub(line, i, k)
@@ -307,7 +330,7 @@ local function lua_tokens(line, subs)
       local j = string.find(line, "\n", i, true) or (n + 1)
       i = j
     elseif c == ";" or c == "&" or c == "|" or c == "\n" or c == "(" or c == ")" then
-      local two = string.sub(line, i, i + 1)
+      local two = c .. c2
       local op = c
       if two == "&&" or two == "||" or two == "|&" or two == ";;" or two == "&>" then
         op = two
@@ -322,17 +345,19 @@ local function lua_tokens(line, subs)
         if op == "\n" or op == "(" or op == ")" or op == ";;" then
           op = ";"
         end
-        toks[#toks + 1] = { kind = "op", text = op }
+        texts[#texts + 1] = op
+        ops[#texts] = true
         i = i + (op == two and 2 or 1)
       end
     else
+      -- $ < > and # inside a word are ordinary
       cur[#cur + 1] = c
       has = true
       i = i + 1
     end
   end
   flush()
-  return toks
+  return texts, ops
 end
 
 local REDIR = [[^([0-9]*)(&>>|&>|>>|>\||>&|>|<<<|<<-|<<|<>|<&|<)(.*)$]]
@@ -345,7 +370,7 @@ lua_commands = function(line, depth)
     return out
   end
   local subs = {}
-  local toks = lua_tokens(line, subs)
+  local texts, ops = lua_tokens(line, subs)
   local cmd = { words = {}, op = "", redirects = {}, assigns = {} }
   local function finish(op)
     local w = cmd.words
@@ -363,7 +388,7 @@ lua_commands = function(line, depth)
       -- sudo or env): their commands follow
       local i = 1
       while i <= #w do
-        local name = string.lower(string.match(w[i], "([^/]*)$") or "")
+        local name = string.lower(re.gsub(w[i], "^.*/", ""))
         if SHELL_NAMES[name] or name == "su" or name == "runuser" then
           for k = i + 1, #w do
             if string.sub(w[k], 1, 1) == "-" and string.find(w[k], "c", 2, true) and w[k + 1] then
@@ -381,7 +406,7 @@ lua_commands = function(line, depth)
             out[#out + 1] = c
           end
           break
-        elseif PREFIXES[name] or string.sub(w[i], 1, 1) == "-" or string.find(w[i], "^[%w_]+=") or string.find(w[i], "^%d+[smhd]?$") then
+        elseif PREFIXES[name] or string.sub(w[i], 1, 1) == "-" or re.match(w[i], "^([A-Za-z0-9_]+=|[0-9]+[smhd]?$)") then
           i = i + 1
         else
           break
@@ -391,24 +416,28 @@ lua_commands = function(line, depth)
     cmd = { words = {}, op = "", redirects = {}, assigns = {} }
   end
   local k = 1
-  while k <= #toks do
-    local t = toks[k]
-    if t.kind == "op" then
-      finish(t.text)
+  while k <= #texts do
+    local t = texts[k]
+    if ops[k] then
+      finish(t)
     else
-      local ra, _, fd, rop, rest = re.find(t.text, REDIR)
-      if ra and string.sub(t.text, 1, 2) ~= "<(" and string.sub(t.text, 1, 2) ~= ">(" then
+      local c1 = string.sub(t, 1, 1)
+      local ra, fd, rop, rest, _
+      if c1 == "<" or c1 == ">" or c1 == "&" or string.find(t, ">", 1, true) or string.find(t, "<", 1, true) then
+        ra, _, fd, rop, rest = re.find(t, REDIR)
+      end
+      if ra and string.sub(t, 1, 2) ~= "<(" and string.sub(t, 1, 2) ~= ">(" then
         local target = rest
-        if target == "" and toks[k + 1] and toks[k + 1].kind == "word" then
+        if target == "" and texts[k + 1] and not ops[k + 1] then
           k = k + 1
-          target = toks[k].text
+          target = texts[k]
         end
         cmd.redirects[#cmd.redirects + 1] = { op = rop, target = target, fd = fd }
-      elseif #cmd.words == 0 and string.match(t.text, "^[A-Za-z_][A-Za-z0-9_]*=") then
-        local name, val = string.match(t.text, "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-        cmd.assigns[name] = val
+      elseif #cmd.words == 0 and string.find(t, "=", 1, true) and re.match(t, "^[A-Za-z_][A-Za-z0-9_]*=") then
+        local eq = string.find(t, "=", 1, true)
+        cmd.assigns[string.sub(t, 1, eq - 1)] = string.sub(t, eq + 1)
       else
-        cmd.words[#cmd.words + 1] = t.text
+        cmd.words[#cmd.words + 1] = t
       end
     end
     k = k + 1
@@ -448,12 +477,8 @@ local function split(s)
       return w
     end
   end
-  local toks = lua_tokens(s, {})
-  local w = {}
-  for _, t in ipairs(toks) do
-    w[#w + 1] = t.text
-  end
-  return w
+  local texts = lua_tokens(s, {})
+  return texts
 end
 -- common:shell end
 
@@ -1035,13 +1060,18 @@ local function shell_acts(line, acts, depth)
   local _ = depth
 end
 
+-- SHELL_TRIGGER is a cheap prefilter: a command line that mentions no
+-- credential-like name and no absolute, home, parent or /proc path cannot
+-- touch a protected path, and skips the parse.
+local SHELL_TRIGGER = [=[(?i)env|ssh|id_|aws|gcloud|kube|docker|npmrc|pypirc|netrc|credential|\.pem|\.key|\.p12|\.pfx|\.jks|keystore|\.ppk|\.p8|tfstate|shadow|sudoers|gnupg|\.git|vault|pgpass|my\.cnf|azure|gh/|\.config/hub|client_secret|service.?account|password-store|\.boto|s3cfg|dockercfg|htpasswd|\.asc|(^|[\s'"=@:<>(])(/|~|\$\{?HOME|\.\.|file:)|\\|\$\(|`]=]
+
 local RANK = { ask = 1, deny = 2 }
 
 hook{
   event = "BeforeTool",
   matcher = P.matcher,
   onError = "deny",
-  timeoutMs = 200,
+  timeoutMs = 1000,
   handler = function(input)
     local ti = input.toolInput
     if type(ti) ~= "table" then
@@ -1073,7 +1103,7 @@ if P.shellMatcher ~= "" then
     event = "BeforeTool",
     matcher = P.shellMatcher,
     onError = "deny",
-    timeoutMs = 200,
+    timeoutMs = 1000,
     handler = function(input)
       local env = { cwd = input.cwd, home = HOME, root = P.root }
       if env.root == "" then
@@ -1082,7 +1112,9 @@ if P.shellMatcher ~= "" then
       local best, best_reason = nil, nil
       for _, line in ipairs(command_texts(input.toolInput, P.commandFields)) do
         local acts = {}
-        shell_acts(line, acts, 0)
+        if #EXTRA > 0 or re.find(line, SHELL_TRIGGER) then
+          shell_acts(line, acts, 0)
+        end
         for _, a in ipairs(acts) do
           local d, reason = check(a[2], a[1], env)
           if d and (best == nil or RANK[d] > RANK[best]) then

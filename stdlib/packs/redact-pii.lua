@@ -121,19 +121,38 @@ local P = check_params(PACK, SPEC)
 -- keywords, ikw keywords of the lowercased text, one of which must occur for
 -- the rule to run (no list: always run); val is the RE2 expression of the
 -- value, pre and post the context before and after it, which is matched
--- but kept; flags prefix the expression; check, when set, vets a value. A
--- rule with custom instead is a user's expression: its first group, if any,
--- is the value.
+-- but kept; flags prefix the expression; check, when set, vets a value;
+-- bound, when set, requires a word boundary before a value that a keyword
+-- begins; window marks a rule whose keyword is not at the start of its
+-- value, searched in a window around each keyword, back and ahead bytes
+-- (default 128 and 640). A rule with custom instead is a
+-- user's expression: its first group, if any, is the value. A rule with
+-- find instead is a function(s, lower) that returns candidate spans.
 
 local MARK_OPEN = "[REDACTED:"
 
+-- A rule whose keywords begin its value (no context before it but an
+-- optional word boundary, r.bound) is matched "at" each keyword
+-- occurrence with an anchored expression: a failed attempt costs a few
+-- steps, where a search through the text would cost a pass of the regular
+-- expression engine per window.
 local function compile_rule(r)
+  if r.find then
+    return r
+  end
   if r.custom then
     r.rx = r.custom
-  else
-    r.rx = (r.flags or "") .. "(" .. (r.pre or "") .. ")(" .. r.val .. ")" .. (r.post or "")
+    return r
+  end
+  r.rx = (r.flags or "") .. "(" .. (r.pre or "") .. ")(" .. r.val .. ")" .. (r.post or "")
+  if r.kw and r.pre == nil and not r.window then
+    r.at = (r.flags or "") .. "^()(" .. r.val .. ")" .. (r.post or "")
   end
   return r
+end
+
+local function word_byte(c)
+  return c ~= nil and ((c >= 97 and c <= 122) or (c >= 65 and c <= 90) or (c >= 48 and c <= 57) or c == 95)
 end
 
 -- allowed_value says whether a value is on the allow list.
@@ -146,43 +165,36 @@ local function allowed_value(v, allow)
   return false
 end
 
--- matches appends to out the spans {start, end, kind} of the values rule
--- finds in s.
-local function matches(s, lower, rule, allow, out)
-  local run = rule.kw == nil and rule.ikw == nil
-  if not run and rule.kw then
-    for _, k in ipairs(rule.kw) do
-      if string.find(s, k, 1, true) then
-        run = true
-        break
-      end
-    end
+-- accept appends the value s[va..vb] (at offset off of the whole text) to
+-- out unless it is a marker, fails the rule's check or is allowed.
+local function accept(s, va, vb, off, rule, allow, out)
+  local v = string.sub(s, va, vb)
+  if string.sub(v, 1, 10) ~= MARK_OPEN and (rule.check == nil or rule.check(v)) and not allowed_value(v, allow) then
+    out[#out + 1] = { va + off, vb + off, rule.kind }
   end
-  if not run and rule.ikw then
-    for _, k in ipairs(rule.ikw) do
-      if string.find(lower, k, 1, true) then
-        run = true
-        break
-      end
-    end
+end
+
+-- scan appends to out the spans of rule's values in s[a0..b0].
+local function scan(s, a0, b0, rule, allow, out)
+  local sub = s
+  if a0 > 1 or b0 < string.len(s) then
+    sub = string.sub(s, a0, b0)
   end
-  if not run then
-    return
-  end
-  local n = string.len(s)
+  local off = a0 - 1
+  local n = string.len(sub)
   local init = 1
   for _ = 1, 100000 do
     if init > n then
       break
     end
-    local a, b, c1, c2 = re.find(s, rule.rx, init)
+    local a, b, c1, c2 = re.find(sub, rule.rx, init)
     if a == nil then
       break
     end
     local va, vb = a, b
     if rule.custom then
       if type(c1) == "string" and c1 ~= "" then
-        local i = string.find(s, c1, a, true)
+        local i = string.find(sub, c1, a, true)
         if i then
           va, vb = i, i + string.len(c1) - 1
         end
@@ -192,10 +204,7 @@ local function matches(s, lower, rule, allow, out)
       vb = va + string.len(c2 or "") - 1
     end
     if vb >= va then
-      local v = string.sub(s, va, vb)
-      if string.sub(v, 1, 10) ~= MARK_OPEN and (rule.check == nil or rule.check(v)) and not allowed_value(v, allow) then
-        out[#out + 1] = { va, vb, rule.kind }
-      end
+      accept(sub, va, vb, off, rule, allow, out)
     end
     if vb >= va and vb + 1 > init then
       init = vb + 1
@@ -205,6 +214,94 @@ local function matches(s, lower, rule, allow, out)
       init = init + 1
     end
   end
+end
+
+-- hits appends to pos the positions of keyword k in text (at most 4096).
+local function hits(text, k, pos)
+  local init = 1
+  for _ = 1, 4096 do
+    local i = string.find(text, k, init, true)
+    if i == nil then
+      return
+    end
+    pos[#pos + 1] = i
+    init = i + 1
+  end
+end
+
+-- matches appends to out the spans {start, end, kind} of the values rule
+-- finds in s. Its expression runs only in windows around the occurrences
+-- of its keywords (rule.back bytes before, rule.ahead after), so that the
+-- cost on long text is that of a few substring searches.
+local function matches(s, lower, rule, allow, out)
+  local n = string.len(s)
+  if rule.find then
+    for _, sp in ipairs(rule.find(s, lower)) do
+      accept(s, sp[1], sp[2], 0, rule, allow, out)
+    end
+    return
+  end
+  if rule.kw == nil and rule.ikw == nil then
+    scan(s, 1, n, rule, allow, out)
+    return
+  end
+  local pos = {}
+  for _, k in ipairs(rule.kw or {}) do
+    hits(s, k, pos)
+  end
+  if rule.ikw then
+    if string.len(lower) ~= n then
+      -- lowercasing changed byte offsets (rare non-ASCII letters)
+      scan(s, 1, n, rule, allow, out)
+      return
+    end
+    for _, k in ipairs(rule.ikw) do
+      hits(lower, k, pos)
+    end
+  end
+  if #pos == 0 then
+    return
+  end
+  table.sort(pos)
+  if rule.at then
+    local done = 0
+    for _, p in ipairs(pos) do
+      if p > done and not (rule.bound and word_byte(string.byte(s, p - 1))) then
+        local a, b, _, c2 = re.find(s, rule.at, p)
+        if a and c2 then
+          accept(s, a, a + string.len(c2) - 1, 0, rule, allow, out)
+          done = b
+        end
+      end
+    end
+    return
+  end
+  if #pos >= 1024 then
+    scan(s, 1, n, rule, allow, out)
+    return
+  end
+  local back, ahead = rule.back or 128, rule.ahead or 640
+  local wa, wb = nil, nil
+  for _, p in ipairs(pos) do
+    local a, b = p - back, p + ahead
+    if a < 1 then
+      a = 1
+    end
+    if b > n then
+      b = n
+    end
+    if wa ~= nil and a <= wb + 1 then
+      if b > wb then
+        wb = b
+      end
+    else
+      if wa ~= nil then
+        scan(s, wa, wb, rule, allow, out)
+      end
+      wa, wb = a, b
+    end
+  end
+  scan(s, wa, wb, rule, allow, out)
 end
 
 -- redact_string returns s with every value found by rules replaced by a

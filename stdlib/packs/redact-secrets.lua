@@ -141,19 +141,38 @@ local P = check_params(PACK, SPEC)
 -- keywords, ikw keywords of the lowercased text, one of which must occur for
 -- the rule to run (no list: always run); val is the RE2 expression of the
 -- value, pre and post the context before and after it, which is matched
--- but kept; flags prefix the expression; check, when set, vets a value. A
--- rule with custom instead is a user's expression: its first group, if any,
--- is the value.
+-- but kept; flags prefix the expression; check, when set, vets a value;
+-- bound, when set, requires a word boundary before a value that a keyword
+-- begins; window marks a rule whose keyword is not at the start of its
+-- value, searched in a window around each keyword, back and ahead bytes
+-- (default 128 and 640). A rule with custom instead is a
+-- user's expression: its first group, if any, is the value. A rule with
+-- find instead is a function(s, lower) that returns candidate spans.
 
 local MARK_OPEN = "[REDACTED:"
 
+-- A rule whose keywords begin its value (no context before it but an
+-- optional word boundary, r.bound) is matched "at" each keyword
+-- occurrence with an anchored expression: a failed attempt costs a few
+-- steps, where a search through the text would cost a pass of the regular
+-- expression engine per window.
 local function compile_rule(r)
+  if r.find then
+    return r
+  end
   if r.custom then
     r.rx = r.custom
-  else
-    r.rx = (r.flags or "") .. "(" .. (r.pre or "") .. ")(" .. r.val .. ")" .. (r.post or "")
+    return r
+  end
+  r.rx = (r.flags or "") .. "(" .. (r.pre or "") .. ")(" .. r.val .. ")" .. (r.post or "")
+  if r.kw and r.pre == nil and not r.window then
+    r.at = (r.flags or "") .. "^()(" .. r.val .. ")" .. (r.post or "")
   end
   return r
+end
+
+local function word_byte(c)
+  return c ~= nil and ((c >= 97 and c <= 122) or (c >= 65 and c <= 90) or (c >= 48 and c <= 57) or c == 95)
 end
 
 -- allowed_value says whether a value is on the allow list.
@@ -166,43 +185,36 @@ local function allowed_value(v, allow)
   return false
 end
 
--- matches appends to out the spans {start, end, kind} of the values rule
--- finds in s.
-local function matches(s, lower, rule, allow, out)
-  local run = rule.kw == nil and rule.ikw == nil
-  if not run and rule.kw then
-    for _, k in ipairs(rule.kw) do
-      if string.find(s, k, 1, true) then
-        run = true
-        break
-      end
-    end
+-- accept appends the value s[va..vb] (at offset off of the whole text) to
+-- out unless it is a marker, fails the rule's check or is allowed.
+local function accept(s, va, vb, off, rule, allow, out)
+  local v = string.sub(s, va, vb)
+  if string.sub(v, 1, 10) ~= MARK_OPEN and (rule.check == nil or rule.check(v)) and not allowed_value(v, allow) then
+    out[#out + 1] = { va + off, vb + off, rule.kind }
   end
-  if not run and rule.ikw then
-    for _, k in ipairs(rule.ikw) do
-      if string.find(lower, k, 1, true) then
-        run = true
-        break
-      end
-    end
+end
+
+-- scan appends to out the spans of rule's values in s[a0..b0].
+local function scan(s, a0, b0, rule, allow, out)
+  local sub = s
+  if a0 > 1 or b0 < string.len(s) then
+    sub = string.sub(s, a0, b0)
   end
-  if not run then
-    return
-  end
-  local n = string.len(s)
+  local off = a0 - 1
+  local n = string.len(sub)
   local init = 1
   for _ = 1, 100000 do
     if init > n then
       break
     end
-    local a, b, c1, c2 = re.find(s, rule.rx, init)
+    local a, b, c1, c2 = re.find(sub, rule.rx, init)
     if a == nil then
       break
     end
     local va, vb = a, b
     if rule.custom then
       if type(c1) == "string" and c1 ~= "" then
-        local i = string.find(s, c1, a, true)
+        local i = string.find(sub, c1, a, true)
         if i then
           va, vb = i, i + string.len(c1) - 1
         end
@@ -212,10 +224,7 @@ local function matches(s, lower, rule, allow, out)
       vb = va + string.len(c2 or "") - 1
     end
     if vb >= va then
-      local v = string.sub(s, va, vb)
-      if string.sub(v, 1, 10) ~= MARK_OPEN and (rule.check == nil or rule.check(v)) and not allowed_value(v, allow) then
-        out[#out + 1] = { va, vb, rule.kind }
-      end
+      accept(sub, va, vb, off, rule, allow, out)
     end
     if vb >= va and vb + 1 > init then
       init = vb + 1
@@ -225,6 +234,94 @@ local function matches(s, lower, rule, allow, out)
       init = init + 1
     end
   end
+end
+
+-- hits appends to pos the positions of keyword k in text (at most 4096).
+local function hits(text, k, pos)
+  local init = 1
+  for _ = 1, 4096 do
+    local i = string.find(text, k, init, true)
+    if i == nil then
+      return
+    end
+    pos[#pos + 1] = i
+    init = i + 1
+  end
+end
+
+-- matches appends to out the spans {start, end, kind} of the values rule
+-- finds in s. Its expression runs only in windows around the occurrences
+-- of its keywords (rule.back bytes before, rule.ahead after), so that the
+-- cost on long text is that of a few substring searches.
+local function matches(s, lower, rule, allow, out)
+  local n = string.len(s)
+  if rule.find then
+    for _, sp in ipairs(rule.find(s, lower)) do
+      accept(s, sp[1], sp[2], 0, rule, allow, out)
+    end
+    return
+  end
+  if rule.kw == nil and rule.ikw == nil then
+    scan(s, 1, n, rule, allow, out)
+    return
+  end
+  local pos = {}
+  for _, k in ipairs(rule.kw or {}) do
+    hits(s, k, pos)
+  end
+  if rule.ikw then
+    if string.len(lower) ~= n then
+      -- lowercasing changed byte offsets (rare non-ASCII letters)
+      scan(s, 1, n, rule, allow, out)
+      return
+    end
+    for _, k in ipairs(rule.ikw) do
+      hits(lower, k, pos)
+    end
+  end
+  if #pos == 0 then
+    return
+  end
+  table.sort(pos)
+  if rule.at then
+    local done = 0
+    for _, p in ipairs(pos) do
+      if p > done and not (rule.bound and word_byte(string.byte(s, p - 1))) then
+        local a, b, _, c2 = re.find(s, rule.at, p)
+        if a and c2 then
+          accept(s, a, a + string.len(c2) - 1, 0, rule, allow, out)
+          done = b
+        end
+      end
+    end
+    return
+  end
+  if #pos >= 1024 then
+    scan(s, 1, n, rule, allow, out)
+    return
+  end
+  local back, ahead = rule.back or 128, rule.ahead or 640
+  local wa, wb = nil, nil
+  for _, p in ipairs(pos) do
+    local a, b = p - back, p + ahead
+    if a < 1 then
+      a = 1
+    end
+    if b > n then
+      b = n
+    end
+    if wa ~= nil and a <= wb + 1 then
+      if b > wb then
+        wb = b
+      end
+    else
+      if wa ~= nil then
+        scan(s, wa, wb, rule, allow, out)
+      end
+      wa, wb = a, b
+    end
+  end
+  scan(s, wa, wb, rule, allow, out)
 end
 
 -- redact_string returns s with every value found by rules replaced by a
@@ -442,35 +539,25 @@ local E = [[(?:$|[^A-Za-z0-9_])]]
 -- before and after it (kept); flags; check, a function that vets the value.
 local RULES = {
   -- Private keys.
-  { kind = "private-key", kw = { "PRIVATE KEY" }, flags = "(?s)",
+  { kind = "private-key", kw = { "-----BEGIN" }, flags = "(?s)",
     val = [[-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----]] },
-  { kind = "private-key", kw = { "PRIVATE KEY-----" },
+  { kind = "private-key", kw = { "-----BEGIN" },
     val = [[-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:\\n|\\r|[\r\n])*[A-Za-z0-9+/=\\\r\n:,-]{40,}]] },
   { kind = "age-secret-key", kw = { "AGE-SECRET-KEY-1" }, val = [[AGE-SECRET-KEY-1[0-9A-Z]{58}]] },
 
   -- Cloud.
   { kind = "aws-access-key-id", kw = { "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA" },
-    pre = B, val = [[(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}]], post = E,
+    bound = true, val = [[(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}]], post = E,
     check = function(v) return not re.find(v, "EXAMPLE$") end },
-  { kind = "aws-secret-access-key", ikw = { "secret", "aws" }, flags = "(?i)",
-    pre = [[(?:aws_?secret_?(?:access_?)?key|secret_?access_?key|aws_?secret)["']?\s*(?:[:=]|=>|\s)\s*["']?]],
-    val = [[[A-Za-z0-9/+]{40}]], post = [[(?:$|[^A-Za-z0-9/+=])]] },
-  { kind = "aws-session-token", ikw = { "session_token", "sessiontoken", "security_token", "session-token" }, flags = "(?i)",
-    pre = [[(?:aws_?session_?token|security_?token|sessiontoken|session-token)["']?\s*[:=]\s*["']?]],
-    val = [[[A-Za-z0-9/+=]{100,}]] },
-  { kind = "gcp-private-key-id", kw = { "private_key_id" },
-    pre = [["private_key_id"\s*:\s*"]], val = [[[0-9a-f]{40}]], post = [["]] },
-  { kind = "google-api-key", kw = { "AIza" }, pre = B, val = [[AIza[0-9A-Za-z_-]{35}]], post = E },
+  { kind = "google-api-key", kw = { "AIza" }, bound = true, val = [[AIza[0-9A-Za-z_-]{35}]], post = E },
   { kind = "google-oauth-client-secret", kw = { "GOCSPX-" }, val = [[GOCSPX-[A-Za-z0-9_-]{28}]] },
-  { kind = "google-oauth-token", kw = { "ya29." }, pre = B, val = [[ya29\.[0-9A-Za-z_-]{20,}]] },
-  { kind = "google-refresh-token", kw = { "1//0" }, pre = B, val = [[1//0[0-9A-Za-z_-]{40,}]] },
-  { kind = "azure-storage-key", ikw = { "accountkey", "sharedaccesskey" }, flags = "(?i)",
-    pre = [[(?:AccountKey|SharedAccessKey)\s*=\s*]], val = [[[A-Za-z0-9+/]{40,88}={0,2}]] },
-  { kind = "azure-sas-signature", kw = { "sig=" },
+  { kind = "google-oauth-token", kw = { "ya29." }, bound = true, val = [[ya29\.[0-9A-Za-z_-]{20,}]] },
+  { kind = "google-refresh-token", kw = { "1//0" }, bound = true, val = [[1//0[0-9A-Za-z_-]{40,}]] },
+  { kind = "azure-sas-signature", kw = { "sig=" }, window = true, back = 400, ahead = 160,
     pre = [[[?&;]sv=\d{4}-\d\d-\d\d[^\s"']*?&sig=]], val = [[[A-Za-z0-9%+/]{30,}(?:%3[Dd]|=){0,2}]] },
-  { kind = "azure-ad-client-secret", kw = { "Q~" }, pre = B, val = [[[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}]], post = E },
+  { kind = "azure-ad-client-secret", kw = { "Q~" }, window = true, back = 8, ahead = 48, pre = B, val = [[[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}]], post = E },
   { kind = "digitalocean-token", kw = { "dop_v1_", "doo_v1_", "dor_v1_" }, val = [[(?:dop|doo|dor)_v1_[a-f0-9]{64}]] },
-  { kind = "alibaba-access-key-id", kw = { "LTAI" }, pre = B, val = [[LTAI[A-Za-z0-9]{12,20}]], post = E },
+  { kind = "alibaba-access-key-id", kw = { "LTAI" }, bound = true, val = [[LTAI[A-Za-z0-9]{12,20}]], post = E },
 
   -- Forges and registries.
   { kind = "github-pat", kw = { "ghp_" }, val = [[ghp_[A-Za-z0-9]{36}]] },
@@ -480,76 +567,145 @@ local RULES = {
   { kind = "github-refresh-token", kw = { "ghr_" }, val = [[ghr_[A-Za-z0-9]{36,76}]] },
   { kind = "gitlab-token", kw = { "glpat-", "glptt-", "glrt-", "gldt-", "glcbt-", "glft-", "glsoat-" },
     val = [[(?:glpat|glrt|gldt|glcbt|glft|glsoat)-[A-Za-z0-9_-]{20,}|glptt-[0-9a-f]{40}]] },
-  { kind = "npm-token", kw = { "npm_" }, pre = B, val = [[npm_[A-Za-z0-9]{36}]], post = E },
+  { kind = "npm-token", kw = { "npm_" }, bound = true, val = [[npm_[A-Za-z0-9]{36}]], post = E },
   { kind = "pypi-token", kw = { "pypi-" }, val = [[pypi-AgE[A-Za-z0-9_-]{50,}]] },
   { kind = "rubygems-token", kw = { "rubygems_" }, val = [[rubygems_[a-f0-9]{48}]] },
-  { kind = "nuget-api-key", kw = { "oy2" }, pre = B, val = [[oy2[a-z0-9]{43}]], post = E },
+  { kind = "nuget-api-key", kw = { "oy2" }, bound = true, val = [[oy2[a-z0-9]{43}]], post = E },
   { kind = "dockerhub-pat", kw = { "dckr_pat_" }, val = [[dckr_pat_[A-Za-z0-9_-]{27,}]] },
-  { kind = "huggingface-token", kw = { "hf_" }, pre = B, val = [[hf_[A-Za-z0-9]{34,40}]], post = E },
+  { kind = "huggingface-token", kw = { "hf_" }, bound = true, val = [[hf_[A-Za-z0-9]{34,40}]], post = E },
 
   -- AI providers.
   { kind = "anthropic-api-key", kw = { "sk-ant-" }, val = [[sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{32,}]] },
-  { kind = "openai-api-key", kw = { "sk-" }, pre = B,
+  { kind = "openai-api-key", kw = { "sk-" }, bound = true,
     val = [[sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|sk-[A-Za-z0-9]{48}]], post = E },
-  { kind = "groq-api-key", kw = { "gsk_" }, pre = B, val = [[gsk_[A-Za-z0-9]{52}]], post = E },
-  { kind = "xai-api-key", kw = { "xai-" }, pre = B, val = [[xai-[A-Za-z0-9]{80}]], post = E },
-  { kind = "perplexity-api-key", kw = { "pplx-" }, pre = B, val = [[pplx-[A-Za-z0-9]{48}]], post = E },
-  { kind = "replicate-token", kw = { "r8_" }, pre = B, val = [[r8_[A-Za-z0-9]{37}]], post = E },
+  { kind = "groq-api-key", kw = { "gsk_" }, bound = true, val = [[gsk_[A-Za-z0-9]{52}]], post = E },
+  { kind = "xai-api-key", kw = { "xai-" }, bound = true, val = [[xai-[A-Za-z0-9]{80}]], post = E },
+  { kind = "perplexity-api-key", kw = { "pplx-" }, bound = true, val = [[pplx-[A-Za-z0-9]{48}]], post = E },
+  { kind = "replicate-token", kw = { "r8_" }, bound = true, val = [[r8_[A-Za-z0-9]{37}]], post = E },
 
   -- SaaS.
   { kind = "slack-token", kw = { "xox" }, val = [[xox[bpaesr]-[0-9]{1,13}-[0-9]{6,13}-[A-Za-z0-9-]{10,}]] },
   { kind = "slack-app-token", kw = { "xapp-" }, val = [[xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+]] },
-  { kind = "slack-webhook", kw = { "hooks.slack.com" },
+  { kind = "slack-webhook", kw = { "hooks.slack.com" }, window = true, back = 10, ahead = 200,
     pre = [[https://hooks\.slack\.com/]], val = [[(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}]] },
-  { kind = "discord-webhook", kw = { "/api/webhooks/" },
+  { kind = "discord-webhook", kw = { "/api/webhooks/" }, window = true, back = 40, ahead = 200,
     pre = [[https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/]], val = [[[A-Za-z0-9_-]{60,}]] },
-  { kind = "telegram-bot-token", kw = { ":AA" }, pre = B, val = [[\d{8,10}:AA[A-Za-z0-9_-]{33}]], post = E },
+  { kind = "telegram-bot-token", kw = { ":AA" }, window = true, back = 12, ahead = 40, pre = B, val = [[\d{8,10}:AA[A-Za-z0-9_-]{33}]], post = E },
   { kind = "stripe-secret-key", kw = { "sk_live_", "sk_test_" }, val = [[sk_(?:live|test)_[0-9a-zA-Z]{24,99}]] },
   { kind = "stripe-restricted-key", kw = { "rk_live_", "rk_test_" }, val = [[rk_(?:live|test)_[0-9a-zA-Z]{24,99}]] },
   { kind = "stripe-webhook-secret", kw = { "whsec_" }, val = [[whsec_[A-Za-z0-9+/=]{32,}]] },
-  { kind = "twilio-api-key", kw = { "SK" }, pre = B, val = [[SK[0-9a-f]{32}]], post = E },
-  { kind = "twilio-auth-token", ikw = { "twilio" }, flags = "(?i)",
-    pre = [[twilio[A-Za-z0-9_ .-]{0,20}(?:auth|token|secret)[A-Za-z0-9_]*["']?\s*[:=]\s*["']?]], val = [[[0-9a-f]{32}]] },
+  { kind = "twilio-api-key", kw = { "SK" }, bound = true, val = [[SK[0-9a-f]{32}]], post = E },
   { kind = "sendgrid-api-key", kw = { "SG." }, val = [[SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}]] },
-  { kind = "mailgun-api-key", kw = { "key-" }, pre = B, val = [[key-[0-9a-z]{32}]], post = E },
-  { kind = "mailchimp-api-key", kw = { "-us" }, pre = B, val = [[[0-9a-f]{32}-us\d{1,2}]], post = E },
+  { kind = "mailgun-api-key", kw = { "key-" }, bound = true, val = [[key-[0-9a-z]{32}]], post = E },
+  { kind = "mailchimp-api-key", kw = { "-us" }, window = true, back = 34, ahead = 6, pre = B, val = [[[0-9a-f]{32}-us\d{1,2}]], post = E },
   { kind = "shopify-token", kw = { "shpat_", "shpca_", "shppa_", "shpss_" }, val = [[shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}]] },
   { kind = "square-token", kw = { "sq0atp-", "sq0csp-", "EAAA" },
     val = [[sq0atp-[0-9A-Za-z_-]{22}|sq0csp-[0-9A-Za-z_-]{43}|EAAA[A-Za-z0-9_+-]{60}]] },
   { kind = "linear-api-key", kw = { "lin_api_" }, val = [[lin_api_[A-Za-z0-9]{40}]] },
   { kind = "postman-api-key", kw = { "PMAK-" }, val = [[PMAK-[a-f0-9]{24}-[a-f0-9]{34}]] },
-  { kind = "databricks-token", kw = { "dapi" }, pre = B, val = [[dapi[a-f0-9]{32}(?:-\d)?]], post = E },
+  { kind = "databricks-token", kw = { "dapi" }, bound = true, val = [[dapi[a-f0-9]{32}(?:-\d)?]], post = E },
   { kind = "grafana-token", kw = { "glc_", "glsa_" }, val = [[glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}]] },
   { kind = "newrelic-api-key", kw = { "NRAK-" }, val = [[NRAK-[A-Z0-9]{27}]] },
   { kind = "doppler-token", kw = { "dp.pt.", "dp.st.", "dp.sa.", "dp.ct." }, val = [[dp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{40,44}]] },
-  { kind = "vault-token", kw = { "hvs.", "hvb." }, pre = B, val = [[hv[sb]\.[A-Za-z0-9_-]{24,}]] },
-  { kind = "pulumi-token", kw = { "pul-" }, pre = B, val = [[pul-[a-f0-9]{40}]], post = E },
+  { kind = "vault-token", kw = { "hvs.", "hvb." }, bound = true, val = [[hv[sb]\.[A-Za-z0-9_-]{24,}]] },
+  { kind = "pulumi-token", kw = { "pul-" }, bound = true, val = [[pul-[a-f0-9]{40}]], post = E },
   { kind = "supabase-token", kw = { "sbp_" }, val = [[sbp_[a-f0-9]{40}]] },
   { kind = "netlify-token", kw = { "nfp_" }, val = [[nfp_[A-Za-z0-9]{36}]] },
   { kind = "planetscale-token", kw = { "pscale_" }, val = [[pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}]] },
   { kind = "tailscale-key", kw = { "tskey-" }, val = [[tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]+-[A-Za-z0-9]+]] },
-  { kind = "onepassword-token", kw = { "ops_ey" }, val = [[ops_eyJ[A-Za-z0-9+/=_-]{40,}]] },
+  { kind = "onepassword-token", ahead = 8192, kw = { "ops_ey" }, val = [[ops_eyJ[A-Za-z0-9+/=_-]{40,}]] },
   { kind = "mapbox-secret-token", kw = { "sk.eyJ" }, val = [[sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}]] },
-  { kind = "jwt", kw = { "eyJ" }, pre = B, val = [[eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}]] },
+  { kind = "jwt", ahead = 16384, kw = { "eyJ" }, bound = true, val = [[eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}]] },
 
   -- Context: URLs, headers, kube configs, assignments.
-  { kind = "url-password", kw = { "://" },
+  { kind = "url-password", kw = { "://" }, window = true, back = 24, ahead = 220,
     pre = [[[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@"'<>]{1,64}:]], val = [[[^\s@/"'<>]{1,128}]], post = [=[@[A-Za-z0-9.\[-]]=],
     check = url_password },
-  { kind = "authorization-header", ikw = { "authorization", "bearer", "basic " }, flags = "(?i)",
-    pre = [[(?:authorization["']?\s*[:=]\s*["']?\s*(?:bearer|basic|token|bot)\s+|\bbearer\s+)]], val = [[[A-Za-z0-9._~+/-]{12,}=*]],
-    check = not_placeholder },
-  { kind = "kube-client-key", kw = { "client-key-data" }, pre = [[client-key-data:\s*]], val = [[[A-Za-z0-9+/=]{40,}]] },
-  { kind = "npm-auth", kw = { "_auth" }, flags = "(?i)",
-    pre = [[:?_(?:authToken|auth|password)\s*=\s*["']?]], val = [[[^\s"']{8,}]], check = not_placeholder },
 }
 
-local GENERIC = {
-  kind = "secret", ikw = { "pass", "pwd", "secret", "token", "key", "credential", "auth" }, flags = "(?i)",
-  pre = [[(?:^|[^A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|client[_.-]?secret|(?:access|auth|api|bearer|refresh|session|bot|app)[_.-]?token|token|credentials?)(?:_(?:base|value|data|string|b64|base64|hex))?["']?\s*(?::=|=>|[:=])\s*["'`]?]],
-  val = [=[[^\s"'`,;)}\]]{8,200}]=],
-  check = random_enough,
+-- assign_find finds KEY <separator> VALUE: from the occurrences of words
+-- (lowercase) it takes the identifier around each (letters, digits, _ . -),
+-- which must match name (an RE2 expression on the lowercased identifier),
+-- and matches value (an anchored RE2 expression whose first group is the
+-- value) on the text after it. Its cost on long text is that of the
+-- substring searches.
+local function ident_byte(c)
+  return (c >= 97 and c <= 122) or (c >= 65 and c <= 90) or (c >= 48 and c <= 57) or c == 95 or c == 46 or c == 45
+end
+
+local function assign_find(s, lower, words, name, value)
+  local out = {}
+  local n = string.len(s)
+  if string.len(lower) ~= n then
+    lower = s -- offsets must agree; fall back to the text as it is
+  end
+  local pos = {}
+  for _, k in ipairs(words) do
+    hits(lower, k, pos)
+  end
+  if #pos == 0 then
+    return out
+  end
+  table.sort(pos)
+  local done = 0
+  for _, p in ipairs(pos) do
+    if p > done then
+      local a = p
+      while a > 1 and p - a < 64 and ident_byte(string.byte(s, a - 1)) do
+        a = a - 1
+      end
+      local e = p
+      while e <= n and e - p < 64 and ident_byte(string.byte(s, e)) do
+        e = e + 1
+      end
+      done = e
+      if (a == 1 or not ident_byte(string.byte(s, a - 1))) and re.match(string.sub(lower, a, e - 1), name) then
+        local va, _, v = re.find(s, value, e)
+        if va and v and v ~= "" then
+          local i = string.find(s, v, va, true)
+          if i then
+            out[#out + 1] = { i, i + string.len(v) - 1 }
+          end
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- assign builds a rule of kind for assign_find.
+local function assign(kind, words, name, value, check)
+  return { kind = kind, check = check, find = function(s, lower)
+    return assign_find(s, lower, words, name, value)
+  end }
+end
+
+local SEP = [=[^["']?\s*(?::=|=>|[:=])\s*["'`]?]=]
+
+-- Assignments of known kinds, before the generic one.
+local ASSIGN = {
+  assign("aws-secret-access-key", { "secret", "aws" },
+    [[^(?:[a-z0-9]+[_.-])*(?:aws_?secret_?(?:access_?)?key|secret_?access_?key|aws_?secret)$]],
+    [=[^["']?\s*(?:[:=]|=>|\s)\s*["']?([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])]=]),
+  assign("aws-session-token", { "session_token", "sessiontoken", "security_token", "session-token" },
+    [[^(?:[a-z0-9]+[_.-])*(?:aws_?session_?token|security_?token|sessiontoken|session-token)$]],
+    SEP .. [[([A-Za-z0-9/+=]{100,})]]),
+  assign("gcp-private-key-id", { "private_key_id" }, [[^private_key_id$]], [=[^"?\s*:\s*"([0-9a-f]{40})"]=]),
+  assign("azure-storage-key", { "accountkey", "sharedaccesskey" }, [[^(?:accountkey|sharedaccesskey)$]],
+    [[^\s*=\s*([A-Za-z0-9+/]{40,88}={0,2})]]),
+  assign("twilio-auth-token", { "twilio" }, [[^twilio[a-z0-9_.-]{0,20}(?:auth|token|secret)[a-z0-9_]*$]],
+    SEP .. [[([0-9a-f]{32})]]),
+  assign("authorization-header", { "authorization", "bearer" }, [[^(?:proxy-)?authorization$|^bearer$]],
+    [=[(?i)^(?:["']?\s*[:=]\s*["']?\s*(?:bearer|basic|token|bot)\s+|\s+)([A-Za-z0-9._~+/-]{12,}=*)]=], not_placeholder),
+  assign("kube-client-key", { "client-key-data" }, [[^client-key-data$]], [[^:\s*([A-Za-z0-9+/=]{40,})]]),
+  assign("npm-auth", { "_auth", "_password" }, [[^_(?:authtoken|auth|password)$]], [=[^\s*=\s*["']?([^\s"']{8,})]=], not_placeholder),
 }
+
+-- The generic rule: a key whose name ends in a secret word (password,
+-- api_key, client_secret, auth_token, ...), with a value random enough.
+local GENERIC = assign("secret", { "pass", "pwd", "secret", "token", "key", "credential" },
+  [[^(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|client[_.-]?secret|(?:access|auth|api|bearer|refresh|session|bot|app)[_.-]?token|token|credentials?)(?:_(?:base|value|data|string|b64|base64|hex))?$]],
+  [=[^["']?\s*(?::=|=>|[:=])\s*["'`]?([^\s"'`,;)}\]]{8,200})]=], random_enough)
 
 local disabled = {}
 for _, k in ipairs(P.disable) do
@@ -557,6 +713,11 @@ for _, k in ipairs(P.disable) do
 end
 local rules = {}
 for _, r in ipairs(RULES) do
+  if not disabled[r.kind] then
+    rules[#rules + 1] = r
+  end
+end
+for _, r in ipairs(ASSIGN) do
   if not disabled[r.kind] then
     rules[#rules + 1] = r
   end

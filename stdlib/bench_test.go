@@ -1,0 +1,130 @@
+package stdlib_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi"
+	"github.com/monad-hooks/monad-hooks/stdlib"
+)
+
+// defaultPool loads the default set into one pool, as the engine does.
+func defaultPool(b *testing.B) (*luaapi.Pool, []luaapi.Hook) {
+	var srcs []luaapi.Source
+	for _, name := range stdlib.Default() {
+		info, _ := stdlib.Lookup(name)
+		src, err := fs.ReadFile(stdlib.FS(), info.Script)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := luaapi.Compile("stdlib/"+info.Script, src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs = append(srcs, luaapi.Source{Script: s})
+	}
+	p, err := luaapi.NewPool(context.Background(), srcs, luaapi.Options{Home: testHome})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	return p, p.Hooks()
+}
+
+// BenchmarkDefaultSetBeforeTool runs every BeforeTool hook of the default
+// set that matches a shell tool call, as a dispatch would (without the
+// engine's own overhead).
+func BenchmarkDefaultSetBeforeTool(b *testing.B) {
+	p, hooks := defaultPool(b)
+	for _, c := range []struct{ name, cmd string }{
+		{"allowed", "go test ./... -run TestFoo -count=1 2>&1 | tail -20"},
+		{"allowed-long", "cd /work/proj && git status && git diff --stat && npm run build > build.log && rm -rf ./dist && ls -la"},
+		{"denied", "sudo rm -rf --no-preserve-root /"},
+		{"denied-nested", "bash -c 'cd / && R=rm; $R -rf *'"},
+	} {
+		in := shellInput(c.cmd)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for i, h := range hooks {
+					if h.Event != events.BeforeTool || !h.Matches(in.ToolName) {
+						continue
+					}
+					out, err := p.Call(context.Background(), i, &in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if out.Decision == events.Deny {
+						break
+					}
+				}
+			}
+		})
+	}
+}
+
+// benchText builds n bytes of tool output: log lines, code and JSON, with
+// a fake secret every 4 KiB (at least one) when secrets is set.
+func benchText(n int, secrets bool) string {
+	lines := []string{
+		`2026-01-15T10:20:30Z INFO  server: listening on 0.0.0.0:8080 (pid 4242)`,
+		`func (s *Server) handle(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }`,
+		`{"id": "123e4567-e89b-12d3-a456-426614174000", "status": "ok", "count": 17}`,
+		`    at Object.<anonymous> (/work/proj/src/index.js:12:7) token count: 4096`,
+		`diff --git a/README.md b/README.md index 3f78685..e69de29 100644`,
+		`password: <set in vault>  # see docs/secrets.md for the key rotation policy`,
+	}
+	var b strings.Builder
+	next := 0
+	for i := 0; b.Len() < n; i++ {
+		if secrets && b.Len() >= next {
+			fmt.Fprintf(&b, "export GITHUB_TOKEN=%s\n", expand("gh{{}}p_{{a:36}}", uint64(i)))
+			fmt.Fprintf(&b, "DATABASE_URL=postgres://app:%s@db:5432/app\n", expand("{{a:24}}", uint64(i)))
+			next += 4096
+			continue
+		}
+		b.WriteString(lines[i%len(lines)])
+		b.WriteByte('\n')
+	}
+	return b.String()[:n]
+}
+
+func BenchmarkRedactSecrets(b *testing.B) {
+	p := mustLoad(b, "redact-secrets", nil)
+	idx := -1
+	for i, h := range p.hooks {
+		if h.Event == events.AfterTool {
+			idx = i
+		}
+	}
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"1KiB", 1 << 10}, {"64KiB", 64 << 10}, {"1MiB", 1 << 20}} {
+		for _, secrets := range []bool{false, true} {
+			name := size.name + "/clean"
+			if secrets {
+				name = size.name + "/secrets"
+			}
+			text := benchText(size.n, secrets)
+			in := events.Input{Event: events.AfterTool, ToolName: "bash", ToolResult: text}
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				b.ReportAllocs()
+				for b.Loop() {
+					out, err := p.pool.Call(context.Background(), idx, &in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if (out.UpdatedToolOutput != nil) != secrets {
+						b.Fatalf("rewritten = %v, want %v", out.UpdatedToolOutput != nil, secrets)
+					}
+				}
+			})
+		}
+	}
+}
