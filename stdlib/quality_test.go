@@ -255,3 +255,37 @@ func TestQualityPaths(t *testing.T) {
 		t.Errorf("path corpus too small: %d cases (want 60)", total)
 	}
 }
+
+// TestQualitySecretsHoldout measures the held-out secrets (see
+// secrets-holdout.txt) against the same targets.
+func TestQualitySecretsHoldout(t *testing.T) {
+	p := mustLoad(t, "redact-secrets", nil)
+	lines, nums := readLines(t, "secrets-holdout.txt")
+	ok := 0
+	for i, l := range lines {
+		kind, tmpl, _ := strings.Cut(l, "\t")
+		text := expand(tmpl, seedOf(tmpl))
+		a, b := strings.Index(text, "«"), strings.Index(text, "»")
+		in := text[:a] + text[a+len("«"):b] + text[b+len("»"):]
+		want := text[:a] + "[REDACTED:" + kind + "]" + text[b+len("»"):]
+		if got := redactText(t, p, in); got == want {
+			ok++
+		} else {
+			t.Errorf("secrets-holdout.txt:%d (%s):\n got %q\nwant %q", nums[i], kind, got, want)
+		}
+	}
+	rate := float64(ok) / float64(len(lines))
+	t.Logf("redact-secrets (held out): %d/%d secrets redacted exactly (%.1f%%)", ok, len(lines), 100*rate)
+	if rate < minSecretsRedacted {
+		t.Errorf("rate %.3f below %.2f", rate, minSecretsRedacted)
+	}
+	lines, nums = readLines(t, "secrets-holdout-near-misses.txt")
+	touched := 0
+	for i, l := range lines {
+		if got := redactText(t, p, l); got != l {
+			touched++
+			t.Errorf("secrets-holdout-near-misses.txt:%d: changed %q to %q", nums[i], l, got)
+		}
+	}
+	t.Logf("redact-secrets (held out): %d/%d near misses touched", touched, len(lines))
+}
