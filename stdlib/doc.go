@@ -26,7 +26,8 @@
 //
 // Each entry sits on one line, preceded by its "--" documentation lines. The
 // types are "string", "regex" (an RE2 expression), "bool", "number",
-// "[]string", "[]regex", and enumerations written "a|b|c".
+// "[]string", "[]regex", enumerations written "a|b|c" and lists of them
+// written "[]a|b|c".
 //
 // # Parameters
 //

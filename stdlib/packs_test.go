@@ -207,6 +207,7 @@ func TestPacksRejectBadParamsInLua(t *testing.T) {
 		{"deny-destructive", map[string]any{"extraPatterns": []any{"("}}, "invalid regular expression"},
 		{"protect-paths", map[string]any{"read": "block"}, "parameter read: want deny|ask|off"},
 		{"redact-secrets", map[string]any{"bogus": true}, "unknown parameter bogus"},
+		{"redact-pii", map[string]any{"kinds": []any{"email", "dna"}}, "parameter kinds: want []email|phone|card|iban|ssn"},
 	} {
 		_, err := loadPackUnchecked(t, c.pack, c.with)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -50,7 +50,8 @@ type PackInfo struct {
 type Param struct {
 	Name string
 	// Type is "string", "regex" (an RE2 expression), "bool", "number",
-	// "[]string", "[]regex", or an enumeration "a|b|c".
+	// "[]string", "[]regex", an enumeration "a|b|c", or a list of one
+	// "[]a|b|c".
 	Type string
 	// Default is the value used when the parameter is absent, as JSON.
 	Default string
@@ -187,7 +188,20 @@ func checkValue(typ string, v any) string {
 				}
 			}
 		}
-	default: // an enumeration "a|b|c"
+	default:
+		if elem, ok := strings.CutPrefix(typ, "[]"); ok { // a list of an enumeration "[]a|b|c"
+			list, ok := stringList(v)
+			if !ok {
+				return "want a list of strings, got " + kind(v)
+			}
+			for i, s := range list {
+				if msg := checkValue(elem, s); msg != "" {
+					return fmt.Sprintf("item %d: %s", i+1, msg)
+				}
+			}
+			return ""
+		}
+		// an enumeration "a|b|c"
 		choices := strings.Split(typ, "|")
 		s, ok := v.(string)
 		if !ok || !slices.Contains(choices, s) {

@@ -118,6 +118,8 @@ func TestValidateParams(t *testing.T) {
 		{"redact-secrets", map[string]any{"minEntropy": int64(3)}, ""},
 		{"redact-secrets", map[string]any{"minEntropy": "3"}, "want a number, got a string"},
 		{"redact-secrets", map[string]any{"generic": "yes"}, "want true or false, got a string"},
+		{"redact-secrets", map[string]any{"events": []any{"AfterTool", "AfterModel"}}, ""},
+		{"redact-secrets", map[string]any{"events": []any{"AfterTool", "BeforeTool"}}, `parameter events: item 2: want one of BeforeModel, AfterTool, AfterModel, AfterSubagent, AfterTurn, got "BeforeTool"`},
 		{"protect-paths", map[string]any{"read": "ask"}, ""},
 		{"protect-paths", map[string]any{"read": "block"}, `parameter read: want one of deny, ask, off, got "block"`},
 		{"protect-paths", map[string]any{"root": map[string]any{}}, "want a string, got a table"},

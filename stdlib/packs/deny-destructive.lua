@@ -107,12 +107,16 @@ local function check_params(pack, spec)
       ok = type(v) == "boolean"
     elseif typ == "number" then
       ok = type(v) == "number"
-    elseif typ == "[]string" or typ == "[]regex" then
+    elseif string.sub(typ, 1, 2) == "[]" then
       ok = type(v) == "table"
       if ok then
         v = list_copy(v)
+        local choices = nil
+        if string.find(typ, "|", 1, true) then
+          choices = "|" .. string.sub(typ, 3) .. "|"
+        end
         for _, e in ipairs(v) do
-          if type(e) ~= "string" then
+          if type(e) ~= "string" or (choices and not string.find(choices, "|" .. e .. "|", 1, true)) then
             ok = false
           end
         end

@@ -34,9 +34,9 @@ local SPEC = {
   -- RE2 matched against the tool name at AfterTool ("" means every tool).
   matcher = { "regex", "" },
   -- The events to redact at; a subset of the pack's events.
-  events = { "[]string", { "BeforeModel", "AfterTool", "AfterModel", "AfterSubagent", "AfterTurn" } },
+  events = { "[]BeforeModel|AfterTool|AfterModel|AfterSubagent|AfterTurn", { "BeforeModel", "AfterTool", "AfterModel", "AfterSubagent", "AfterTurn" } },
   -- The kinds to redact: email, phone, card, iban, ssn.
-  kinds = { "[]string", { "email", "phone", "card", "iban", "ssn" } },
+  kinds = { "[]email|phone|card|iban|ssn", { "email", "phone", "card", "iban", "ssn" } },
   -- Email domains (or globs like *.corp.example) that are left alone.
   allowDomains = { "[]string", {} },
   -- RE2 expressions for values that are never redacted.
@@ -80,12 +80,16 @@ local function check_params(pack, spec)
       ok = type(v) == "boolean"
     elseif typ == "number" then
       ok = type(v) == "number"
-    elseif typ == "[]string" or typ == "[]regex" then
+    elseif string.sub(typ, 1, 2) == "[]" then
       ok = type(v) == "table"
       if ok then
         v = list_copy(v)
+        local choices = nil
+        if string.find(typ, "|", 1, true) then
+          choices = "|" .. string.sub(typ, 3) .. "|"
+        end
         for _, e in ipairs(v) do
-          if type(e) ~= "string" then
+          if type(e) ~= "string" or (choices and not string.find(choices, "|" .. e .. "|", 1, true)) then
             ok = false
           end
         end

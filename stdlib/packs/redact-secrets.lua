@@ -49,7 +49,7 @@ local SPEC = {
   -- RE2 matched against the tool name at AfterTool: whose results are redacted ("" means every tool).
   matcher = { "regex", "" },
   -- The events to redact at; a subset of the pack's events.
-  events = { "[]string", { "BeforeModel", "AfterTool", "AfterModel", "AfterSubagent", "AfterTurn" } },
+  events = { "[]BeforeModel|AfterTool|AfterModel|AfterSubagent|AfterTurn", { "BeforeModel", "AfterTool", "AfterModel", "AfterSubagent", "AfterTurn" } },
   -- Kinds not to redact (e.g. "jwt").
   disable = { "[]string", {} },
   -- Extra RE2 expressions whose matches are redacted as [REDACTED:custom]; a first capture group, when present, is the part replaced.
@@ -99,12 +99,16 @@ local function check_params(pack, spec)
       ok = type(v) == "boolean"
     elseif typ == "number" then
       ok = type(v) == "number"
-    elseif typ == "[]string" or typ == "[]regex" then
+    elseif string.sub(typ, 1, 2) == "[]" then
       ok = type(v) == "table"
       if ok then
         v = list_copy(v)
+        local choices = nil
+        if string.find(typ, "|", 1, true) then
+          choices = "|" .. string.sub(typ, 3) .. "|"
+        end
         for _, e in ipairs(v) do
-          if type(e) ~= "string" then
+          if type(e) ~= "string" or (choices and not string.find(choices, "|" .. e .. "|", 1, true)) then
             ok = false
           end
         end
