@@ -137,11 +137,32 @@ func (s *fileSource) unchanged(version any) bool {
 	return true
 }
 
-// read reads a file and records its stamp.
+// maxFileSize bounds what the engine reads of one configuration file or
+// script: larger files are refused without being read.
+const maxFileSize = config.MaxFileSize
+
+// read reads a file and records its stamp. A file larger than maxFileSize is
+// a *ConfigError with code config.CodeTooLarge.
 func (s *fileSource) read(v *fileVersion, path string) ([]byte, error) {
 	st := s.stampOf(path)
 	v.stamps = append(v.stamps, st)
-	return s.f.FS.ReadFile(path)
+	if st.exist && st.size > maxFileSize {
+		return nil, &ConfigError{Code: config.CodeTooLarge, Source: path, Msg: fmt.Sprintf("file is %d bytes, larger than the limit of %d", st.size, maxFileSize)}
+	}
+	data, err := s.f.FS.ReadFile(path)
+	if err == nil && len(data) > maxFileSize {
+		return nil, &ConfigError{Code: config.CodeTooLarge, Source: path, Msg: fmt.Sprintf("file is larger than the limit of %d bytes", maxFileSize)}
+	}
+	return data, err
+}
+
+// readError turns an error of read into a ConfigError.
+func readError(path string, err error) *ConfigError {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return &ConfigError{Code: CodeRead, Source: path, Msg: err.Error()}
 }
 
 func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, error) {
@@ -164,7 +185,7 @@ func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, erro
 		for _, path := range tier.paths {
 			data, err := s.read(v, path)
 			if err != nil {
-				errs = append(errs, &ConfigError{Code: CodeRead, Source: path, Msg: err.Error()})
+				errs = append(errs, readError(path, err))
 				continue
 			}
 			file, err := config.Parse(path, data, tier.tier)

@@ -147,7 +147,7 @@ func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, *Confi
 	for _, p := range paths {
 		src, err := s.read(v, p)
 		if err != nil {
-			return nil, &ConfigError{Code: CodeRead, Source: p, Msg: err.Error()}
+			return nil, readError(p, err)
 		}
 		out = append(out, luaScript{name: p, src: src, params: a.with, source: p})
 	}

@@ -1,0 +1,101 @@
+package engine_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/monad-hooks/monad-hooks/engine"
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// TestConfigFaults replaces a working policy file with broken ones: each keeps
+// the last good policy in force, reports the problem in the result, and the
+// engine recovers when the file is fixed.
+func TestConfigFaults(t *testing.T) {
+	good := config("policy")
+	huge := `{"policyHooks":{},"pad":"` + strings.Repeat("x", 5<<20) + `"}`
+	for _, tc := range []struct {
+		name  string
+		break_ func(t *testing.T, path string)
+		code  string
+	}{
+		{"truncated", func(t *testing.T, p string) { writeConfig(t, p, good[:len(good)/2]) }, "syntax"},
+		{"binary", func(t *testing.T, p string) { writeConfig(t, p, "\x00\x01\x02\xff\xfe") }, "bad_encoding"},
+		{"huge", func(t *testing.T, p string) { writeConfig(t, p, huge) }, "too_large"},
+		{"removed", func(t *testing.T, p string) { os.Remove(p) }, "read_error"},
+		{"dangling symlink", func(t *testing.T, p string) {
+			os.Remove(p)
+			if err := os.Symlink(filepath.Join(filepath.Dir(p), "missing.json"), p); err != nil {
+				t.Fatal(err)
+			}
+		}, "read_error"},
+		{"a directory", func(t *testing.T, p string) {
+			os.Remove(p)
+			os.Mkdir(p, 0o755)
+		}, "read_error"},
+		{"user keys in a policy file", func(t *testing.T, p string) { writeConfig(t, p, `{"hooks":{}}`) }, "hooks_in_policy_config"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "policy.json")
+			writeConfig(t, p, `{"policyHooks":{"BeforeTool":[{"hooks":[{"command":"deny policy"}]}]}}`)
+			eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Policy: []string{p}, Root: dir, Runner: fakeRunner}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eng.Close()
+			in := events.Input{Event: events.BeforeTool, ToolName: "bash"}
+			tc.break_(t, p)
+			for range 3 {
+				res, err := eng.Dispatch(t.Context(), in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Decision != events.Deny || res.Reason != "policy" {
+					t.Fatalf("after the file broke: %q %q, want the last good policy's deny", res.Decision, res.Reason)
+				}
+				if !strings.Contains(res.ConfigError, tc.code) {
+					t.Fatalf("configError = %q, want it to name %s", res.ConfigError, tc.code)
+				}
+			}
+			if err := eng.Reload(t.Context()); err == nil || !strings.Contains(err.Error(), tc.code) {
+				t.Errorf("Reload() = %v, want an error naming %s", err, tc.code)
+			}
+			os.RemoveAll(p)
+			writeConfig(t, p, `{"policyHooks":{"BeforeTool":[{"hooks":[{"command":"deny fixed"}]}]}}`)
+			res, _ := eng.Dispatch(t.Context(), in)
+			if res.Reason != "fixed" || res.ConfigError != "" {
+				t.Errorf("after the fix: %q, configError %q", res.Reason, res.ConfigError)
+			}
+		})
+	}
+}
+
+// TestCommandHookVanishes deletes a command hook's script, then makes it
+// non-executable, between dispatches: each is a failure that fails closed.
+func TestCommandHookVanishes(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "guard.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\necho '{\"decision\":\"allow\"}'\n"), 0o755)
+	cfg := filepath.Join(dir, "agents.json")
+	os.WriteFile(cfg, []byte(`{"hooks":{"BeforeTool":[{"hooks":[{"command":"./guard.sh","onError":"deny"}]}]}}`), 0o644)
+	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir, Env: []string{"PATH=/usr/bin:/bin"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	in := events.Input{Event: events.BeforeTool, ToolName: "bash"}
+	if res, _ := eng.Dispatch(t.Context(), in); res.Decision != events.Allow {
+		t.Fatalf("with the script: %q", res.Decision)
+	}
+	os.Chmod(script, 0o644)
+	if res, _ := eng.Dispatch(t.Context(), in); res.Decision != events.Deny || !res.Audit[0].FailedClosed {
+		t.Errorf("non-executable script: %q %+v, want a fail-closed deny", res.Decision, res.Audit)
+	}
+	os.Remove(script)
+	if res, _ := eng.Dispatch(t.Context(), in); res.Decision != events.Deny || !res.Audit[0].FailedClosed {
+		t.Errorf("deleted script: %q %+v, want a fail-closed deny", res.Decision, res.Audit)
+	}
+}
