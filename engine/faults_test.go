@@ -17,9 +17,9 @@ func TestConfigFaults(t *testing.T) {
 	good := config("policy")
 	huge := `{"policyHooks":{},"pad":"` + strings.Repeat("x", 5<<20) + `"}`
 	for _, tc := range []struct {
-		name  string
+		name   string
 		break_ func(t *testing.T, path string)
-		code  string
+		code   string
 	}{
 		{"truncated", func(t *testing.T, p string) { writeConfig(t, p, good[:len(good)/2]) }, "syntax"},
 		{"binary", func(t *testing.T, p string) { writeConfig(t, p, "\x00\x01\x02\xff\xfe") }, "bad_encoding"},
