@@ -17,9 +17,9 @@ func TestConfigFaults(t *testing.T) {
 	good := config("policy")
 	huge := `{"policyHooks":{},"pad":"` + strings.Repeat("x", 5<<20) + `"}`
 	for _, tc := range []struct {
-		name   string
-		break_ func(t *testing.T, path string)
-		code   string
+		name  string
+		spoil func(t *testing.T, path string)
+		code  string
 	}{
 		{"truncated", func(t *testing.T, p string) { writeConfig(t, p, good[:len(good)/2]) }, "syntax"},
 		{"binary", func(t *testing.T, p string) { writeConfig(t, p, "\x00\x01\x02\xff\xfe") }, "bad_encoding"},
@@ -47,7 +47,7 @@ func TestConfigFaults(t *testing.T) {
 			}
 			defer eng.Close()
 			in := events.Input{Event: events.BeforeTool, ToolName: "bash"}
-			tc.break_(t, p)
+			tc.spoil(t, p)
 			for range 3 {
 				res, err := eng.Dispatch(t.Context(), in)
 				if err != nil {
