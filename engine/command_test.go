@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -51,5 +52,30 @@ func TestInputMarshalledOncePerVersion(t *testing.T) {
 	}
 	if first("p1") != first("p2") || first("p2") != first("p3") {
 		t.Error("parallel command hooks did not share one encoding")
+	}
+}
+
+// TestPlanListsDroppedDuplicates proves Plan shows a deduplicated command
+// hook, and which hook runs in its place.
+func TestPlanListsDroppedDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "policy.json")
+	usr := filepath.Join(dir, "agents.json")
+	os.WriteFile(pol, []byte(`{"policyHooks":{"BeforeTool":[{"hooks":[{"command":"x"}]}]}}`), 0o644)
+	os.WriteFile(usr, []byte(`{"hooks":{"BeforeTool":[{"hooks":[{"command":"x"},{"command":"y"}]}]}}`), 0o644)
+	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Policy: []string{pol}, User: []string{usr}, Root: dir, Runner: fakeRunner}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	plan := eng.Plan(t.Context())
+	if len(plan) != 3 {
+		t.Fatalf("plan has %d entries, want 3: %+v", len(plan), plan)
+	}
+	if plan[0].Tier != engine.TierPolicy || plan[1].ID != "y" || plan[2].DuplicateOf == "" || plan[2].Tier != engine.TierUser {
+		t.Errorf("plan = %+v", plan)
+	}
+	if !strings.HasPrefix(plan[2].DuplicateOf, "policy "+pol) {
+		t.Errorf("DuplicateOf = %q, want the policy hook", plan[2].DuplicateOf)
 	}
 }

@@ -40,6 +40,7 @@ type Engine struct {
 type generation struct {
 	byEvent [events.Count][]*hook
 	cache   [events.Count]matchCache
+	dropped []dropped // duplicate command specs, for Plan
 	res     resources
 }
 

@@ -60,7 +60,7 @@ func compile(specs []hookSpec) (*generation, ConfigErrors) {
 		ev    events.Event
 		dedup string
 	}
-	seen := map[key]bool{}
+	seen := map[key]*hook{}
 	for _, tier := range []Tier{TierAtom, TierPolicy, TierUser} {
 		for i := range specs {
 			s := &specs[i]
@@ -76,14 +76,16 @@ func compile(specs []hookSpec) (*generation, ConfigErrors) {
 				errs = append(errs, &ConfigError{Code: CodeBadMatcher, Source: s.source, Msg: fmt.Sprintf("hook %s: %v", s.id, err)})
 				continue
 			}
+			h := &hook{hookSpec: *s, re: re}
 			if s.dedup != "" {
 				k := key{s.event, s.dedup}
-				if seen[k] {
+				if kept := seen[k]; kept != nil {
+					g.dropped = append(g.dropped, dropped{hook: h, keptBy: kept})
 					continue
 				}
-				seen[k] = true
+				seen[k] = h
 			}
-			g.byEvent[s.event] = append(g.byEvent[s.event], &hook{hookSpec: *s, re: re})
+			g.byEvent[s.event] = append(g.byEvent[s.event], h)
 		}
 	}
 	return g, errs
@@ -114,6 +116,10 @@ type PlannedHook struct {
 	TimeoutMs int64 `json:"timeoutMs,omitempty"`
 	// OnError is "skip" or "deny".
 	OnError string `json:"onError"`
+	// DuplicateOf is set for a command hook that dedup dropped: it does not
+	// run, because the identical command spec it names ("tier source")
+	// already runs at this event.
+	DuplicateOf string `json:"duplicateOf,omitempty"`
 }
 
 func planned(h *hook) PlannedHook {
@@ -125,9 +131,9 @@ func planned(h *hook) PlannedHook {
 }
 
 // Plan returns every hook of the current plan, event by event in firing
-// order, each event's hooks in dispatch order. Duplicate command specs that
-// dedup dropped are not listed. It reloads first if the configuration
-// changed. The caller owns the slice.
+// order, each event's hooks in dispatch order, followed by the duplicate
+// command specs that dedup dropped at that event (DuplicateOf set). It
+// reloads first if the configuration changed. The caller owns the slice.
 func (e *Engine) Plan(ctx context.Context) []PlannedHook {
 	g := e.current(ctx)
 	var out []PlannedHook
@@ -135,8 +141,21 @@ func (e *Engine) Plan(ctx context.Context) []PlannedHook {
 		for _, h := range g.byEvent[ev] {
 			out = append(out, planned(h))
 		}
+		for _, d := range g.dropped {
+			if d.hook.event == ev {
+				p := planned(d.hook)
+				p.DuplicateOf = d.keptBy.tier.String() + " " + d.keptBy.source
+				out = append(out, p)
+			}
+		}
 	}
 	return out
+}
+
+// dropped is a command hook that dedup removed from the plan, and the hook
+// that runs in its place.
+type dropped struct {
+	hook, keptBy *hook
 }
 
 // Explanation says whether one hook of an event would run for an input, and

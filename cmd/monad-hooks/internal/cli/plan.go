@@ -29,7 +29,7 @@ func printPlan(ctx context.Context, w io.Writer, eng *engine.Engine, asJSON bool
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	var cur events.Event
-	n, nEvents := 0, 0
+	n, nEvents, running := 0, 0, 0
 	for _, h := range plan {
 		if h.Event != cur {
 			cur, n = h.Event, 0
@@ -41,10 +41,15 @@ func printPlan(ctx context.Context, w io.Writer, eng *engine.Engine, asJSON bool
 			}
 			fmt.Fprintf(tw, "%s (%s)\n", h.Event, mode)
 		}
+		if h.DuplicateOf != "" {
+			fmt.Fprintf(tw, "  -\t%s\t%s\t%s\t%s\tdropped: identical to %s, which runs once\n", h.Tier, h.Kind, h.ID, orDash(h.Source), h.DuplicateOf)
+			continue
+		}
 		n++
+		running++
 		fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n, h.Tier, h.Kind, h.ID, orDash(h.Source), matcherText(h), timeoutText(h.TimeoutMs), "onError="+h.OnError)
 	}
-	fmt.Fprintf(tw, "%d %s at %d %s\n", len(plan), plural(len(plan), "hook", "hooks"), nEvents, plural(nEvents, "event", "events"))
+	fmt.Fprintf(tw, "%d %s at %d %s\n", running, plural(running, "hook", "hooks"), nEvents, plural(nEvents, "event", "events"))
 	return tw.Flush()
 }
 
