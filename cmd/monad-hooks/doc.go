@@ -102,8 +102,8 @@
 //
 // "monad-hooks check" loads everything and prints the plan: for each event,
 // the hooks in dispatch order with tier, kind, matcher, source (file:line),
-// timeout and onError; identical command hooks are listed once, where they
-// first occur, which is where they run. Configuration errors are all listed
+// timeout and onError; an identical command hook that dedup dropped is listed
+// after them, with the hook that runs in its place. Configuration errors are all listed
 // on stderr, one per line, as file:line:col: code: message, with exit 1.
 // --json prints the plan as JSON.
 //

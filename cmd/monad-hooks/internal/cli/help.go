@@ -102,8 +102,9 @@ const helpCheck = `Usage: monad-hooks check [FLAGS]
 Check loads the configuration, the Lua scripts and the stdlib packs, and
 prints the plan: for each event, the hooks in dispatch order with their
 tier, kind, matcher, source (file:line), timeout and onError. Identical
-command hooks (same command, timeout and onError) are listed once, where
-they first occur: that is where they run. It exits 0. When anything is wrong it
+command hooks (same command, timeout and onError) run once, where they first
+occur; the dropped duplicates are listed after them, marked "dropped", with
+the hook that runs in their place. It exits 0. When anything is wrong it
 lists every error (file:line:col: code: message) on stderr and exits 1.
 
 	--json    print the plan as a JSON array
