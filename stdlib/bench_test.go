@@ -128,3 +128,25 @@ func BenchmarkRedactSecrets(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFloorEmptyHook is the cost of calling a Lua hook that does
+// nothing with the same input, on the same machine: the floor the pack
+// figures should be read against.
+func BenchmarkFloorEmptyHook(b *testing.B) {
+	s, err := luaapi.Compile("empty.lua", []byte(`hook{ event = "BeforeTool", handler = function(input) return nil end }`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := luaapi.NewPool(context.Background(), []luaapi.Source{{Script: s}}, luaapi.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	in := shellInput("go test ./... -run TestFoo -count=1 2>&1 | tail -20")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Call(context.Background(), 0, &in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

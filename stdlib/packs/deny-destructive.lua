@@ -2456,13 +2456,15 @@ local function triggers(line)
   if re.find(line, HIDING) then
     return true
   end
-  for w in string.gmatch(line, "[%w_.+-]+") do
-    local n = string.lower(w)
-    if NAMES[n] then
+  for _, w in ipairs(re.split(string.lower(line), "[^a-z0-9_.+-]+")) do
+    if NAMES[w] then
       return true
     end
-    local base = re.gsub(n, "[0-9.]+$", "")
-    if NAMES[base] or string.sub(n, 1, 4) == "mkfs" then
+    local last = string.byte(w, -1)
+    if last ~= nil and ((last >= 48 and last <= 57) or last == 46) and NAMES[(re.gsub(w, "[0-9.]+$", ""))] then
+      return true
+    end
+    if string.sub(w, 1, 4) == "mkfs" then
       return true
     end
   end

@@ -1064,10 +1064,31 @@ local function shell_acts(line, acts, depth)
   local _ = depth
 end
 
--- SHELL_TRIGGER is a cheap prefilter: a command line that mentions no
--- credential-like name and no absolute, home, parent or /proc path cannot
--- touch a protected path, and skips the parse.
-local SHELL_TRIGGER = [=[(?i)env|ssh|id_|aws|gcloud|kube|docker|npmrc|pypirc|netrc|credential|\.pem|\.key|\.p12|\.pfx|\.jks|keystore|\.ppk|\.p8|tfstate|shadow|sudoers|gnupg|\.git|vault|pgpass|my\.cnf|azure|gh/|\.config/hub|client_secret|service.?account|password-store|\.boto|s3cfg|dockercfg|htpasswd|\.asc|(^|[\s'"=@:<>(])(/|~|\$\{?HOME|\.\.|file:)|\\|\$\(|`]=]
+-- A cheap prefilter: a command line that mentions no credential-like name
+-- (TRIGGER_WORDS, in the lowercased line) and no absolute, home, parent or
+-- file: path (TRIGGER_PATH) cannot touch a protected path, and skips the
+-- parse.
+local TRIGGER_WORDS = {
+  "env", "ssh", "id_", "aws", "gcloud", "kube", "docker", "npmrc", "pypirc", "netrc",
+  "credential", ".pem", ".key", ".p12", ".pfx", ".jks", "keystore", ".ppk", ".p8",
+  "tfstate", "shadow", "sudoers", "gnupg", ".git", "vault", "pgpass", "my.cnf", "azure",
+  "gh/", "config/hub", "client_secret", "service", "password-store", ".boto", "s3cfg",
+  "dockercfg", "htpasswd", ".asc", "/proc/",
+}
+local TRIGGER_PATH = [=[(^|[\s'"=@:<>(])(/|~|\$\{?HOME|\.\.|file:)|\\|\$\(|`]=]
+
+local function shell_trigger(line)
+  if re.find(line, TRIGGER_PATH) then
+    return true
+  end
+  local lower = string.lower(line)
+  for _, w in ipairs(TRIGGER_WORDS) do
+    if string.find(lower, w, 1, true) then
+      return true
+    end
+  end
+  return false
+end
 
 local RANK = { ask = 1, deny = 2 }
 
@@ -1116,7 +1137,7 @@ if P.shellMatcher ~= "" then
       local best, best_reason = nil, nil
       for _, line in ipairs(command_texts(input.toolInput, P.commandFields)) do
         local acts = {}
-        if #EXTRA > 0 or re.find(line, SHELL_TRIGGER) then
+        if #EXTRA > 0 or shell_trigger(line) then
           shell_acts(line, acts, 0)
         end
         for _, a in ipairs(acts) do
