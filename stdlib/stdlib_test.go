@@ -5,10 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -231,4 +235,29 @@ func packSection(p PackInfo) string {
 		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", q.Name, typ, def, strings.ReplaceAll(q.Doc, "|", `\|`))
 	}
 	return b.String()
+}
+
+// TestImportsOnlyStandardLibrary keeps the package free of this module's
+// other packages (engine, luaapi) and of third-party code.
+func TestImportsOnlyStandardLibrary(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range af.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if first, _, _ := strings.Cut(p, "/"); strings.Contains(first, ".") {
+				t.Errorf("%s imports %s: the stdlib package may import only the standard library", f, p)
+			}
+		}
+	}
 }
