@@ -215,3 +215,21 @@ func TestPacksRejectBadParamsInLua(t *testing.T) {
 		}
 	}
 }
+
+func TestDenyDestructiveHeredocs(t *testing.T) {
+	p := mustLoad(t, "deny-destructive", nil)
+	for _, c := range []struct {
+		cmd  string
+		want events.Decision
+	}{
+		{"bash <<'EOF'\nset -e\nrm -rf ~\nEOF", events.Deny},
+		{"sudo sh <<-END\n\tdd if=/dev/zero of=/dev/sda\n\tEND", events.Deny},
+		{"cat > cleanup.md <<'EOF'\nNever run rm -rf / or kill -9 -1.\nEOF", ""},
+		{"python3 - <<'PY'\nprint('hello')\nPY\necho done", ""},
+		{"cat <<EOF | sh\nrm -rf /\nEOF", events.Deny},
+	} {
+		if out := p.call(t, shellInput(c.cmd)); out.Decision != c.want {
+			t.Errorf("%q: got %q (%s), want %q", c.cmd, out.Decision, out.Reason, c.want)
+		}
+	}
+}

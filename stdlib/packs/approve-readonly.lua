@@ -333,13 +333,51 @@ end
 
 local REDIR = [[^([0-9]*)(&>>|&>|>>|>\||>&|>|<<<|<<-|<<|<>|<&|<)(.*)$]]
 
--- lua_commands parses a command line into the shape of shell.commands.
+-- strip_heredocs removes the bodies of here-documents (<<EOF ... EOF)
+-- from a line and returns the line and the bodies in order, so that a
+-- document's text is not taken for commands.
+local function strip_heredocs(line)
+  local bodies = {}
+  local pos = 1
+  for _ = 1, 16 do
+    local a, b, dash, delim = re.find(line, [=[<<(-?)\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?]=], pos)
+    if a == nil then
+      break
+    end
+    if string.sub(line, a, a + 2) == "<<<" then
+      pos = a + 3
+    else
+      local nl = string.find(line, "\n", b + 1, true)
+      if nl == nil then
+        bodies[#bodies + 1] = ""
+        break
+      end
+      local ends = [[(?m)^]] .. (dash == "-" and [[\t*]] or "") .. delim .. [[[ \t]*$]]
+      local ea, eb = re.find(line, ends, nl + 1)
+      if ea == nil then
+        ea, eb = string.len(line) + 1, string.len(line)
+      end
+      bodies[#bodies + 1] = string.sub(line, nl + 1, ea - 2)
+      line = string.sub(line, 1, nl) .. string.sub(line, eb + 2)
+      pos = b + 1
+    end
+  end
+  return line, bodies
+end
+
+-- lua_commands parses a command line into the shape of shell.commands; a
+-- here-document's redirection carries its text as body.
 lua_commands = function(line, depth)
   depth = depth or 0
   local out = {}
   if depth > 4 or type(line) ~= "string" then
     return out
   end
+  local bodies = {}
+  if string.find(line, "<<", 1, true) then
+    line, bodies = strip_heredocs(line)
+  end
+  local nbody = 0
   local subs = {}
   local texts, ops = lua_tokens(line, subs)
   local cmd = { words = {}, op = "", redirects = {}, assigns = {} }
@@ -403,7 +441,12 @@ lua_commands = function(line, depth)
           k = k + 1
           target = texts[k]
         end
-        cmd.redirects[#cmd.redirects + 1] = { op = rop, target = target, fd = fd }
+        local r = { op = rop, target = target, fd = fd }
+        if rop == "<<" or rop == "<<-" then
+          nbody = nbody + 1
+          r.body = bodies[nbody]
+        end
+        cmd.redirects[#cmd.redirects + 1] = r
       elseif #cmd.words == 0 and string.find(t, "=", 1, true) and re.match(t, "^[A-Za-z_][A-Za-z0-9_]*=") then
         local eq = string.find(t, "=", 1, true)
         cmd.assigns[string.sub(t, 1, eq - 1)] = string.sub(t, eq + 1)

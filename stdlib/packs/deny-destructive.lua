@@ -363,13 +363,51 @@ end
 
 local REDIR = [[^([0-9]*)(&>>|&>|>>|>\||>&|>|<<<|<<-|<<|<>|<&|<)(.*)$]]
 
--- lua_commands parses a command line into the shape of shell.commands.
+-- strip_heredocs removes the bodies of here-documents (<<EOF ... EOF)
+-- from a line and returns the line and the bodies in order, so that a
+-- document's text is not taken for commands.
+local function strip_heredocs(line)
+  local bodies = {}
+  local pos = 1
+  for _ = 1, 16 do
+    local a, b, dash, delim = re.find(line, [=[<<(-?)\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?]=], pos)
+    if a == nil then
+      break
+    end
+    if string.sub(line, a, a + 2) == "<<<" then
+      pos = a + 3
+    else
+      local nl = string.find(line, "\n", b + 1, true)
+      if nl == nil then
+        bodies[#bodies + 1] = ""
+        break
+      end
+      local ends = [[(?m)^]] .. (dash == "-" and [[\t*]] or "") .. delim .. [[[ \t]*$]]
+      local ea, eb = re.find(line, ends, nl + 1)
+      if ea == nil then
+        ea, eb = string.len(line) + 1, string.len(line)
+      end
+      bodies[#bodies + 1] = string.sub(line, nl + 1, ea - 2)
+      line = string.sub(line, 1, nl) .. string.sub(line, eb + 2)
+      pos = b + 1
+    end
+  end
+  return line, bodies
+end
+
+-- lua_commands parses a command line into the shape of shell.commands; a
+-- here-document's redirection carries its text as body.
 lua_commands = function(line, depth)
   depth = depth or 0
   local out = {}
   if depth > 4 or type(line) ~= "string" then
     return out
   end
+  local bodies = {}
+  if string.find(line, "<<", 1, true) then
+    line, bodies = strip_heredocs(line)
+  end
+  local nbody = 0
   local subs = {}
   local texts, ops = lua_tokens(line, subs)
   local cmd = { words = {}, op = "", redirects = {}, assigns = {} }
@@ -433,7 +471,12 @@ lua_commands = function(line, depth)
           k = k + 1
           target = texts[k]
         end
-        cmd.redirects[#cmd.redirects + 1] = { op = rop, target = target, fd = fd }
+        local r = { op = rop, target = target, fd = fd }
+        if rop == "<<" or rop == "<<-" then
+          nbody = nbody + 1
+          r.body = bodies[nbody]
+        end
+        cmd.redirects[#cmd.redirects + 1] = r
       elseif #cmd.words == 0 and string.find(t, "=", 1, true) and re.match(t, "^[A-Za-z_][A-Za-z0-9_]*=") then
         local eq = string.find(t, "=", 1, true)
         cmd.assigns[string.sub(t, 1, eq - 1)] = string.sub(t, eq + 1)
@@ -2297,6 +2340,7 @@ check_line = function(line, depth)
   local ctx = { depth = depth, vars = {}, aliases = {} }
   local vars, aliases = ctx.vars, ctx.aliases
   local pipeline = {}
+  local prev_doc = nil
   for idx, c in ipairs(cmds) do
     if type(c.assigns) == "table" then
       for k, v in pairs(c.assigns) do
@@ -2328,7 +2372,13 @@ check_line = function(line, depth)
     if #pipeline > 1 then
       local prev = unwrap(pipeline[#pipeline - 1])
       local pn = basename(prev[1])
-      if pn == "echo" or pn == "printf" then
+      if prev_doc then
+        ctx.stdin_text = prev_doc
+        ctx.stdin_paths = {}
+        for x in string.gmatch(prev_doc, "%S+") do
+          ctx.stdin_paths[#ctx.stdin_paths + 1] = x
+        end
+      elseif pn == "echo" or pn == "printf" then
         ctx.stdin_text = table.concat(prev, " ", 2)
         ctx.stdin_paths = {}
         for k = 2, #prev do
@@ -2367,10 +2417,18 @@ check_line = function(line, depth)
         end
       end
     end
-    -- a here-string feeds standard input too: xargs rm <<< "/", sh <<< "..."
+    -- here-strings and here-documents feed standard input too:
+    -- xargs rm <<< "/", sh <<< "...", bash <<EOF ... EOF
     if type(c.redirects) == "table" then
       for _, r in ipairs(c.redirects) do
+        local text = nil
         if r.op == "<<<" and type(r.target) == "string" then
+          text = r.target
+        elseif (r.op == "<<" or r.op == "<<-") and type(r.body) == "string" then
+          text = r.body
+        end
+        if text then
+          r = { target = text }
           ctx.stdin_text = r.target
           ctx.stdin_paths = {}
           for x in string.gmatch(r.target, "%S+") do
@@ -2407,8 +2465,20 @@ check_line = function(line, depth)
         end
       end
     end
+    -- cat <<EOF | sh: the document is what the next stage reads
+    prev_doc = nil
+    if basename(unwrap(words)[1]) == "cat" and #unwrap(words) == 1 and type(c.redirects) == "table" then
+      for _, r in ipairs(c.redirects) do
+        if (r.op == "<<" or r.op == "<<-") and type(r.body) == "string" then
+          prev_doc = r.body
+        elseif r.op == "<<<" and type(r.target) == "string" then
+          prev_doc = r.target
+        end
+      end
+    end
     if c.op ~= "|" and c.op ~= "|&" then
       pipeline = {}
+      prev_doc = nil
     end
     if first == "cd" or first == "pushd" then
       local dir = words[2]
