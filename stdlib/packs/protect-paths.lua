@@ -580,7 +580,7 @@ local WRAPPERS = {
   strace = { o = "eopsSuI" }, ltrace = { o = "eopsSuI" }, ["then"] = {}, ["do"] = {},
   ["else"] = {}, ["!"] = {}, noglob = {}, nocorrect = {}, catchsegv = {}, torsocks = {},
   proxychains = { o = "f" }, proxychains4 = { o = "f" }, sg = { operand = true },
-  npx = { o = "pc" }, bunx = {}, pnpx = {}, uvx = {},
+  npx = { o = "pc" }, bunx = {}, pnpx = {}, uvx = {}, sshpass = { o = "pfdP" },
 }
 
 -- unwrap strips wrapper commands (and leading VAR=value words) from a word
