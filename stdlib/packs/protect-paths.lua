@@ -162,6 +162,23 @@ local has_shell, shell = pcall(require, "shell")
 if not has_shell or type(shell) ~= "table" then
   shell = nil
 end
+-- The packs read shell.commands as a list of {words, op, redirects,
+-- assigns} where op is the operator that follows the command; a module of
+-- another shape is not used (the Lua parser stands in) rather than misread.
+if shell then
+  local ok, c = pcall(shell.commands, "a x | b && c")
+  local good = ok and type(c) == "table" and #c == 3 and type(c[1]) == "table"
+  if good then
+    good = type(c[1].words) == "table" and c[1].words[1] == "a" and c[1].op == "|" and c[2].op == "&&"
+  end
+  if not good then
+    local has_log, log = pcall(require, "log")
+    if has_log and type(log) == "table" and log.warn then
+      pcall(log.warn, "stdlib: the shell module's commands() has an unexpected shape; using the Lua parser")
+    end
+    shell = nil
+  end
+end
 
 local SHELL_NAMES = { sh = true, bash = true, zsh = true, dash = true, ksh = true, ash = true, mksh = true, yash = true, fish = true }
 local KEYWORDS = { ["if"] = true, ["then"] = true, ["else"] = true, ["elif"] = true, ["fi"] = true, ["do"] = true, ["done"] = true, ["while"] = true, ["until"] = true, ["!"] = true, ["{"] = true, ["}"] = true, ["esac"] = true, ["function"] = true }
