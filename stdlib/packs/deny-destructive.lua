@@ -434,6 +434,11 @@ lua_commands = function(line, depth)
       table.remove(w, 1)
     end
     if #w > 0 and (w[1] == "for" or w[1] == "case" or w[1] == "select") then
+      -- for X in A B ...: X stands for its first value (enough to see
+      -- for d in /*; do rm -rf $d; done)
+      if w[1] ~= "case" and w[3] == "in" and w[4] and re.match(w[2] or "", "^[A-Za-z_][A-Za-z0-9_]*$") then
+        cmd.assigns[w[2]] = w[4]
+      end
       w = {}
       cmd.words = w
     end
@@ -714,7 +719,7 @@ local function norm(p)
   if p == nil or p == "" then
     return nil
   end
-  p = re.gsub(p, [[^(\$\{HOME\}|\$HOME|\$\{HOME:-[^}]*\})]], "~")
+  p = re.gsub(p, [[^(\$\{HOME\}|\$HOME\b|\$\{HOME:?[-?=+][^}]*\})]], "~")
   p = re.gsub(p, [[^(\$\{USERPROFILE\}|\$USERPROFILE|%USERPROFILE%)]], "~")
   if re.match(p, "^~[A-Za-z_][A-Za-z0-9_.-]*(/|$)") then
     p = "/home/" .. string.sub(p, 2)
@@ -1434,6 +1439,12 @@ GIT.push = function(a)
     end
     if del and branch_protected(dst) then
       return deny("git-delete-branch", "git push --delete would delete the protected branch " .. dst)
+    end
+  end
+  for _, sp in ipairs(specs) do
+    local dst = re.gsub(sp, "^\\+", "")
+    if force and (dst == "HEAD" or dst == "@") then
+      return deny("git-force-push", "git push --force of HEAD may rewrite a protected branch; name the branch or use --force-with-lease")
     end
   end
   if force and (#specs == 0 or all) then
@@ -2238,8 +2249,11 @@ local SUBST_SINK = [[(?i)(^|[\s;&|(])((ba|z|da|k|fi|a|c|tc|mk)?sh|source|eval|py
 local function expand(words, vars)
   local out = {}
   for _, w in ipairs(words) do
-    if string.find(w, "$", 1, true) then
+    if string.find(w, "$", 1, true) or string.find(w, "`", 1, true) then
       w = re.gsub(w, [[\$\{?IFS\}?]], " ")
+      -- $(echo rm), `printf rm`: the substitution's output
+      w = re.gsub(w, [=[\$\(\s*(?:echo|printf)\s+['"]?([^'"()$`]*?)['"]?\s*\)|`\s*(?:echo|printf)\s+['"]?([^'"`$]*?)['"]?\s*`]=], "${1}${2}")
+      w = re.gsub(w, [[\$\{PWD\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`]], ".")
       for name, val in pairs(vars) do
         if string.find(w, name, 1, true) then
           w = re.gsub(w, [[\$\{]] .. name .. [[\}|\$]] .. name .. [[\b]], (string.gsub(val, "%$", "$$")))
@@ -2267,6 +2281,20 @@ end
 check_argv = function(words, ctx)
   if #words == 0 then
     return nil
+  end
+  -- env -S 'cmd args' / --split-string: the string is a command line
+  for k = 1, #words - 1 do
+    if basename(words[k]) == "env" then
+      for j = k + 1, #words - 1 do
+        if words[j] == "-S" or words[j] == "--split-string" then
+          local rule, detail = check_line(words[j + 1], ctx.depth + 1)
+          if rule then
+            return rule, detail
+          end
+        end
+      end
+      break
+    end
   end
   local w = unwrap(words)
   if #w == 0 then

@@ -410,6 +410,11 @@ lua_commands = function(line, depth)
       table.remove(w, 1)
     end
     if #w > 0 and (w[1] == "for" or w[1] == "case" or w[1] == "select") then
+      -- for X in A B ...: X stands for its first value (enough to see
+      -- for d in /*; do rm -rf $d; done)
+      if w[1] ~= "case" and w[3] == "in" and w[4] and re.match(w[2] or "", "^[A-Za-z_][A-Za-z0-9_]*$") then
+        cmd.assigns[w[2]] = w[4]
+      end
       w = {}
       cmd.words = w
     end
