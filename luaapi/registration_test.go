@@ -26,7 +26,7 @@ func loadErr(t *testing.T, src string, params map[string]any) error {
 func TestRegistrationErrors(t *testing.T) {
 	cases := []struct {
 		name, src, want string
-		line          int
+		line            int
 	}{
 		{"unknown event", "\nhook{ event = 'PreToolUse', handler = function() end }", `unknown event "PreToolUse"`, 2},
 		{"missing event", "hook{ handler = function() end }", "missing event", 1},
