@@ -36,7 +36,6 @@ func (v *vm) jsonEncode(L *lua.LState) int {
 	if len(out) > v.pl.opts.MaxStringSize {
 		L.RaiseError("json.encode: the result is larger than %d bytes", v.pl.opts.MaxStringSize)
 	}
-	v.chargeFor(len(out))
 	L.Push(lua.LString(out))
 	return 1
 }
@@ -55,7 +54,6 @@ func (v *vm) jsonDecode(L *lua.LState) int {
 	if rest := bytes.TrimSpace([]byte(s)); len(rest) == 0 {
 		L.RaiseError("json.decode: empty document")
 	}
-	v.chargeFor(len(s))
 	lv, err := v.toLua(x, 0)
 	if err != nil {
 		L.RaiseError("json.decode: %s", err.Error())

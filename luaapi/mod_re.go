@@ -108,12 +108,6 @@ func (v *vm) funcs(m map[string]lua.LGFunction) *lua.LTable {
 	return t
 }
 
-func (v *vm) chargeFor(n int) {
-	if n > 4096 {
-		v.ctx.charge()
-	}
-}
-
 // re.find(s, pattern [, init]) -> start, end, captures... | nil
 func (v *vm) reFind(L *lua.LState) int {
 	s := L.CheckString(1)
@@ -129,7 +123,6 @@ func (v *vm) reFind(L *lua.LState) int {
 		L.Push(lua.LNil)
 		return 1
 	}
-	v.chargeFor(len(s))
 	loc := re.FindStringSubmatchIndex(s[init-1:])
 	if loc == nil {
 		L.Push(lua.LNil)
@@ -152,7 +145,6 @@ func (v *vm) reFind(L *lua.LState) int {
 func (v *vm) reMatch(L *lua.LState) int {
 	s := L.CheckString(1)
 	re := v.regexp(L, 2)
-	v.chargeFor(len(s))
 	L.Push(lua.LBool(re.MatchString(s)))
 	return 1
 }
@@ -163,7 +155,6 @@ func (v *vm) reGsub(L *lua.LState) int {
 	re := v.regexp(L, 2)
 	repl := L.CheckString(3)
 	n := L.OptInt(4, -1)
-	v.chargeFor(len(s))
 	limit := v.pl.opts.MaxStringSize
 	matches := re.FindAllStringSubmatchIndex(s, n)
 	if len(matches) == 0 {
@@ -195,7 +186,6 @@ func (v *vm) reSplit(L *lua.LState) int {
 	s := L.CheckString(1)
 	re := v.regexp(L, 2)
 	n := resultCap(L.OptInt(3, -1))
-	v.chargeFor(len(s))
 	parts := re.Split(s, n)
 	t := L.CreateTable(len(parts), 0)
 	t.Metatable = v.arrayMT
@@ -211,7 +201,6 @@ func (v *vm) reFindAll(L *lua.LState) int {
 	s := L.CheckString(1)
 	re := v.regexp(L, 2)
 	n := resultCap(L.OptInt(3, -1))
-	v.chargeFor(len(s))
 	ms := re.FindAllString(s, n)
 	t := L.CreateTable(len(ms), 0)
 	t.Metatable = v.arrayMT

@@ -176,6 +176,7 @@ type plan struct {
 	hooks  []Hook
 	opts   Options
 	recach *reCache
+	wd     *watchdog
 }
 
 type source struct {
@@ -213,7 +214,7 @@ type Pool struct {
 // the sources themselves (a nil Script, unsupported Params).
 func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
 	opts = opts.normalized()
-	pl := &plan{opts: opts, recach: newReCache(reCacheSize)}
+	pl := &plan{opts: opts, recach: newReCache(reCacheSize), wd: newWatchdog()}
 	for i, s := range srcs {
 		if s.Script == nil {
 			return nil, fmt.Errorf("luaapi: source %d has no script", i)
@@ -293,8 +294,7 @@ func (p *Pool) call(ctx context.Context, i int, in *events.Input, logs *[]LogEnt
 	if err := ctx.Err(); err != nil {
 		return out, h.fail(kindOfCtxErr(err), err.Error(), err)
 	}
-	deadline := time.Now().Add(h.Timeout)
-	v, err := p.get(ctx, deadline)
+	v, waited, err := p.get(ctx, h.Timeout)
 	if err != nil {
 		if he, ok := err.(*HookError); ok {
 			he.Script, he.Line, he.Event = h.Script, h.Line, h.Event
@@ -302,7 +302,7 @@ func (p *Pool) call(ctx context.Context, i int, in *events.Input, logs *[]LogEnt
 		}
 		return out, h.fail(kindOfCtxErr(err), "waiting for a VM: "+err.Error(), err)
 	}
-	out, healthy, err := v.call(ctx, i, deadline, in, logs)
+	out, healthy, err := v.call(ctx, i, h.Timeout-waited, in, logs)
 	p.put(v, healthy)
 	return out, err
 }
@@ -312,23 +312,30 @@ func (h *Hook) fail(kind FailureKind, msg string, err error) *HookError {
 }
 
 // get borrows a VM: an idle one, or a new one when fewer than PoolSize
-// exist, waiting for a token otherwise.
-func (p *Pool) get(ctx context.Context, deadline time.Time) (*vm, error) {
+// exist, waiting at most timeout for a token otherwise. waited is how long
+// it waited (0 on the fast path, which reads no clock).
+func (p *Pool) get(ctx context.Context, timeout time.Duration) (v *vm, waited time.Duration, err error) {
 	select {
 	case <-p.tokens:
 	default:
-		t := time.NewTimer(time.Until(deadline))
-		defer t.Stop()
+		start := time.Now()
+		t := time.NewTimer(timeout)
 		select {
 		case <-p.tokens:
+			t.Stop()
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			t.Stop()
+			return nil, 0, ctx.Err()
 		case <-t.C:
-			return nil, context.DeadlineExceeded
+			return nil, 0, context.DeadlineExceeded
+		}
+		waited = time.Since(start)
+		if waited >= timeout {
+			p.tokens <- struct{}{}
+			return nil, 0, context.DeadlineExceeded
 		}
 	}
 	p.mu.Lock()
-	var v *vm
 	if n := len(p.idle); n > 0 {
 		v = p.idle[n-1]
 		p.idle[n-1] = nil
@@ -336,15 +343,15 @@ func (p *Pool) get(ctx context.Context, deadline time.Time) (*vm, error) {
 	}
 	p.mu.Unlock()
 	if v != nil {
-		return v, nil
+		return v, waited, nil
 	}
-	v, _, err := newVM(ctx, p.plan, false)
+	v, _, err = newVM(ctx, p.plan, false)
 	if err != nil {
 		p.tokens <- struct{}{}
-		return nil, &HookError{Kind: FailVM, Msg: "building a VM: " + err.Error(), Err: err}
+		return nil, 0, &HookError{Kind: FailVM, Msg: "building a VM: " + err.Error(), Err: err}
 	}
 	p.created.Add(1)
-	return v, nil
+	return v, waited, nil
 }
 
 // put returns a VM to the pool, or closes it when it is unhealthy, used up

@@ -9,7 +9,7 @@ import (
 )
 
 // baseNames are the base-library functions scripts keep as they are.
-var baseNames = []string{"assert", "error", "pcall", "xpcall", "select", "tonumber", "tostring", "type", "getmetatable", "_VERSION"}
+var baseNames = []string{"assert", "error", "select", "tonumber", "tostring", "type", "getmetatable", "_VERSION"}
 
 // stringNames are the string functions scripts get (some replaced, see
 // sandbox).
@@ -65,6 +65,8 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	base.RawSetString("print", L.NewFunction(v.luaPrint))
 	base.RawSetString("require", L.NewFunction(v.luaRequire))
 	base.RawSetString("hook", L.NewFunction(v.luaHook))
+	base.RawSetString("pcall", L.NewFunction(v.luaPCall))
+	base.RawSetString("xpcall", L.NewFunction(v.luaXPCall))
 
 	// string: the real table (also the strings' __index) gets the safe
 	// replacements; scripts see a read-only proxy, and the strings'
@@ -300,7 +302,6 @@ func (v *vm) strRep(L *lua.LState) int {
 	} else {
 		out = strings.Repeat(s+sep, n-1) + s
 	}
-	v.chargeFor(len(out))
 	L.Push(lua.LString(out))
 	return 1
 }
@@ -375,7 +376,6 @@ func (v *vm) tabConcat(L *lua.LState) int {
 		b.WriteString(s)
 	}
 	if b.Len() > 4096 {
-		v.ctx.charge()
 	}
 	L.Push(lua.LString(b.String()))
 	return 1

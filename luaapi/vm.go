@@ -57,6 +57,8 @@ type vm struct {
 	// call state
 	curHook int
 	logs    *[]LogEntry
+	tainted bool // a pcall inside the handler caught a Go panic
+	tramp   *lua.LFunction
 
 	// sandbox objects
 	null       *lua.LUserData
@@ -79,6 +81,7 @@ type roInfo struct {
 }
 
 func (v *vm) close() {
+	v.pl.wd.remove(&v.ctx)
 	v.L.Close()
 }
 
@@ -96,15 +99,18 @@ func newVM(ctx context.Context, pl *plan, collect bool) (v *vm, hooks []Hook, er
 		RegistryGrowStep: registryGrowStep,
 	})
 	L := v.L
+	pl.wd.add(&v.ctx)
+	built := v
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("luaapi: building a VM panicked: %v", r)
 		}
 		if err != nil {
-			L.Close()
+			built.close()
 			v, hooks = nil, nil
 		}
 	}()
+	v.tramp = L.NewFunction(v.trampoline)
 	base, err := v.sandbox()
 	if err != nil {
 		return nil, nil, err
@@ -153,18 +159,18 @@ func (v *vm) load(ctx context.Context, s source, base *lua.LTable) error {
 	fn := L.NewFunctionFromProto(s.script.proto)
 	fn.Env = env
 	v.loadErr = nil
-	v.ctx.reset(ctx, time.Now().Add(v.pl.opts.LoadTimeout), 0)
+	v.ctx.begin(v.pl.wd, ctx, v.pl.opts.LoadTimeout, 0)
 	L.SetContext(&v.ctx)
 	_, err, panicked := v.pcall(fn, nil, 0)
 	L.RemoveContext()
-	v.ctx.clear()
+	stopErr := v.ctx.end()
 	if v.loadErr != nil {
 		return v.loadErr
 	}
+	if stopErr != nil {
+		return &ScriptError{Script: name, Msg: fmt.Sprintf("loading: %v (load timeout %s)", stopErr, v.pl.opts.LoadTimeout)}
+	}
 	if err != nil {
-		if v.ctx.err != nil {
-			return &ScriptError{Script: name, Msg: fmt.Sprintf("loading: %v (load timeout %s)", v.ctx.err, v.pl.opts.LoadTimeout)}
-		}
 		msg, _ := v.errorMessage(err)
 		if panicked {
 			msg = "go panic: " + msg
@@ -207,8 +213,10 @@ func (v *vm) luaSetGlobal(L *lua.LState) int {
 }
 
 // pcall calls fn with at most one argument and returns its first result.
-// It recovers Go panics that escape gopher-lua's own PCall (issue #282);
-// after such a panic the VM must be discarded.
+// It runs fn through the trampoline, so that errors raised in Lua carry no
+// traceback, and recovers Go panics that escape gopher-lua's own PCall
+// (issue #282). panicked reports a Go panic (recovered by PCall or here):
+// the VM must then be discarded.
 func (v *vm) pcall(fn *lua.LFunction, arg lua.LValue, nret int) (ret lua.LValue, err error, panicked bool) {
 	L := v.L
 	top := L.GetTop()
@@ -217,19 +225,16 @@ func (v *vm) pcall(fn *lua.LFunction, arg lua.LValue, nret int) (ret lua.LValue,
 			ret, err, panicked = nil, fmt.Errorf("%v", r), true
 		}
 	}()
+	L.Push(v.tramp)
 	L.Push(fn)
-	nargs := 0
+	nargs := 1
 	if arg != nil {
 		L.Push(arg)
-		nargs = 1
+		nargs = 2
 	}
 	if err := L.PCall(nargs, nret, nil); err != nil {
-		var ae *lua.ApiError
-		if errors.As(err, &ae) && ae.Type == lua.ApiErrorPanic {
-			panicked = true
-		}
 		L.SetTop(top)
-		return nil, err, panicked
+		return nil, err, isGoPanic(err)
 	}
 	ret = lua.LNil
 	if nret > 0 {
@@ -237,6 +242,89 @@ func (v *vm) pcall(fn *lua.LFunction, arg lua.LValue, nret int) (ret lua.LValue,
 	}
 	L.SetTop(top)
 	return ret, nil, false
+}
+
+func isGoPanic(err error) bool {
+	var ae *lua.ApiError
+	return errors.As(err, &ae) && ae.Type == lua.ApiErrorPanic
+}
+
+// tracebackOmitted marks the errors raised in Lua: gopher-lua's PCall builds
+// a traceback for errors that have none, which after a long run of tail
+// calls lists every one of them (seconds of work outside any timeout).
+const tracebackOmitted = "(traceback omitted)"
+
+// trampoline calls its first argument with the others, after installing
+// raise as the VM's error function (gopher-lua's PCall installs its own on
+// entry and restores the previous one on exit).
+func (v *vm) trampoline(L *lua.LState) int {
+	L.Panic = raise
+	L.Call(L.GetTop()-1, lua.MultRet)
+	return L.GetTop()
+}
+
+func raise(L *lua.LState) {
+	panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: L.Get(-1), StackTrace: tracebackOmitted})
+}
+
+// errObject returns the Lua value of a PCall error.
+func errObject(err error) lua.LValue {
+	var ae *lua.ApiError
+	if errors.As(err, &ae) && ae.Object != nil {
+		return ae.Object
+	}
+	return lua.LString(err.Error())
+}
+
+// luaPCall is pcall without tracebacks; a Go panic it catches taints the
+// VM (it is discarded after the call).
+func (v *vm) luaPCall(L *lua.LState) int {
+	L.CheckAny(1)
+	nargs := L.GetTop()
+	L.Insert(v.tramp, 1)
+	if err := L.PCall(nargs, lua.MultRet, nil); err != nil {
+		if isGoPanic(err) {
+			v.tainted = true
+		}
+		L.SetTop(0)
+		L.Push(lua.LFalse)
+		L.Push(errObject(err))
+		return 2
+	}
+	L.Insert(lua.LTrue, 1)
+	return L.GetTop()
+}
+
+// luaXPCall is xpcall(f, handler) without tracebacks. The handler runs
+// after the stack is unwound (there is no debug library to tell).
+func (v *vm) luaXPCall(L *lua.LState) int {
+	fn := L.CheckAny(1)
+	handler := L.CheckFunction(2)
+	L.SetTop(0)
+	L.Push(v.tramp)
+	L.Push(fn)
+	if err := L.PCall(1, lua.MultRet, nil); err != nil {
+		if isGoPanic(err) {
+			v.tainted = true
+		}
+		L.SetTop(0)
+		L.Push(v.tramp)
+		L.Push(handler)
+		L.Push(errObject(err))
+		if err := L.PCall(2, 1, nil); err != nil {
+			if isGoPanic(err) {
+				v.tainted = true
+			}
+			L.SetTop(0)
+			L.Push(lua.LFalse)
+			L.Push(lua.LString("error in error handling"))
+			return 2
+		}
+		L.Insert(lua.LFalse, 1)
+		return 2
+	}
+	L.Insert(lua.LTrue, 1)
+	return L.GetTop()
 }
 
 // errorMessage renders a PCall error: the message of a string error, a
@@ -402,23 +490,23 @@ func argTypes(L *lua.LState) string {
 }
 
 // call runs hook i's handler. healthy reports whether the VM may be reused.
-func (v *vm) call(ctx context.Context, i int, deadline time.Time, in *events.Input, logs *[]LogEntry) (out events.Output, healthy bool, err error) {
+func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.Input, logs *[]LogEntry) (out events.Output, healthy bool, err error) {
 	h := &v.pl.hooks[i]
 	v.uses++
 	v.curHook = i
 	v.logs = logs
+	v.tainted = false
 	defer func() { v.logs = nil }()
 	L := v.L
 	arg, cerr := v.inputTable(in)
 	if cerr != nil {
 		return out, true, h.fail(FailInput, cerr.Error(), cerr)
 	}
-	v.ctx.reset(ctx, deadline, uint64(max(v.pl.opts.MaxCallAlloc, 0)))
+	v.ctx.begin(v.pl.wd, ctx, timeout, uint64(max(v.pl.opts.MaxCallAlloc, 0)))
 	L.SetContext(&v.ctx)
 	ret, perr, panicked := v.pcall(v.handlers[i], arg, 1)
 	L.RemoveContext()
-	stopErr := v.ctx.err
-	v.ctx.clear()
+	stopErr := v.ctx.end()
 	if panicked {
 		msg, _ := v.errorMessage(perr)
 		return out, false, h.fail(FailPanic, "go panic: "+msg, perr)
@@ -428,21 +516,23 @@ func (v *vm) call(ctx context.Context, i int, deadline time.Time, in *events.Inp
 		// another error), the call ran out of time or budget.
 		return out, false, h.fail(kindOfCtxErr(stopErr), stopErr.Error(), stopErr)
 	}
+	healthy = !v.tainted && L.GetTop() == 0
 	if perr != nil {
 		msg, val := v.errorMessage(perr)
 		he := h.fail(FailError, msg, nil)
 		he.Value = val
 		// A Lua error unwinds cleanly through gopher-lua's PCall; the
 		// VM is kept unless the error says an internal limit was hit.
-		keep := !strings.Contains(msg, "stack overflow") && !strings.Contains(msg, "registry overflow")
-		return out, keep && L.GetTop() == 0, he
+		if strings.Contains(msg, "stack overflow") || strings.Contains(msg, "registry overflow") {
+			healthy = false
+		}
+		return out, healthy, he
 	}
 	out, oerr := v.readOutput(ret)
 	if oerr != nil {
-		he := h.fail(FailOutput, oerr.Error(), oerr)
-		return events.Output{}, L.GetTop() == 0, he
+		return events.Output{}, healthy, h.fail(FailOutput, oerr.Error(), oerr)
 	}
-	return out, L.GetTop() == 0, nil
+	return out, healthy, nil
 }
 
 // log records one entry for the current call and sends it to the logger.

@@ -3,19 +3,41 @@ package luaapi
 import (
 	"context"
 	"runtime/metrics"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// checkEvery is how many VM instructions run between two checks of the
-// deadline and the caller's context; every allocEvery-th check also probes
-// the allocation budget. gopher-lua calls Done on every instruction of a VM
-// that has a context; a check costs ~20-50 ns (time.Now) and the probe
-// ~0.6 µs, so a check per 256 instructions (~3-8 µs of Lua) and a probe per
-// 4096 are invisible, while a run of expensive instructions (each copying a
-// long vararg list, say) still stops promptly.
+// Stopping a running handler.
+//
+// gopher-lua checks ctx.Done() before every instruction of a VM that has a
+// context, and nowhere else. A context.WithTimeout per call costs a timer
+// and several allocations, and time.Now costs ~0.3 µs on some hosts, so
+// neither is read per call. Instead every VM runs with its own vmCtx whose
+// Done method is an atomic load of a stop reason, and one watchdog
+// goroutine per pool sets that reason: every tick (1 ms) it reads the clock
+// once, gives each newly started call its deadline (the first time it sees
+// it: at most one tick late), and stops the calls whose deadline passed,
+// whose caller's context is done, or that exceeded the allocation budget.
+// So a handler is stopped within its timeout plus about two ticks, however
+// few instructions it runs (`s = s .. s` doubles a string per instruction)
+// and whatever they cost, and a call costs two uncontended mutex
+// operations and no clock reads. The watchdog sleeps when no call has run
+// for a while and is restarted by the next call, so an idle pool has no
+// goroutine.
+
 const (
-	checkEvery = 256
-	allocEvery = 16
+	watchTick      = time.Millisecond
+	watchIdleTicks = 200 // exit after this many ticks without a call
+	allocTicks     = 4   // probe the allocation counter every 4 ticks
+)
+
+// Stop reasons.
+const (
+	reasonNone uint32 = iota
+	reasonDeadline
+	reasonCanceled
+	reasonMemory
 )
 
 // closedChan is returned by vmCtx.Done once the call must stop.
@@ -23,70 +45,81 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 
 const allocMetric = "/gc/heap/allocs:bytes"
 
-// vmCtx is the context.Context a VM runs with during one call. It replaces
-// context.WithTimeout + SetContext(ctx): gopher-lua's interpreter selects on
-// ctx.Done() before every instruction, so Done is our instruction hook. It
-// returns a nil channel (the select falls through at the cost of an
-// interface call) until a periodic check finds the deadline passed, the
-// caller's context done or the allocation budget exhausted; from then on it
-// returns a closed channel, and gopher-lua raises Err() as a Lua error at
-// every further instruction (so pcall cannot swallow it).
-//
-// A vmCtx belongs to one VM and is only used by the goroutine running that
-// VM, so it needs no locking. It allocates nothing per call.
+// vmCtx is the context.Context a VM runs with during one call (or one
+// script load).
 type vmCtx struct {
+	reason atomic.Uint32 // set by the watchdog, read per instruction
+
+	// Owned by the VM goroutine.
+	done chan struct{}
+	err  error
+	own  context.Context // the caller's context, for Value and Err
+
+	// Shared with the watchdog, guarded by mu.
+	mu         sync.Mutex
+	active     bool
 	parent     context.Context
 	parentDone <-chan struct{}
-	deadline   time.Time
-	done       chan struct{}
-	err        error
-	n          uint32
-	checks     uint32
-
+	timeout    time.Duration
 	maxAlloc   uint64
-	allocStart uint64
-	sample     [1]metrics.Sample
+	seen       bool      // the watchdog initialised the fields below
+	deadline   time.Time // watchdog's
+	allocStart uint64    // watchdog's
 }
 
-// reset prepares c for a call bounded by deadline and parent.
-func (c *vmCtx) reset(parent context.Context, deadline time.Time, maxAlloc uint64) {
-	c.parent = parent
-	c.parentDone = parent.Done()
-	if d, ok := parent.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	c.deadline = deadline
+// begin starts a call bounded by timeout, parent and maxAlloc (0: none).
+func (c *vmCtx) begin(w *watchdog, parent context.Context, timeout time.Duration, maxAlloc uint64) {
+	c.reason.Store(reasonNone)
 	c.done = nil
 	c.err = nil
-	c.n = 0
-	c.checks = 0
+	c.own = parent
+	c.mu.Lock()
+	c.active = true
+	c.parent = parent
+	c.parentDone = parent.Done()
+	c.timeout = timeout
 	c.maxAlloc = maxAlloc
-	if maxAlloc > 0 {
-		c.allocStart = c.readAlloc()
-	}
+	c.seen = false
+	c.mu.Unlock()
+	w.ensureRunning()
 }
 
-// clear drops the references to the caller's context.
-func (c *vmCtx) clear() {
+// end finishes the call and returns why it was stopped, if it was.
+func (c *vmCtx) end() error {
+	c.mu.Lock()
+	c.active = false
 	c.parent = nil
 	c.parentDone = nil
+	c.mu.Unlock()
+	err := c.stopErr()
+	c.own = nil
+	return err
 }
 
-func (c *vmCtx) readAlloc() uint64 {
-	c.sample[0].Name = allocMetric
-	metrics.Read(c.sample[:])
-	if c.sample[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+// stopErr returns the error of the stop reason, nil when not stopped.
+func (c *vmCtx) stopErr() error {
+	switch c.reason.Load() {
+	case reasonDeadline:
+		return context.DeadlineExceeded
+	case reasonCanceled:
+		if c.own != nil {
+			if err := c.own.Err(); err != nil {
+				return err
+			}
+		}
+		return context.Canceled
+	case reasonMemory:
+		return ErrMemory
 	}
-	return c.sample[0].Value.Uint64()
+	return nil
 }
 
-func (c *vmCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *vmCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 
 func (c *vmCtx) Done() <-chan struct{} {
-	c.n++
-	if c.n%checkEvery == 0 && c.err == nil {
-		c.check()
+	if c.reason.Load() != reasonNone && c.done == nil {
+		c.err = c.stopErr()
+		c.done = closedChan
 	}
 	return c.done
 }
@@ -94,51 +127,138 @@ func (c *vmCtx) Done() <-chan struct{} {
 func (c *vmCtx) Err() error { return c.err }
 
 func (c *vmCtx) Value(key any) any {
-	if c.parent == nil {
+	if c.own == nil {
 		return nil
 	}
-	return c.parent.Value(key)
+	return c.own.Value(key)
 }
 
-// charge makes the next instruction run a check. Host functions that did a
-// lot of work in one call (a long regexp scan, a big JSON document) call it
-// so that a loop of expensive builtins is stopped as promptly as a loop of
-// instructions.
-func (c *vmCtx) charge() {
-	if c.n%checkEvery != 0 {
-		c.n |= checkEvery - 1
+// stopped reports whether the call must stop (for host functions with
+// loops of their own).
+func (c *vmCtx) stopped() bool { return c.reason.Load() != reasonNone }
+
+// A watchdog stops the calls of one pool's VMs (see above).
+type watchdog struct {
+	mu      sync.Mutex
+	ctxs    map[*vmCtx]struct{}
+	running atomic.Bool
+	sample  [1]metrics.Sample // used by the watchdog goroutine only
+}
+
+func newWatchdog() *watchdog {
+	return &watchdog{ctxs: map[*vmCtx]struct{}{}}
+}
+
+func (w *watchdog) add(c *vmCtx) {
+	w.mu.Lock()
+	w.ctxs[c] = struct{}{}
+	w.mu.Unlock()
+}
+
+func (w *watchdog) remove(c *vmCtx) {
+	w.mu.Lock()
+	delete(w.ctxs, c)
+	w.mu.Unlock()
+}
+
+// ensureRunning starts the watchdog goroutine unless it runs. Callers set
+// their ctx active before calling it; the goroutine clears running before
+// its final scan for active ctxs, so one of the two always sees the other.
+func (w *watchdog) ensureRunning() {
+	if w.running.Load() {
+		return
+	}
+	if w.running.CompareAndSwap(false, true) {
+		go w.loop()
 	}
 }
 
-// check stops the call when its deadline passed, the caller's context is
-// done or the allocation budget is exhausted.
-func (c *vmCtx) check() {
-	if c.err != nil {
-		return
-	}
-	if !time.Now().Before(c.deadline) {
-		c.stop(context.DeadlineExceeded)
-		return
-	}
-	if c.parentDone != nil {
-		select {
-		case <-c.parentDone:
-			err := c.parent.Err()
-			if err == nil {
-				err = context.Canceled
-			}
-			c.stop(err)
-			return
-		default:
+func (w *watchdog) loop() {
+	t := time.NewTicker(watchTick)
+	defer t.Stop()
+	idle := 0
+	for tick := 0; ; tick++ {
+		<-t.C
+		if w.scan(tick%allocTicks == 0) {
+			idle = 0
+			continue
 		}
-	}
-	c.checks++
-	if c.maxAlloc > 0 && c.checks%allocEvery == 0 && c.readAlloc()-c.allocStart > c.maxAlloc {
-		c.stop(ErrMemory)
+		idle++
+		if idle < watchIdleTicks {
+			continue
+		}
+		w.running.Store(false)
+		if !w.scan(false) {
+			return
+		}
+		// A call started meanwhile: keep running, unless another
+		// goroutine already took over.
+		if !w.running.CompareAndSwap(false, true) {
+			return
+		}
+		idle = 0
 	}
 }
 
-func (c *vmCtx) stop(err error) {
-	c.err = err
-	c.done = closedChan
+// scan checks every active call once and reports whether any was active.
+func (w *watchdog) scan(probeAlloc bool) bool {
+	now := time.Now()
+	var alloc uint64
+	allocRead := false
+	readAlloc := func() uint64 {
+		if !allocRead {
+			w.sample[0].Name = allocMetric
+			metrics.Read(w.sample[:])
+			if w.sample[0].Value.Kind() == metrics.KindUint64 {
+				alloc = w.sample[0].Value.Uint64()
+			}
+			allocRead = true
+		}
+		return alloc
+	}
+	any := false
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for c := range w.ctxs {
+		c.mu.Lock()
+		if !c.active {
+			c.mu.Unlock()
+			continue
+		}
+		any = true
+		if !c.seen {
+			c.seen = true
+			c.deadline = now.Add(c.timeout)
+			if d, ok := c.parent.Deadline(); ok && d.Before(c.deadline) {
+				c.deadline = d
+			}
+			if c.maxAlloc > 0 {
+				c.allocStart = readAlloc()
+			}
+		}
+		switch {
+		case c.reason.Load() != reasonNone:
+		case !now.Before(c.deadline):
+			c.reason.Store(reasonDeadline)
+		case c.parentDone != nil && chanClosed(c.parentDone):
+			if c.parent.Err() == context.DeadlineExceeded {
+				c.reason.Store(reasonDeadline)
+			} else {
+				c.reason.Store(reasonCanceled)
+			}
+		case probeAlloc && c.maxAlloc > 0 && readAlloc()-c.allocStart > c.maxAlloc:
+			c.reason.Store(reasonMemory)
+		}
+		c.mu.Unlock()
+	}
+	return any
+}
+
+func chanClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
