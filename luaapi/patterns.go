@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -43,7 +44,7 @@ type matchState struct {
 }
 
 func (ms *matchState) error(format string, args ...any) {
-	ms.L.RaiseError(format, args...)
+	ms.L.RaiseError("%s", fmt.Sprintf(format, args...))
 }
 
 func (ms *matchState) step() {
@@ -426,12 +427,15 @@ func posrelat(pos, n int) int {
 func (v *vm) strFindAux(L *lua.LState, find bool) int {
 	s := L.CheckString(1)
 	pat := L.CheckString(2)
-	init := posrelat(L.OptInt(3, 1), len(s)) - 1
-	if init < 0 {
-		init = 0
-	} else if init > len(s) {
-		init = len(s)
+	init := posrelat(L.OptInt(3, 1), len(s))
+	if init < 1 {
+		init = 1
 	}
+	if init > len(s)+1 { // Lua 5.2: no match past the end
+		L.Push(lua.LNil)
+		return 1
+	}
+	init--
 	if find && (lua.LVAsBool(L.Get(4)) || !strings.ContainsAny(pat, patSpecials)) {
 		if i := strings.Index(s[init:], pat); i >= 0 {
 			L.Push(lua.LNumber(init + i + 1))
@@ -464,13 +468,23 @@ func (v *vm) strFindAux(L *lua.LState, find bool) int {
 	return 1
 }
 
+// strGmatch is string.gmatch. As in gopher-lua, a leading '^' anchors the
+// first match (Lua 5.1 would match a literal '^').
 func (v *vm) strGmatch(L *lua.LState) int {
 	s := L.CheckString(1)
 	pat := L.CheckString(2)
+	anchor := strings.HasPrefix(pat, "^")
+	if anchor {
+		pat = pat[1:]
+	}
 	pos := 0
 	L.Push(L.NewFunction(func(L *lua.LState) int {
 		ms := &matchState{v: v, L: L, src: s, pat: pat}
-		for src := pos; src <= len(s); src++ {
+		end := len(s)
+		if anchor {
+			end = min(pos, 0)
+		}
+		for src := pos; src <= end; src++ {
 			ms.level = 0
 			if e := ms.match(src, 0); e != -1 {
 				pos = e
