@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 
@@ -258,7 +259,7 @@ func (v *vm) tableValue(t *lua.LTable, depth int, b *budget) (any, error) {
 	switch t.Metatable {
 	case v.arrayMT:
 		kind = array
-	case v.objectMT:
+	case v.objectMT, v.inputMT:
 		kind = object
 	}
 	// First pass: classify the keys.
@@ -362,58 +363,107 @@ var eventValues = func() (out [events.Count]lua.LValue) {
 	return out
 }()
 
+// The top-level fields of the input table; a field's index is its bit in
+// vm.inputSet.
+const (
+	inEvent = iota
+	inSessionID
+	inCwd
+	inTimestamp
+	inPrompt
+	inToolName
+	inToolInput
+	inToolResult
+	inOK
+	inError
+	inReason
+	inUsage
+	inCost
+	inCaller
+	inRequest
+	inResponse
+	inCompaction
+	inSubagentName
+	inSubagentResult
+	inStopContinues
+	inFieldCount
+)
+
+// InputFields are the keys of the table a handler receives, the contract's
+// JSON names of events.Input.
+var InputFields = [inFieldCount]string{"event", "sessionId", "cwd", "timestamp", "prompt", "toolName", "toolInput",
+	"toolResult", "ok", "error", "reason", "usage", "cost", "caller", "request", "response", "compaction",
+	"subagentName", "subagentResult", "stopContinues"}
+
+// inputBuilder fills the VM's input table.
+type inputBuilder struct {
+	t   *lua.LTable
+	set uint32
+}
+
+func (b *inputBuilder) put(f int, val lua.LValue) {
+	b.t.RawSetString(InputFields[f], val)
+	b.set |= 1 << f
+}
+
+func (b *inputBuilder) str(f int, s string) {
+	if s != "" {
+		b.put(f, lua.LString(s))
+	}
+}
+
 // inputTable converts a HookInput to the table a handler receives: the
 // contract's JSON field names, empty fields absent (nil), payloads as
 // marked tables.
-func (v *vm) inputTable(in *events.Input) (*lua.LTable, error) {
-	n := 1
-	for _, s := range [...]string{in.SessionID, in.Cwd, in.Timestamp, in.Prompt, in.ToolName, in.Error, in.Reason, in.Response, in.SubagentName, in.SubagentResult} {
-		if s != "" {
-			n++
-		}
+//
+// The top-level table is reused from call to call on a VM (allocating a
+// table with its key index is most of the cost of a call): fields set last
+// time and absent now are cleared, and a handler that adds a key (caught by
+// the table's __newindex) gets a fresh table next time. Payload tables are
+// fresh on every call.
+func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
+	if v.input == nil || v.inputDirty {
+		v.input = v.L.CreateTable(0, inFieldCount)
+		v.input.Metatable = v.inputMT
+		v.inputSet = 0
+		v.inputDirty = false
 	}
-	for _, p := range [...]any{in.ToolInput, in.ToolResult, in.Usage, in.Request} {
-		if p != nil {
-			n++
+	b := inputBuilder{t: v.input}
+	defer func() {
+		if err != nil {
+			v.inputDirty = true
 		}
-	}
-	t := v.L.CreateTable(0, n+4)
-	t.Metatable = v.objectMT
+	}()
 	if in.Event.Valid() {
-		t.RawSetString("event", eventValues[in.Event])
+		b.put(inEvent, eventValues[in.Event])
 	} else {
-		t.RawSetString("event", lua.LString(in.Event.String()))
+		b.put(inEvent, lua.LString(in.Event.String()))
 	}
-	setStr := func(k, s string) {
-		if s != "" {
-			t.RawSetString(k, lua.LString(s))
-		}
-	}
-	setStr("sessionId", in.SessionID)
-	setStr("cwd", in.Cwd)
-	setStr("timestamp", in.Timestamp)
-	setStr("prompt", in.Prompt)
-	setStr("toolName", in.ToolName)
+	b.str(inSessionID, in.SessionID)
+	b.str(inCwd, in.Cwd)
+	b.str(inTimestamp, in.Timestamp)
+	b.str(inPrompt, in.Prompt)
+	b.str(inToolName, in.ToolName)
 	for _, p := range [...]struct {
-		k string
+		f int
 		x any
-	}{{"toolInput", in.ToolInput}, {"toolResult", in.ToolResult}, {"usage", in.Usage}, {"request", in.Request}} {
+	}{{inToolInput, in.ToolInput}, {inToolResult, in.ToolResult}, {inUsage, in.Usage}, {inRequest, in.Request}} {
 		if p.x == nil {
 			continue
 		}
 		lv, err := v.toLua(p.x, 0)
 		if err != nil {
-			return nil, &events.FieldError{Field: p.k, Msg: err.Error()}
+			return nil, &events.FieldError{Field: InputFields[p.f], Msg: err.Error()}
 		}
-		t.RawSetString(p.k, lv)
+		b.put(p.f, lv)
 	}
 	if in.OK != nil {
-		t.RawSetString("ok", lua.LBool(*in.OK))
+		b.put(inOK, lua.LBool(*in.OK))
 	}
-	setStr("error", in.Error)
-	setStr("reason", in.Reason)
+	b.str(inError, in.Error)
+	b.str(inReason, in.Reason)
 	if in.Cost != nil {
-		t.RawSetString("cost", lua.LNumber(*in.Cost))
+		b.put(inCost, lua.LNumber(*in.Cost))
 	}
 	if in.Caller != nil {
 		c := v.L.CreateTable(0, 2)
@@ -422,9 +472,9 @@ func (v *vm) inputTable(in *events.Input) (*lua.LTable, error) {
 		if in.Caller.AgentName != "" {
 			c.RawSetString("agentName", lua.LString(in.Caller.AgentName))
 		}
-		t.RawSetString("caller", c)
+		b.put(inCaller, c)
 	}
-	setStr("response", in.Response)
+	b.str(inResponse, in.Response)
 	if in.Compaction != nil {
 		c := v.L.CreateTable(0, 2)
 		c.Metatable = v.objectMT
@@ -434,14 +484,29 @@ func (v *vm) inputTable(in *events.Input) (*lua.LTable, error) {
 		if in.Compaction.Tokens != 0 {
 			c.RawSetString("tokens", lua.LNumber(in.Compaction.Tokens))
 		}
-		t.RawSetString("compaction", c)
+		b.put(inCompaction, c)
 	}
-	setStr("subagentName", in.SubagentName)
-	setStr("subagentResult", in.SubagentResult)
+	b.str(inSubagentName, in.SubagentName)
+	b.str(inSubagentResult, in.SubagentResult)
 	if in.StopContinues != 0 {
-		t.RawSetString("stopContinues", lua.LNumber(in.StopContinues))
+		b.put(inStopContinues, lua.LNumber(in.StopContinues))
 	}
-	return t, nil
+	for stale := v.inputSet &^ b.set; stale != 0; stale &= stale - 1 {
+		v.input.RawSetString(InputFields[bits.TrailingZeros32(stale)], lua.LNil)
+	}
+	v.inputSet = b.set
+	return v.input, nil
+}
+
+// luaInputNewIndex is the __newindex of the input table: the handler may
+// add keys, and the table is replaced before the next call.
+func (v *vm) luaInputNewIndex(L *lua.LState) int {
+	t := L.CheckTable(1)
+	t.RawSet(L.CheckAny(2), L.Get(3))
+	if t == v.input {
+		v.inputDirty = true
+	}
+	return 0
 }
 
 // outputKeys are the HookOutput fields a handler's table may set.

@@ -77,8 +77,11 @@ func (v *vm) jsonMark(L *lua.LState, mt *lua.LTable) int {
 		if _, ro := v.ro[t]; ro {
 			L.ArgError(1, "cannot mark a read-only table")
 		}
-		if cur := t.Metatable; cur != lua.LNil && cur != v.arrayMT && cur != v.objectMT {
+		if cur := t.Metatable; cur != lua.LNil && cur != v.arrayMT && cur != v.objectMT && cur != v.inputMT {
 			L.ArgError(1, "the table already has a metatable")
+		}
+		if t == v.input {
+			v.inputDirty = true
 		}
 	default:
 		L.ArgError(1, "table expected, got "+x.Type().String())

@@ -50,6 +50,9 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	v.arrayMT.RawSetString("__metatable", lua.LString("json.array"))
 	v.objectMT = L.CreateTable(0, 1)
 	v.objectMT.RawSetString("__metatable", lua.LString("json.object"))
+	v.inputMT = L.CreateTable(0, 2)
+	v.inputMT.RawSetString("__metatable", lua.LString("json.object"))
+	v.inputMT.RawSetString("__newindex", L.NewFunction(v.luaInputNewIndex))
 
 	base := L.CreateTable(0, 32)
 	for _, n := range baseNames {

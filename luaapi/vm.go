@@ -64,6 +64,10 @@ type vm struct {
 	null       *lua.LUserData
 	arrayMT    *lua.LTable
 	objectMT   *lua.LTable
+	inputMT    *lua.LTable
+	input      *lua.LTable // reused input table, see inputTable
+	inputSet   uint32
+	inputDirty bool
 	ro         map[*lua.LTable]roInfo // read-only proxy -> its target
 	roMT       *lua.LTable
 	roNewIndex *lua.LFunction
@@ -111,6 +115,7 @@ func newVM(ctx context.Context, pl *plan, collect bool) (v *vm, hooks []Hook, er
 		}
 	}()
 	v.tramp = L.NewFunction(v.trampoline)
+	v.ctx.L = L
 	base, err := v.sandbox()
 	if err != nil {
 		return nil, nil, err
@@ -213,10 +218,11 @@ func (v *vm) luaSetGlobal(L *lua.LState) int {
 }
 
 // pcall calls fn with at most one argument and returns its first result.
-// It runs fn through the trampoline, so that errors raised in Lua carry no
-// traceback, and recovers Go panics that escape gopher-lua's own PCall
-// (issue #282). panicked reports a Go panic (recovered by PCall or here):
-// the VM must then be discarded.
+// The VM must have its vmCtx set as context: its Done installs raise as the
+// error function, so that errors raised in Lua carry no traceback. pcall
+// recovers Go panics that escape gopher-lua's own PCall (issue #282).
+// panicked reports a Go panic (recovered by PCall or here): the VM must
+// then be discarded.
 func (v *vm) pcall(fn *lua.LFunction, arg lua.LValue, nret int) (ret lua.LValue, err error, panicked bool) {
 	L := v.L
 	top := L.GetTop()
@@ -225,12 +231,11 @@ func (v *vm) pcall(fn *lua.LFunction, arg lua.LValue, nret int) (ret lua.LValue,
 			ret, err, panicked = nil, fmt.Errorf("%v", r), true
 		}
 	}()
-	L.Push(v.tramp)
 	L.Push(fn)
-	nargs := 1
+	nargs := 0
 	if arg != nil {
 		L.Push(arg)
-		nargs = 2
+		nargs = 1
 	}
 	if err := L.PCall(nargs, nret, nil); err != nil {
 		L.SetTop(top)
@@ -256,7 +261,7 @@ const tracebackOmitted = "(traceback omitted)"
 
 // trampoline calls its first argument with the others, after installing
 // raise as the VM's error function (gopher-lua's PCall installs its own on
-// entry and restores the previous one on exit).
+// entry and restores the previous one on exit). pcall and xpcall use it.
 func (v *vm) trampoline(L *lua.LState) int {
 	L.Panic = raise
 	L.Call(L.GetTop()-1, lua.MultRet)
@@ -527,6 +532,9 @@ func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.
 			healthy = false
 		}
 		return out, healthy, he
+	}
+	if ret == lua.LNil {
+		return out, healthy, nil
 	}
 	out, oerr := v.readOutput(ret)
 	if oerr != nil {

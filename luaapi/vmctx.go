@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // Stopping a running handler.
@@ -51,9 +53,11 @@ type vmCtx struct {
 	reason atomic.Uint32 // set by the watchdog, read per instruction
 
 	// Owned by the VM goroutine.
-	done chan struct{}
-	err  error
-	own  context.Context // the caller's context, for Value and Err
+	done   chan struct{}
+	err    error
+	own    context.Context // the caller's context, for Value and Err
+	L      *lua.LState
+	hooked bool // L.Panic is raise (see Done)
 
 	// Shared with the watchdog, guarded by mu.
 	mu         sync.Mutex
@@ -73,6 +77,7 @@ func (c *vmCtx) begin(w *watchdog, parent context.Context, timeout time.Duration
 	c.done = nil
 	c.err = nil
 	c.own = parent
+	c.hooked = false
 	c.mu.Lock()
 	c.active = true
 	c.parent = parent
@@ -116,7 +121,16 @@ func (c *vmCtx) stopErr() error {
 
 func (c *vmCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 
+// Done is called by gopher-lua before every instruction. Before the first
+// one of a call it also installs raise as the error function: PCall installs
+// its own on entry (one that leaves the traceback to be built later), so
+// this is the first moment ours can be installed without a trampoline
+// frame.
 func (c *vmCtx) Done() <-chan struct{} {
+	if !c.hooked {
+		c.hooked = true
+		c.L.Panic = raise
+	}
 	if c.reason.Load() != reasonNone && c.done == nil {
 		c.err = c.stopErr()
 		c.done = closedChan

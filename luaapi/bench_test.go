@@ -1,0 +1,143 @@
+package luaapi
+
+import (
+	"context"
+	"regexp"
+	"sync"
+	"testing"
+
+	"github.com/monad-hooks/monad-hooks/events"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The guard of the benchmarks: deny a destructive shell command.
+const guardScript = `
+local re = require("re")
+hook{ event = "BeforeTool", handler = function(input)
+  if re.match(input.toolName, "^(shell_exec|bash)$") then
+    local cmd = input.toolInput.command
+    if cmd and re.find(cmd, "rm\\s+-[a-z]*r[a-z]*f[a-z]*\\s+/(\\s|$)|mkfs|dd\\s+if=") then
+      return { decision = "deny", reason = "destructive command" }
+    end
+  end
+end }
+`
+
+func guardInput() *events.Input {
+	return &events.Input{Event: events.BeforeTool, ToolName: "bash", ToolInput: map[string]any{"command": "ls -la /tmp"}}
+}
+
+// BenchmarkPoolCall is the full path: Pool.Call on a pooled VM.
+func BenchmarkPoolCall(b *testing.B) {
+	p := newTestPool(b, Options{}, "guard.lua", guardScript)
+	in := guardInput()
+	ctx := context.Background()
+	if out, err := p.Call(ctx, 0, in); err != nil || out.Decision != "" {
+		b.Fatal(out, err)
+	}
+	if out, err := p.Call(ctx, 0, bashInput("rm -rf /")); err != nil || out.Decision != events.Deny {
+		b.Fatal(out, err)
+	}
+	b.Run("serial", func(b *testing.B) {
+		created := p.Stats().Created
+		b.ReportAllocs()
+		for b.Loop() {
+			out, err := p.Call(ctx, 0, in)
+			if err != nil || out.Decision != "" {
+				b.Fatal(out, err)
+			}
+		}
+		b.ReportMetric(float64(p.Stats().Created-created)/float64(b.N), "vms/op")
+	})
+	b.Run("parallel", func(b *testing.B) {
+		// Warm the pool: VMs are built lazily, up to PoolSize.
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 100 {
+					p.Call(ctx, 0, in)
+				}
+			}()
+		}
+		wg.Wait()
+		created := p.Stats().Created
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				out, err := p.Call(ctx, 0, in)
+				if err != nil || out.Decision != "" {
+					b.Error(out, err)
+					return
+				}
+			}
+		})
+		b.ReportMetric(float64(p.Stats().Created-created)/float64(b.N), "vms/op")
+	})
+}
+
+// BenchmarkFloor is the same guard as a bare pooled gopher-lua call: a VM
+// with the same sandbox and re module, a minimal hand-built input table
+// ({toolName, toolInput = {command}}) per call, PCall, the decision read
+// with RawGetString. No timeout, no validation, no conversion.
+func BenchmarkFloor(b *testing.B) {
+	p := newTestPool(b, Options{}, "guard.lua", guardScript)
+	v, _, err := p.get(context.Background(), DefaultTimeout)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.put(v, true)
+	L := v.L
+	fn := v.handlers[0]
+	call := func(cmd string) lua.LValue {
+		ti := L.CreateTable(0, 1)
+		ti.RawSetString("command", lua.LString(cmd))
+		in := L.CreateTable(0, 2)
+		in.RawSetString("toolName", lua.LString("bash"))
+		in.RawSetString("toolInput", ti)
+		L.Push(fn)
+		L.Push(in)
+		if err := L.PCall(1, 1, nil); err != nil {
+			b.Fatal(err)
+		}
+		ret := L.Get(-1)
+		L.Pop(1)
+		if t, ok := ret.(*lua.LTable); ok {
+			return t.RawGetString("decision")
+		}
+		return lua.LNil
+	}
+	if d := call("rm -rf /"); d.String() != "deny" {
+		b.Fatal(d)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := call("ls -la /tmp"); d != lua.LNil {
+			b.Fatal(d)
+		}
+	}
+}
+
+// BenchmarkNativeGo is the same guard as a Go closure.
+func BenchmarkNativeGo(b *testing.B) {
+	tool := regexp.MustCompile(`^(shell_exec|bash)$`)
+	danger := regexp.MustCompile(`rm\s+-[a-z]*r[a-z]*f[a-z]*\s+/(\s|$)|mkfs|dd\s+if=`)
+	guard := func(in *events.Input) events.Output {
+		if tool.MatchString(in.ToolName) {
+			if m, ok := in.ToolInput.(map[string]any); ok {
+				if cmd, ok := m["command"].(string); ok && danger.MatchString(cmd) {
+					return events.Output{Decision: events.Deny, Reason: "destructive command"}
+				}
+			}
+		}
+		return events.Output{}
+	}
+	in := guardInput()
+	b.ReportAllocs()
+	for b.Loop() {
+		if out := guard(in); out.Decision != "" {
+			b.Fatal(out)
+		}
+	}
+}
