@@ -136,9 +136,11 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 
 // moduleBuilders are the host modules require() knows.
 var moduleBuilders = map[string]func(*vm) *lua.LTable{
-	"json": (*vm).jsonModule,
-	"re":   (*vm).reModule,
-	"log":  (*vm).logModule,
+	"json":  (*vm).jsonModule,
+	"re":    (*vm).reModule,
+	"log":   (*vm).logModule,
+	"shell": (*vm).shellModule,
+	"path":  (*vm).pathModule,
 }
 
 // ModuleNames returns the names require() accepts, sorted.

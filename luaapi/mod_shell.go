@@ -1,0 +1,95 @@
+package luaapi
+
+import (
+	"github.com/monad-hooks/monad-hooks/luaapi/shellparse"
+	lua "github.com/yuin/gopher-lua"
+)
+
+func (v *vm) shellModule() *lua.LTable {
+	return v.funcs(map[string]lua.LGFunction{
+		"split":    v.shellSplit,
+		"commands": v.shellCommands,
+		"unwrap":   v.shellUnwrap,
+	})
+}
+
+func (v *vm) stringList(ss []string) *lua.LTable {
+	t := v.L.CreateTable(len(ss), 0)
+	t.Metatable = v.arrayMT
+	for i, s := range ss {
+		t.RawSetInt(i+1, lua.LString(s))
+	}
+	return t
+}
+
+// shell.split(cmd) -> words [, err]
+func (v *vm) shellSplit(L *lua.LState) int {
+	words, err := shellparse.Split(L.CheckString(1))
+	L.Push(v.stringList(words))
+	if err != nil {
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	return 1
+}
+
+// shell.commands(cmd) -> list of {words, op, redirects, assigns} [, err]
+func (v *vm) shellCommands(L *lua.LState) int {
+	cmds, err := shellparse.Commands(L.CheckString(1))
+	list := L.CreateTable(len(cmds), 0)
+	list.Metatable = v.arrayMT
+	for i, c := range cmds {
+		t := L.CreateTable(0, 4)
+		t.Metatable = v.objectMT
+		t.RawSetString("words", v.stringList(c.Words))
+		t.RawSetString("op", lua.LString(c.Op))
+		rs := L.CreateTable(len(c.Redirects), 0)
+		rs.Metatable = v.arrayMT
+		for j, r := range c.Redirects {
+			rt := L.CreateTable(0, 4)
+			rt.Metatable = v.objectMT
+			rt.RawSetString("op", lua.LString(r.Op))
+			rt.RawSetString("target", lua.LString(r.Target))
+			if r.FD != "" {
+				rt.RawSetString("fd", lua.LString(r.FD))
+			}
+			if r.Body != "" {
+				rt.RawSetString("body", lua.LString(r.Body))
+			}
+			rs.RawSetInt(j+1, rt)
+		}
+		t.RawSetString("redirects", rs)
+		as := L.CreateTable(0, len(c.Assigns))
+		as.Metatable = v.objectMT
+		for k, val := range c.Assigns {
+			as.RawSetString(k, lua.LString(val))
+		}
+		t.RawSetString("assigns", as)
+		list.RawSetInt(i+1, t)
+	}
+	L.Push(list)
+	if err != nil {
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	return 1
+}
+
+// shell.unwrap(words) -> words
+func (v *vm) shellUnwrap(L *lua.LState) int {
+	t := v.unwrap(L.CheckTable(1))
+	n := t.Len()
+	if n > shellparse.MaxInput {
+		L.ArgError(1, "too many words")
+	}
+	words := make([]string, 0, n)
+	for i := 1; i <= n; i++ {
+		s, ok := t.RawGetInt(i).(lua.LString)
+		if !ok {
+			L.ArgError(1, "words must be strings")
+		}
+		words = append(words, string(s))
+	}
+	L.Push(v.stringList(shellparse.Unwrap(words)))
+	return 1
+}
