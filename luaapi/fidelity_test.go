@@ -1,0 +1,218 @@
+package luaapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// canonical decodes JSON with float64 numbers, for comparing documents
+// that differ only in how numbers are written (1.0 and 1).
+func canonical(t testing.TB, b []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return v
+}
+
+const echoScript = `
+hook{ event = "BeforeTool", handler = function(i) return { mutatedToolInput = i.toolInput } end }
+hook{ event = "AfterTool", handler = function(i) return { updatedToolOutput = i.toolResult } end }
+hook{ event = "BeforeModel", handler = function(i) return { mutatedRequest = i.request } end }
+hook{ event = "AfterTool", handler = function(i) return { updatedToolOutput = require("json").decode(require("json").encode(i.toolResult)) } end }
+`
+
+func TestFidelityRoundTrip(t *testing.T) {
+	p := newTestPool(t, Options{}, "echo.lua", echoScript)
+	docs := []string{
+		`{"command":"ls","opts":{},"list":[],"nothing":null,"nested":[{"a":[]},{}],"n":1.5}`,
+		`{"a":[null,null],"b":[[]],"c":[{}],"d":{"e":{"f":null}},"g":[1,"x",true,false,null,{},[]]}`,
+		`{"big":9007199254740991,"neg":-12,"exp":1e21,"small":1e-7,"zero":0,"frac":0.1}`,
+		`{"unicode":"é✓\u0000\ud83d\ude00","empty":"","quote":"\"\\/"}`,
+		`{"1":"numeric key","":"empty key"}`,
+	}
+	for _, doc := range docs {
+		in, err := events.DecodeInput([]byte(`{"event":"BeforeTool","toolInput":` + doc + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := p.Call(context.Background(), 0, &in)
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		got, _ := json.Marshal(out.MutatedToolInput)
+		if !reflect.DeepEqual(canonical(t, got), canonical(t, []byte(doc))) {
+			t.Errorf("round trip\n got %s\nwant %s", got, doc)
+		}
+	}
+	// Any JSON value as a tool result, directly and through json.encode/decode.
+	for _, doc := range append(docs, `[]`, `{}`, `[null]`, `"text"`, `42`, `true`, `[[[[]]]]`) {
+		v, err := events.DecodeValue([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range []int{1, 3} {
+			out, err := p.Call(context.Background(), i, &events.Input{Event: events.AfterTool, ToolResult: v})
+			if err != nil {
+				t.Fatalf("%s: %v", doc, err)
+			}
+			got, _ := json.Marshal(out.UpdatedToolOutput)
+			if !reflect.DeepEqual(canonical(t, got), canonical(t, []byte(doc))) {
+				t.Errorf("hook %d round trip\n got %s\nwant %s", i, got, doc)
+			}
+		}
+	}
+	// A rewritten request keeps arrays as arrays.
+	in, err := events.DecodeInput([]byte(`{"event":"BeforeModel","caller":{"kind":"main"},"request":{"messages":[{"role":"user","content":"hi"}],"tools":[]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Call(context.Background(), 2, &in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(out.MutatedRequest); string(got) != `{"messages":[{"content":"hi","role":"user"}],"tools":[]}` {
+		t.Errorf("request: %s", got)
+	}
+}
+
+func TestInputTableShape(t *testing.T) {
+	p := handlerPool(t, `
+local keys = {}
+for k, v in pairs(input) do keys[#keys + 1] = k .. "=" .. (type(v) == "table" and json.encode(v) or tostring(v)) end
+table.sort(keys)
+return { additionalContext = table.concat(keys, " ") }`)
+	ok := false
+	cost := 0.25
+	in := &events.Input{Event: events.AfterTurn, SessionID: "s", Cwd: "/w", Timestamp: "2024-01-01T00:00:00Z", Prompt: "p",
+		ToolName: "t", ToolInput: map[string]any{"a": 1}, ToolResult: "r", OK: &ok, Error: "e", Reason: "error",
+		Usage: map[string]any{"tokens": json.Number("10")}, Cost: &cost, Caller: &events.Caller{Kind: "subagent", AgentName: "x"},
+		Request: []any{}, Response: "resp", Compaction: &events.Compaction{Trigger: "auto", Tokens: 5},
+		SubagentName: "sub", SubagentResult: "res", StopContinues: 2}
+	out, err := p.Call(context.Background(), 0, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `caller={"agentName":"x","kind":"subagent"} compaction={"tokens":5,"trigger":"auto"} cost=0.25 cwd=/w error=e event=AfterTurn ok=false prompt=p reason=error request=[] response=resp sessionId=s stopContinues=2 subagentName=sub subagentResult=res timestamp=2024-01-01T00:00:00Z toolInput={"a":1} toolName=t toolResult=r usage={"tokens":10}`
+	if out.AdditionalContext != want {
+		t.Fatalf("got  %s\nwant %s", out.AdditionalContext, want)
+	}
+	// The reused input table: fields of the previous call are gone, and a
+	// key a handler added does not survive.
+	p = handlerPool(t, `
+local seen = tostring(input.prompt) .. " " .. tostring(input.extra)
+input.extra = "x"
+input.toolName = nil
+return { additionalContext = seen }`)
+	for i, c := range []struct {
+		in   *events.Input
+		want string
+	}{
+		{&events.Input{Event: events.BeforeTurn, Prompt: "hello"}, "hello nil"},
+		{&events.Input{Event: events.BeforeTool, ToolName: "x"}, "nil nil"},
+		{&events.Input{Event: events.BeforeTool, ToolName: "x"}, "nil nil"},
+	} {
+		out, err := p.Call(context.Background(), 0, c.in)
+		if err != nil || out.AdditionalContext != c.want {
+			t.Fatalf("call %d: %+v %v", i, out, err)
+		}
+	}
+}
+
+func TestInputConversionFailure(t *testing.T) {
+	p := handlerPool(t, `return { decision = "deny" }`)
+	deep := any("x")
+	for i := 0; i < events.MaxDepth+5; i++ {
+		deep = []any{deep}
+	}
+	_, err := p.Call(context.Background(), 0, &events.Input{Event: events.BeforeTool, ToolInput: map[string]any{"d": deep}})
+	var he *HookError
+	if !asHookError(err, &he) || he.Kind != FailInput {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = p.Call(context.Background(), 0, &events.Input{Event: events.BeforeTool, ToolInput: map[string]any{"c": make(chan int)}})
+	if !asHookError(err, &he) || he.Kind != FailInput {
+		t.Fatalf("err = %v", err)
+	}
+	out, err := p.Call(context.Background(), 0, bashInput("ls"))
+	if err != nil || out.Decision != events.Deny {
+		t.Fatal(out, err)
+	}
+}
+
+func asHookError(err error, he **HookError) bool {
+	e, ok := err.(*HookError)
+	if ok {
+		*he = e
+	}
+	return ok
+}
+
+// FuzzRoundTrip converts any JSON value to Lua and back through a handler
+// (and through json.encode/json.decode) and requires the same JSON.
+func FuzzRoundTrip(f *testing.F) {
+	for _, s := range []string{
+		`{"command":"ls","opts":{},"list":[],"nothing":null,"nested":[{"a":[]},{}],"n":1.5}`,
+		`[]`, `{}`, `[null,[],{}]`, `"x"`, `0`, `-0`, `1e300`, `0.1`, `9007199254740993`, `{"":{"":[]}}`,
+		`{"a":"\u00e9\u0000"}`, `[true,false]`, `[[[[[[[[[[1]]]]]]]]]]`,
+	} {
+		f.Add([]byte(s))
+	}
+	p, err := NewPool(context.Background(), []Source{{Script: MustCompile("echo.lua", []byte(echoScript))}}, Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer p.Close()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := events.DecodeValue(data)
+		if err != nil || v == nil || !finiteNumbers(v, 0) {
+			return
+		}
+		want, err := json.Marshal(v)
+		if err != nil {
+			return
+		}
+		for _, i := range []int{1, 3} {
+			out, err := p.Call(context.Background(), i, &events.Input{Event: events.AfterTool, ToolResult: v})
+			if err != nil {
+				t.Fatalf("hook %d: %s: %v", i, data, err)
+			}
+			got, err := json.Marshal(out.UpdatedToolOutput)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) && !reflect.DeepEqual(canonical(t, got), canonical(t, want)) {
+				t.Fatalf("hook %d round trip\n got %s\nwant %s", i, got, want)
+			}
+		}
+	})
+}
+
+// finiteNumbers reports whether every number in v fits a float64.
+func finiteNumbers(v any, depth int) bool {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := x.Float64()
+		return err == nil && !math.IsInf(f, 0)
+	case map[string]any:
+		for _, e := range x {
+			if !finiteNumbers(e, depth+1) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !finiteNumbers(e, depth+1) {
+				return false
+			}
+		}
+	}
+	return true
+}
