@@ -1,0 +1,259 @@
+---@meta _
+-- LuaLS type definitions of the monad-hooks Lua API (luaapi).
+-- Point workspace.library at this directory (or copy the file next to your
+-- hooks) to get completion and diagnostics. Runtime: Lua 5.1 (gopher-lua).
+
+---@alias HookEvent "SessionStart"|"BeforeTurn"|"BeforeModel"|"BeforeTool"|"ApprovalRequest"|"AfterTool"|"AfterModel"|"BeforeCompact"|"AfterCompact"|"BeforeSubagent"|"AfterSubagent"|"AfterTurn"|"SessionEnd"
+---@alias HookDecision "allow"|"deny"|"ask"
+---@alias HookOnError "deny"|"skip"
+
+---A JSON value as handlers see it: objects and arrays are tables marked
+---json.object / json.array, null is json.null.
+---@alias JSONValue table|string|number|boolean|JSONNull
+
+---@class JSONNull
+
+---@class HookCaller
+---@field kind "main"|"subagent"
+---@field agentName? string
+
+---@class HookCompaction
+---@field trigger? string
+---@field tokens? number
+
+---The HookInput. Absent fields are nil; the table is reused between calls,
+---so do not keep it after the handler returns.
+---@class HookInput
+---@field event HookEvent
+---@field sessionId? string
+---@field cwd? string
+---@field timestamp? string RFC 3339
+---@field prompt? string BeforeTurn
+---@field toolName? string BeforeTool, ApprovalRequest, AfterTool
+---@field toolInput? table<string, JSONValue> BeforeTool, ApprovalRequest, AfterTool
+---@field toolResult? JSONValue AfterTool
+---@field ok? boolean AfterTool, AfterSubagent, AfterTurn
+---@field error? string AfterTool, AfterSubagent, AfterTurn
+---@field reason? "completed"|"aborted"|"error" AfterTurn, SessionEnd
+---@field usage? JSONValue AfterTurn
+---@field cost? number AfterTurn
+---@field caller? HookCaller BeforeModel, AfterModel
+---@field request? JSONValue BeforeModel
+---@field response? string AfterModel, AfterTurn
+---@field compaction? HookCompaction BeforeCompact, AfterCompact
+---@field subagentName? string BeforeSubagent, AfterSubagent
+---@field subagentResult? string AfterSubagent
+---@field stopContinues? integer AfterTurn
+
+---@class HookContinueWork
+---@field reason string
+
+---The HookOutput. Return nil to proceed. Unknown keys are ignored; a wrong
+---type or an unknown decision is a hook failure.
+---@class (exact) HookOutput
+---@field decision? HookDecision
+---@field reason? string
+---@field additionalContext? string
+---@field mutatedPrompt? string BeforeTurn
+---@field modelOverride? string BeforeTurn
+---@field mutatedToolInput? table<string, JSONValue> BeforeTool (an object)
+---@field updatedToolOutput? JSONValue AfterTool
+---@field mutatedRequest? JSONValue BeforeModel
+---@field mutatedText? string AfterModel, AfterSubagent, AfterTurn
+---@field continueWork? HookContinueWork AfterTurn
+
+---@class HookSpec
+---@field event HookEvent
+---@field matcher? string Go RE2 regular expression on the tool name (tool events only)
+---@field onError? HookOnError what a failure of the handler means; default: skipped
+---@field timeoutMs? integer 1..60000; default 1000 (configurable by the host)
+---@field handler fun(input: HookInput): HookOutput?
+
+---Registers a hook. Valid only while the script loads.
+---@param spec HookSpec
+function hook(spec) end
+
+---The script's parameters from configuration (read-only).
+---@type table<string, any>
+params = {}
+
+---Logs through the host (log.info).
+---@param ... any
+function print(...) end
+
+---Host modules.
+---@overload fun(name: "re"): re
+---@overload fun(name: "json"): json
+---@overload fun(name: "shell"): shell
+---@overload fun(name: "path"): path
+---@overload fun(name: "log"): log
+---@param name string
+---@return table
+function require(name) end
+
+---Go RE2 regular expressions (linear time; patterns cached by the host).
+---@class re
+re = {}
+
+---Finds the first match at or after init (1-based, default 1).
+---@param s string
+---@param pattern string
+---@param init? integer
+---@return integer? start 1-based, nil when there is no match
+---@return integer? finish inclusive
+---@return string? ... the capture groups (nil for a group that did not take part)
+function re.find(s, pattern, init) end
+
+---Reports whether the pattern matches anywhere in s.
+---@param s string
+---@param pattern string
+---@return boolean
+function re.match(s, pattern) end
+
+---Replaces matches (all, or the first n) with repl, where $1, ${name} refer to groups.
+---@param s string
+---@param pattern string
+---@param repl string
+---@param n? integer
+---@return string result
+---@return integer count
+function re.gsub(s, pattern, repl, n) end
+
+---Splits s around the matches (Go regexp.Split; n < 0 or nil: all).
+---@param s string
+---@param pattern string
+---@param n? integer
+---@return string[]
+function re.split(s, pattern, n) end
+
+---Returns the matched substrings (all, or the first n).
+---@param s string
+---@param pattern string
+---@param n? integer
+---@return string[]
+function re.findall(s, pattern, n) end
+
+---Escapes every RE2 metacharacter of s.
+---@param s string
+---@return string
+function re.quote(s) end
+
+---JSON with null, empty array and empty object fidelity.
+---@class json
+---@field null JSONNull the JSON null sentinel (truthy!)
+json = {}
+
+---Encodes a value; object keys are sorted. An unmarked empty table is an object.
+---@param v any
+---@return string
+function json.encode(v) end
+
+---Decodes a document: null is json.null, arrays and objects are marked tables.
+---@param s string
+---@return any
+function json.decode(s) end
+
+---Marks t (or a new table) as a JSON array and returns it.
+---@param t? table
+---@return table
+function json.array(t) end
+
+---Marks t (or a new table) as a JSON object and returns it.
+---@param t? table
+---@return table
+function json.object(t) end
+
+---@class ShellRedirect
+---@field op string
+---@field target string
+---@field fd? string
+---@field body? string here-document text
+
+---@class ShellCommand
+---@field words string[]
+---@field op ""|";"|"&&"|"||"|"|"|"|&"|"&"
+---@field redirects ShellRedirect[]
+---@field assigns table<string, string>
+
+---Shell command lines.
+---@class shell
+shell = {}
+
+---Splits a command line into words (quotes and escapes removed).
+---@param cmd string
+---@return string[] words
+---@return string? err set when a quote is unterminated
+function shell.split(cmd) end
+
+---Lists the simple commands of a script, including those inside $(), ``, subshells, groups, sh -c and eval.
+---@param cmd string
+---@return ShellCommand[] commands
+---@return string? err set on a syntax error or a limit (the commands found are still returned)
+function shell.commands(cmd) end
+
+---Strips wrappers (sudo, env, nohup, time, nice, timeout, xargs, exec, command, builtin, stdbuf, ionice, doas, ...).
+---@param words string[]
+---@return string[]
+function shell.unwrap(words) end
+
+---Slash-separated paths.
+---@class path
+path = {}
+
+---@param p string
+---@return string
+function path.clean(p) end
+
+---@param ... string
+---@return string
+function path.join(...) end
+
+---Expands ~ and $HOME with the host's home directory.
+---@param p string
+---@return string
+function path.expand(p) end
+
+---Matches a glob (* ? [...] per segment, ** across segments).
+---@param glob string
+---@param p string
+---@return boolean
+function path.match(glob, p) end
+
+---@param p string
+---@return string
+function path.base(p) end
+
+---@param p string
+---@return string
+function path.dir(p) end
+
+---@param p string
+---@return string
+function path.ext(p) end
+
+---@param p string
+---@return boolean
+function path.isabs(p) end
+
+---Logging to the host; messages are attached to the audit.
+---@class log
+log = {}
+
+---@param msg any
+---@param fields? table<string, any>
+function log.info(msg, fields) end
+
+---@param msg any
+---@param fields? table<string, any>
+function log.warn(msg, fields) end
+
+---@param msg any
+---@param fields? table<string, any>
+function log.error(msg, fields) end
+
+---The os subset: time, clock and date (on the host's clock).
+---@class oslib
+---@field time fun(t?: table): integer
+---@field clock fun(): number seconds since the process started (monotonic)
+---@field date fun(format?: string, t?: integer): string|table
+os = {}
