@@ -12,8 +12,118 @@
 //	        end
 //	      end }
 //
-// [Compile] parses and compiles a script once; [NewPool] loads a set of
-// script instances ([Source]: a script and its params) into VMs and
-// collects the registrations ([Pool.Hooks]); [Pool.Call] runs one hook's
-// handler on a pooled VM.
+// # Lifecycle
+//
+// [Compile] parses, checks and compiles a script once into immutable byte
+// code. [NewPool] takes script instances ([Source]: a script and its
+// params), builds one VM with every instance loaded, and collects the
+// registrations ([Pool.Hooks], in load order). [Pool.Call] runs one hook's
+// handler on a pooled VM and returns its [events.Output] or a *[HookError].
+// A Pool is immutable: on reload the engine builds a new Pool and closes the
+// old one ([Pool.Close]); calls in flight finish on the old VMs, and calls
+// made on a closed pool still work, each on a temporary VM.
+//
+// # The Lua API
+//
+// hook{event=, matcher=, handler=, onError=, timeoutMs=} is valid only while
+// a script loads; unknown keys and wrong types are load errors naming the
+// script and line. onError is "deny" or "skip" (the default, written ""
+// in [Hook.OnError]); timeoutMs is an integer from 1 to 60000 (default
+// [Options.DefaultTimeout], 1 s). A script may register any number of
+// hooks, and must register the same ones every time it loads (each VM of the
+// pool loads it again).
+//
+// The handler receives the HookInput as a table with the contract's JSON
+// field names ([InputFields]); empty fields are nil. Free-form payloads
+// (toolInput, toolResult, usage, request) are tables marked as JSON objects
+// or arrays (getmetatable returns "json.object" or "json.array"), and JSON
+// null is the sentinel json.null (a userdata, so it is truthy). The
+// top-level input table is reused by the next call on the same VM: read it,
+// change it, return parts of it, but do not keep it.
+//
+// The handler returns nil to proceed or an HookOutput table. Its fields are
+// read raw; unknown keys are ignored, as in JSON; json.null counts as
+// absent. A field of the wrong type, an unknown decision, a payload JSON
+// cannot carry (a function, NaN, a cyclic or too deep table, a table with
+// both index and string keys) or any other return value is a failure
+// (FailOutput), never a silent allow. Converting back: a marked table keeps
+// its kind; an unmarked table is an array when its keys are exactly 1..n and
+// an object otherwise, and an unmarked empty table is an object (use
+// json.array{} for an empty array). Numbers are Lua numbers (float64):
+// integers beyond 2^53 lose precision, so pass such IDs as strings.
+//
+// Globals: string, table (concat, insert, remove, sort, getn, maxn), math
+// (without randomseed), os (time, clock, date, on [Options.Now]), assert,
+// error, pcall, xpcall, select, tonumber, tostring, type, next, pairs,
+// ipairs, unpack, getmetatable, setmetatable (tables only), print (logs),
+// require, hook, params and _G (the script's own environment). Host modules
+// come from require: "re" (Go RE2), "json", "shell" (command-line
+// splitting, see package shellparse), "path" and "log"; require of any other
+// name fails. [TypeDefinitions] documents them for editors.
+//
+// # Sandbox
+//
+// There is no io, debug, package, coroutine or channel library, and no
+// getfenv, setfenv, load, loadstring, loadfile, dofile, module, newproxy,
+// collectgarbage, rawget, rawset, rawequal or string.dump. Each script
+// instance has its own environment: its globals are visible to its own
+// handlers only. Globals are sealed once the script has loaded: assigning
+// a global (new or existing) from a handler is an error, so no state leaks
+// between calls through globals. The library tables, the modules and params
+// are read-only proxies (pairs, ipairs, next, # and unpack see through
+// them); strings have a fresh metatable that cannot be read or replaced;
+// setmetatable accepts tables only and respects protected metatables.
+// Script-level locals captured by handlers (upvalues) are the one place
+// state can persist, per VM, in whatever VM served a call: treat them as
+// read-only by convention (caches of constants are fine; counters are not
+// meaningful).
+//
+// Failures are returned as a *[HookError] with a [FailureKind]; the host
+// keeps running and the next call works: a Lua error (error() with a
+// string, a table — kept in [HookError.Value] — or nil; a runtime error; a
+// stack overflow at 200 nested calls; a sandbox violation), a Go panic
+// inside gopher-lua (including those escaping its own protected call,
+// gopher-lua issue #282), an invalid return value, a timeout, cancellation
+// of the caller's context, and the allocation budget.
+//
+// # Time and memory
+//
+// A handler runs for at most its timeout (also bounded by the caller's
+// context) plus a few milliseconds: a watchdog stops it at the next VM
+// instruction (see vmctx.go), pcall cannot catch the stop, and the Lua
+// pattern functions, which are our own interruptible implementation of Lua
+// 5.1's matcher, check it too. Timeouts satisfy errors.Is(err,
+// context.DeadlineExceeded). Go builtins run to completion, so every one
+// that could run long is bounded instead: string.rep, string.format,
+// string.gsub, table.concat, re.gsub and json.encode fail beyond
+// [Options.MaxStringSize]; unpack and the value stack are capped; Go's RE2
+// is linear; integer keys at or above [MaxArrayIndex] go to the hash part
+// of a table instead of growing its array part (a process-wide setting,
+// see MaxArrayIndex).
+//
+// gopher-lua has no memory limit. [Options.MaxCallAlloc] stops a handler
+// whose call allocated more than the budget, measured on the process-wide
+// allocation counter by the watchdog, so it is approximate and may count
+// other goroutines' allocations under load; between two checks (about 4 ms)
+// a handler can still allocate a lot (a string doubling every
+// instruction). Run untrusted third-party hooks in a separate process.
+//
+// # Rejected constructs
+//
+// gopher-lua v1.1.2 miscompiles and/or expressions assigned to an existing
+// local variable (issue #490): `r = r and (F() and T())` leaves r true when
+// F() returns false. Compile rejects every such assignment it cannot prove
+// correct, with the line and a hint (assign through a new local, or use an
+// if). See checkChunk for the exact rule; a differential test checks it.
+//
+// # Pool and VMs
+//
+// A pool holds at most [Options.PoolSize] VMs, built lazily (NewPool builds
+// the first) and reused LIFO; a call waits for a VM when all are busy,
+// within its timeout. No VM is built per call in the steady state. A VM is
+// discarded (closed) instead of reused after a timeout, a cancellation, the
+// allocation budget, a Go panic, a stack or value-stack overflow, a stack
+// left unbalanced, or [Options.MaxUses] calls; a VM is kept after an
+// ordinary Lua error or invalid output. Each VM costs about 100-200 KB plus
+// what the scripts allocate.
 package luaapi
