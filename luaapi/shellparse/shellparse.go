@@ -343,7 +343,12 @@ func (p *parser) command() {
 			if cmd.Assigns == nil && len(cmd.Redirects) == 0 && !w.quoted {
 				switch w.value {
 				case "for", "select":
-					p.skipHeader()
+					// for X in A B ...; do: listed as a command
+					// without words binding X to its first value
+					// (enough to see for d in /*; do rm -rf $d; done).
+					if name, first, ok := p.forHeader(); ok {
+						p.out.add(Command{Op: ";", Assigns: map[string]string{name: first}})
+					}
 					continue
 				case "case":
 					p.skipCaseHeader()
@@ -538,8 +543,10 @@ func (p *parser) functionParens() bool {
 	return false
 }
 
-// skipHeader skips "for NAME in WORDS" up to the operator or "do".
-func (p *parser) skipHeader() {
+// forHeader skips "NAME in WORDS" after for or select, up to the operator
+// or "do", and returns NAME and the first of WORDS.
+func (p *parser) forHeader() (name, first string, ok bool) {
+	n := 0
 	for {
 		p.skipBlanks(false)
 		if p.pos >= len(p.src) {
@@ -562,6 +569,21 @@ func (p *parser) skipHeader() {
 		if w.value == "do" && !w.quoted {
 			return
 		}
+		switch n {
+		case 0:
+			if _, isName := assignment(w.value + "="); isName && !w.quoted {
+				name = w.value
+			}
+		case 1:
+			if w.value != "in" || w.quoted {
+				name = ""
+			}
+		case 2:
+			if name != "" {
+				first, ok = w.value, true
+			}
+		}
+		n++
 	}
 }
 
