@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/monad-hooks/monad-hooks/events"
 )
@@ -33,56 +34,66 @@ import (
 //     [events.Input.Validate]) or is [ErrClosed].
 //
 // Dispatch does not modify in or anything it references.
-func (e *Engine) Dispatch(ctx context.Context, in events.Input) (Result, error) {
+func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err error) {
+	// The Result is built in place, in the named result: Input and Result
+	// are large values, and their copies were most of the fast path.
+	res.Event = in.Event
 	if e.closed.Load() {
 		return Result{}, ErrClosed
 	}
 	if !in.Event.Valid() {
-		return Result{}, fmt.Errorf("%w: field event: missing or unknown event %d", ErrInvalidInput, uint8(in.Event))
+		return Result{}, invalidEvent(in.Event)
 	}
-	g := e.current(ctx)
+	g := e.gen.Load()
+	if e.src != nil {
+		g = e.current(ctx)
+	}
 	hooks := g.match(in.Event, in.ToolName)
-	if len(hooks) == 0 && !sessionEvent(in.Event) {
-		// The fast path: nothing to run, nothing allocated.
-		res := Result{Event: in.Event}
-		if p := e.cfgErr.Load(); p != nil {
-			res.ConfigError = *p
-		}
-		return res, nil
-	}
-	return e.dispatch(ctx, hooks, in), nil
-}
-
-func sessionEvent(ev events.Event) bool {
-	switch ev {
-	case events.SessionStart, events.BeforeTurn, events.AfterTurn, events.SessionEnd:
-		return true
-	}
-	return false
-}
-
-// dispatch is the slow path of Dispatch: hooks are the hooks that match, in
-// plan order; in is its own copy, which serial events rewrite as they chain.
-func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in events.Input) Result {
-	spec := in.Event.Spec()
-	res := Result{Event: in.Event}
 	if p := e.cfgErr.Load(); p != nil {
 		res.ConfigError = *p
 	}
-	c := &call{in: in}
+	if len(hooks) == 0 && !sessionEvent(in.Event) {
+		// The fast path: nothing to run, nothing allocated.
+		return res, nil
+	}
+	e.dispatch(ctx, hooks, &in, &res)
+	return res, nil
+}
+
+// invalidEvent is the error of Dispatch for an invalid event, out of line so
+// that the fast path does not pay for its frame.
+//
+//go:noinline
+func invalidEvent(ev events.Event) error {
+	return fmt.Errorf("%w: field event: missing or unknown event %d", ErrInvalidInput, uint8(ev))
+}
+
+// sessionEvents are the events whose dispatch touches session state even
+// without a hook.
+var sessionEvents = [events.Count]bool{
+	events.SessionStart: true, events.BeforeTurn: true, events.AfterTurn: true, events.SessionEnd: true,
+}
+
+func sessionEvent(ev events.Event) bool { return int(ev) < len(sessionEvents) && sessionEvents[ev] }
+
+// dispatch is the slow path of Dispatch: hooks are the hooks that match, in
+// plan order; res holds the event and any configuration error. in is not
+// modified: serial events chain on a private copy.
+func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, res *Result) {
+	spec := in.Event.Spec()
+	c := &call{in: *in}
 	if in.Event == events.AfterTurn {
 		c.in.StopContinues = e.sessions.get(in.SessionID).StopContinues
 	}
 	if len(hooks) > 0 {
 		res.Audit = make([]Record, 0, len(hooks))
 		if spec.Parallel {
-			e.fanOut(ctx, spec, hooks, c, &res)
+			e.fanOut(ctx, spec, hooks, c, res)
 		} else {
-			e.chain(ctx, spec, hooks, c, &res)
+			e.chain(ctx, spec, hooks, c, res)
 		}
 	}
-	e.sessionRules(spec, &c.in, &res)
-	return res
+	e.sessionRules(spec, &c.in, res)
 }
 
 // sessionRules applies the per-session rules after the hooks ran: the
@@ -148,12 +159,14 @@ func joinContext(a, b string) string {
 	return a + "\n\n" + b
 }
 
-// chain runs the hooks of a serial event in plan order.
+// chain runs the hooks of a serial event in plan order. Each Record is
+// built in place, in res.Audit.
 func (e *Engine) chain(ctx context.Context, spec events.Spec, hooks []*hook, c *call, res *Result) {
 	for _, h := range hooks {
-		out, rec := e.runHook(ctx, h, c)
-		stop := e.fold(spec, h, out, &rec, c, res)
-		res.Audit = append(res.Audit, rec)
+		res.Audit = append(res.Audit, Record{})
+		rec := &res.Audit[len(res.Audit)-1]
+		out := e.runHook(ctx, h, c, rec)
+		stop := e.fold(spec, h, &out, rec, c, res)
 		e.record(ctx, rec)
 		if stop {
 			break
@@ -166,46 +179,59 @@ func (e *Engine) chain(ctx context.Context, spec events.Spec, hooks []*hook, c *
 }
 
 // fanOut runs the hooks of a parallel event concurrently, bounded, and merges
-// their outputs in plan order.
+// their outputs in plan order. Each Record is built in place, in res.Audit.
+// When every hook fits in the bound, the first one runs on the dispatching
+// goroutine, which would otherwise only wait.
 func (e *Engine) fanOut(ctx context.Context, spec events.Spec, hooks []*hook, c *call, res *Result) {
-	type slot struct {
-		out events.Output
-		rec Record
-	}
-	slots := make([]slot, len(hooks))
 	for _, h := range hooks {
 		if h.kind == "command" {
 			c.inputJSON() // once, before the goroutines share it
 			break
 		}
 	}
-	sem := make(chan struct{}, e.opts.maxParallel)
+	res.Audit = res.Audit[:len(hooks)]
+	recs := res.Audit // the goroutines must not capture res, or it escapes
+	outs := make([]events.Output, len(hooks))
 	var wg sync.WaitGroup
-	for i, h := range hooks {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			slots[i].out, slots[i].rec = e.runHook(ctx, h, c)
-		})
+	if len(hooks) <= e.opts.maxParallel {
+		wg.Add(len(hooks) - 1)
+		for i := 1; i < len(hooks); i++ {
+			go e.fanHook(ctx, &wg, hooks[i], c, &recs[i], &outs[i])
+		}
+		outs[0] = e.runHook(ctx, hooks[0], c, &recs[0])
+	} else {
+		sem := make(chan struct{}, e.opts.maxParallel)
+		for i := range hooks {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				outs[i] = e.runHook(ctx, hooks[i], c, &recs[i])
+			})
+		}
 	}
 	wg.Wait()
-	for i := range slots {
-		s := &slots[i]
-		e.fold(spec, hooks[i], s.out, &s.rec, c, res)
-		res.Audit = append(res.Audit, s.rec)
-		e.record(ctx, s.rec)
+	for i := range hooks {
+		e.fold(spec, hooks[i], &outs[i], &res.Audit[i], c, res)
+		e.record(ctx, &res.Audit[i])
 	}
 }
 
-func (e *Engine) record(ctx context.Context, r Record) {
+// fanHook runs one hook of a fan-out on its own goroutine (one allocation
+// per goroutine, where wg.Go with a closure costs two).
+func (e *Engine) fanHook(ctx context.Context, wg *sync.WaitGroup, h *hook, c *call, rec *Record, out *events.Output) {
+	defer wg.Done()
+	*out = e.runHook(ctx, h, c, rec)
+}
+
+func (e *Engine) record(ctx context.Context, r *Record) {
 	if e.opts.recorder != nil {
-		e.opts.recorder.Record(ctx, r)
+		e.opts.recorder.Record(ctx, *r)
 	}
 }
 
 // fold merges one hook's outcome into the result and, for serial events, the
 // chained input. It reports whether the chain stops (a deny).
-func (e *Engine) fold(spec events.Spec, h *hook, out events.Output, rec *Record, c *call, res *Result) (stop bool) {
+func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record, c *call, res *Result) (stop bool) {
 	cur := &c.in
 	if rec.Outcome != OutcomeOK {
 		if h.onError == OnErrorDeny && spec.Decisions.Has(events.Deny) {
@@ -216,7 +242,7 @@ func (e *Engine) fold(spec events.Spec, h *hook, out events.Output, rec *Record,
 		}
 		return false
 	}
-	kept, dropped, decisionDropped := spec.Filter(out)
+	kept, dropped, decisionDropped := spec.Filter(*out)
 	if decisionDropped && out.Decision != events.Proceed {
 		rec.Ignored = append(rec.Ignored, "decision")
 	}
@@ -272,27 +298,26 @@ func (e *Engine) fold(spec events.Spec, h *hook, out events.Output, rec *Record,
 	return kept.Decision == events.Deny
 }
 
-// runHook runs one hook with its timeout, recovering a panic, and validates
-// what it returned. The Record is complete but for what fold adds.
-func (e *Engine) runHook(ctx context.Context, h *hook, c *call) (out events.Output, rec Record) {
-	rec = Record{Event: h.event, Tier: h.tier, Kind: h.kind, Hook: h.id, Source: h.source}
+// runHook runs one hook with its timeout, recovering a panic, validates what
+// it returned and fills *rec (which must be zero), but for what fold adds.
+func (e *Engine) runHook(ctx context.Context, h *hook, c *call, rec *Record) (out events.Output) {
+	rec.Event, rec.Tier, rec.Kind, rec.Hook, rec.Source = h.event, h.tier, h.kind, h.id, h.source
 	hctx := ctx
 	if h.timeout > 0 {
 		var cancel context.CancelFunc
 		hctx, cancel = context.WithTimeout(ctx, h.timeout)
 		defer cancel()
 	}
-	start := e.opts.now()
-	err := func() (err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("hook panicked: %v\n%s", p, firstLines(debug.Stack(), 12))
-			}
-		}()
-		out, rec.Logs, err = h.run(hctx, c)
-		return err
-	}()
-	rec.LatencyMs = float64(e.opts.now().Sub(start)) / float64(time.Millisecond)
+	var err error
+	if now := e.opts.now; isDefaultClock(now) {
+		start := time.Since(monoBase)
+		out, rec.Logs, err = runRecovered(hctx, h, c)
+		rec.LatencyMs = float64(time.Since(monoBase)-start) / float64(time.Millisecond)
+	} else {
+		start := now()
+		out, rec.Logs, err = runRecovered(hctx, h, c)
+		rec.LatencyMs = float64(now().Sub(start)) / float64(time.Millisecond)
+	}
 	if err == nil && hctx.Err() != nil {
 		// A hook that returns after its deadline is not trusted.
 		err = fmt.Errorf("hook returned after its context ended: %w", context.Cause(hctx))
@@ -310,13 +335,40 @@ func (e *Engine) runHook(ctx context.Context, h *hook, c *call) (out events.Outp
 			rec.Outcome = OutcomeTimeout
 		}
 		rec.Error = truncate(err.Error(), 2048)
-		return out, rec
+		return out
 	}
 	rec.Outcome = OutcomeOK
 	rec.Decision = out.Decision
 	rec.Reason = truncate(out.Reason, 2048)
 	rec.Fields = fieldNames(out.Present())
-	return out, rec
+	return out
+}
+
+// runRecovered runs h, turning a panic into an error.
+func runRecovered(ctx context.Context, h *hook, c *call) (out events.Output, logs []string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, logs = events.Output{}, nil
+			err = fmt.Errorf("hook panicked: %v\n%s", p, firstLines(debug.Stack(), 12))
+		}
+	}()
+	return h.run(ctx, c)
+}
+
+// defaultClock is the clock of an engine without [WithClock].
+var defaultClock = time.Now
+
+// monoBase anchors the monotonic readings with which runHook measures
+// latencies under the default clock: time.Since(monoBase) reads the
+// monotonic clock only, time.Now reads the wall clock too.
+var monoBase = time.Now()
+
+// isDefaultClock reports whether now is time.Now itself, comparing the
+// function values' code pointers (a func value points to its closure, which
+// for a top-level function is one static object). A false "no" only costs
+// speed: the injected clock is then called, which is time.Now.
+func isDefaultClock(now func() time.Time) bool {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&now)) == *(*unsafe.Pointer)(unsafe.Pointer(&defaultClock))
 }
 
 func firstLines(b []byte, n int) string {
