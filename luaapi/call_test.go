@@ -150,3 +150,47 @@ func TestHugeSparseTable(t *testing.T) {
 		t.Fatalf("took %v", d)
 	}
 }
+
+func TestGoPanicIsAFailure(t *testing.T) {
+	t.Run("host function", func(t *testing.T) {
+		p := newTestPool(t, Options{PoolSize: 1}, "h.lua", `
+hook{ event = "BeforeTool", handler = function(i) goPanic() end }
+hook{ event = "BeforeTool", handler = function(i) local ok, err = pcall(goPanic) return { reason = tostring(ok) } end }
+hook{ event = "BeforeTool", handler = function(i) return { decision = "allow" } end }`)
+		for _, i := range []int{0, 1} {
+			st := p.Stats()
+			out, err := p.Call(context.Background(), i, bashInput("x"))
+			var he *HookError
+			switch i {
+			case 0:
+				if !errors.As(err, &he) || he.Kind != FailPanic || !strings.Contains(he.Msg, "assignment to entry in nil map") {
+					t.Fatalf("err = %v", err)
+				}
+			case 1: // caught by pcall: the call succeeds, the VM is discarded
+				if err != nil || out.Reason != "false" {
+					t.Fatal(out, err)
+				}
+			}
+			if p.Stats().Discarded != st.Discarded+1 {
+				t.Errorf("hook %d: the VM was not discarded: %+v", i, p.Stats())
+			}
+			if out, err := p.Call(context.Background(), 2, bashInput("x")); err != nil || out.Decision != events.Allow {
+				t.Fatal(out, err)
+			}
+		}
+	})
+	t.Run("gopher-lua issue 282", func(t *testing.T) {
+		// Recursion that grows a vararg list ends in "index out of
+		// range [-1]" escaping gopher-lua's own PCall, after ~1.5 s.
+		if raceEnabled {
+			t.Skip("too slow under the race detector")
+		}
+		p := newTestPool(t, Options{DefaultTimeout: 10 * time.Second}, "h.lua",
+			"hook{event='BeforeTool', handler=function() local function f(...) return f(1, 2, 3, ...) end f() end}")
+		_, err := p.Call(context.Background(), 0, bashInput("x"))
+		var he *HookError
+		if !errors.As(err, &he) || he.Kind != FailPanic {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package luaapi
+
+const raceEnabled = true
