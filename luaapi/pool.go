@@ -384,6 +384,7 @@ func (p *Pool) Close() error {
 	p.idle = nil
 	p.closed = true
 	p.mu.Unlock()
+	p.plan.wd.closed.Store(true)
 	for _, v := range idle {
 		v.close()
 		p.discarded.Add(1)

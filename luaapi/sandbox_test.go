@@ -3,6 +3,7 @@ package luaapi
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -382,5 +383,26 @@ func TestLinearGsub(t *testing.T) {
 	}
 	if d := time.Since(start); d > 500*time.Millisecond {
 		t.Fatalf("took %v", d)
+	}
+}
+
+func TestNoGoroutineAfterClose(t *testing.T) {
+	before := runtime.NumGoroutine()
+	p := newTestPool(t, Options{}, "g.lua", "hook{event='BeforeTool', handler=function() end}")
+	for i := 0; i < 10; i++ {
+		if _, err := p.Call(context.Background(), 0, bashInput("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Close()
+	deadline := time.Now().Add(time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines after Close, %d before", n, before)
+	}
+	if d := time.Until(deadline); d < 900*time.Millisecond {
+		t.Logf("the watchdog took %v to exit", time.Second-d)
 	}
 }

@@ -25,8 +25,8 @@ import (
 // few instructions it runs (`s = s .. s` doubles a string per instruction)
 // and whatever they cost, and a call costs two uncontended mutex
 // operations and no clock reads. The watchdog sleeps when no call has run
-// for a while and is restarted by the next call, so an idle pool has no
-// goroutine.
+// for a while (or at once when the pool is closed) and is restarted by the
+// next call, so an idle or closed pool has no goroutine.
 
 const (
 	watchTick      = time.Millisecond
@@ -156,6 +156,7 @@ type watchdog struct {
 	mu      sync.Mutex
 	ctxs    map[*vmCtx]struct{}
 	running atomic.Bool
+	closed  atomic.Bool // the pool is closed: exit as soon as idle
 	sample  [1]metrics.Sample // used by the watchdog goroutine only
 }
 
@@ -198,7 +199,7 @@ func (w *watchdog) loop() {
 			continue
 		}
 		idle++
-		if idle < watchIdleTicks {
+		if idle < watchIdleTicks && !w.closed.Load() {
 			continue
 		}
 		w.running.Store(false)
