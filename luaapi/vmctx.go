@@ -156,7 +156,7 @@ type watchdog struct {
 	mu      sync.Mutex
 	ctxs    map[*vmCtx]struct{}
 	running atomic.Bool
-	closed  atomic.Bool // the pool is closed: exit as soon as idle
+	closed  atomic.Bool       // the pool is closed: exit as soon as idle
 	sample  [1]metrics.Sample // used by the watchdog goroutine only
 }
 
