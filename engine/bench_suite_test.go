@@ -314,3 +314,22 @@ func BenchmarkMemory(b *testing.B) {
 	b.ReportMetric(float64(h2)-float64(h0), "B/engine+8VMs")
 	runtime.KeepAlive(e)
 }
+
+// BenchmarkNewDefaultSet builds (and closes) an engine with the default
+// stdlib set: compiling the packs and loading them into the first VM, the
+// work of every `monad-hooks run` before its dispatch.
+func BenchmarkNewDefaultSet(b *testing.B) {
+	var packs []engine.Pack
+	for _, n := range stdlib.Default() {
+		packs = append(packs, engine.Pack{Name: n})
+	}
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := engine.New(context.Background(), engine.WithFiles(engine.Files{Stdlib: packs, Root: dir, Home: "/home/agent"}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.Close()
+	}
+}

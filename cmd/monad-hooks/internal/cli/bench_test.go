@@ -1,0 +1,171 @@
+package cli_test
+
+// Benchmarks of the CLI end to end, on the binary TestMain builds once
+// (scripts/bench.sh runs them with a fixed -benchtime): monad-hooks run from
+// process start to exit against /bin/true with the same stdin and output
+// capture, and serve on one connection over both transports (JSON lines on
+// pipes, HTTP keep-alive on 127.0.0.1). Every dispatch goes through the
+// default stdlib set.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchInput is an allowed shell command: every BeforeTool hook of the
+// default set that matches bash runs, none denies.
+const benchInput = `{"event":"BeforeTool","sessionId":"s1","cwd":"/work/proj","toolName":"bash","toolInput":{"command":"go test ./... -run TestFoo -count=1 2>&1 | tail -20"}}`
+
+// benchExec runs name args with benchInput on stdin in dir, capturing
+// stdout and stderr, and fails unless it exits 0.
+func benchExec(b *testing.B, dir, name string, args ...string) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, procEnv(dir)
+	cmd.Stdin = strings.NewReader(benchInput)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s %v: %v: %s", name, args, err, stderr.String())
+	}
+}
+
+// BenchmarkCLIRun is `monad-hooks run BeforeTool` on the default set, from
+// process start to exit.
+func BenchmarkCLIRun(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		benchExec(b, dir, bin, "run", "BeforeTool")
+	}
+}
+
+// BenchmarkCLIRunNoStdlib is `monad-hooks run BeforeTool --stdlib none`:
+// the process and the CLI without building any Lua VM.
+func BenchmarkCLIRunNoStdlib(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		benchExec(b, dir, bin, "run", "BeforeTool", "--stdlib", "none")
+	}
+}
+
+// BenchmarkCLITrue is /bin/true with the same stdin, environment and
+// capture: the floor of starting a process.
+func BenchmarkCLITrue(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		benchExec(b, dir, "/bin/true")
+	}
+}
+
+// benchServer is a running `monad-hooks serve`.
+type benchServer struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	stderr *lockedBuffer
+	done   chan error
+}
+
+func startBenchServer(b *testing.B, args ...string) *benchServer {
+	b.Helper()
+	dir := b.TempDir()
+	s := &benchServer{stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	s.cmd = exec.Command(bin, append([]string{"serve"}, args...)...)
+	s.cmd.Dir, s.cmd.Env = dir, procEnv(dir)
+	s.cmd.Stderr = s.stderr
+	var err error
+	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
+		b.Fatal(err)
+	}
+	out, err := s.cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.stdout = bufio.NewReaderSize(out, 64<<10)
+	if err := s.cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	go func() { s.done <- s.cmd.Wait() }()
+	b.Cleanup(func() {
+		s.stdin.Close()
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			s.cmd.Process.Kill()
+			<-s.done
+		}
+	})
+	return s
+}
+
+// BenchmarkServeLines is one dispatch through `monad-hooks serve` over JSON
+// lines on a pipe: write a line, read the answer.
+func BenchmarkServeLines(b *testing.B) {
+	s := startBenchServer(b)
+	line := []byte(benchInput + "\n")
+	roundTrip := func() {
+		if _, err := s.stdin.Write(line); err != nil {
+			b.Fatal(err)
+		}
+		ans, err := s.stdout.ReadSlice('\n')
+		if err != nil || !bytes.HasPrefix(ans, []byte(`{"event":"BeforeTool"`)) {
+			b.Fatalf("answer %q, %v: %s", ans, err, s.stderr.String())
+		}
+	}
+	roundTrip() // warm up: the first answer waits for the engine to load
+	for b.Loop() {
+		roundTrip()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}
+
+// BenchmarkServeHTTP is one dispatch through `monad-hooks serve --listen
+// 127.0.0.1:0` over one keep-alive HTTP connection.
+func BenchmarkServeHTTP(b *testing.B) {
+	s := startBenchServer(b, "--listen", "127.0.0.1:0")
+	var base string
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if m := listening.FindStringSubmatch(s.stderr.String()); m != nil {
+			base = m[1]
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("serve did not listen: %s", s.stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	b.Cleanup(func() { s.cmd.Process.Signal(os.Interrupt) })
+	tr := &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	ctx := context.Background()
+	body := []byte(benchInput)
+	roundTrip := func() {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/dispatch", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ans, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || !bytes.HasPrefix(ans, []byte(`{"event":"BeforeTool"`)) {
+			b.Fatalf("answer %d %q, %v", resp.StatusCode, ans, err)
+		}
+	}
+	roundTrip()
+	for b.Loop() {
+		roundTrip()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Runs the benchmark suite and writes BENCHMARKS.md.
+#   scripts/bench.sh [ROUNDS]       (default 6; about 6 minutes on 2 cores)
+#
+# The machine is shared and noisy, so the published figures are ratios of
+# benchmarks measured in the same round: each round runs every benchmark
+# once (-count 1, in a fixed order), and a ratio is the median over the
+# rounds of its per-round ratio. Absolute figures are medians too. Raw
+# output stays in .bench/ (ignored by git); benchstat's summary of the time
+# per op (six rounds or more give it a 95% confidence interval) is appended
+# to BENCHMARKS.md when the benchstat tool can be fetched.
+#
+# Slow benchmarks run a fixed number of iterations (-benchtime Nx), so that
+# the whole suite stays bounded. Only loopback and pipes are used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds="${1:-6}"
+out=.bench
+rm -rf "$out"
+mkdir -p "$out"
+raw="$out/raw.txt"
+: >"$raw"
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+load >"$out/load-start.txt"
+echo "load average at start: $(cat "$out/load-start.txt")"
+
+# Build each test binary once; every round runs the same binaries.
+for pkg in engine stdlib cmd/monad-hooks/internal/cli; do
+  go test -c -o "$out/$(basename "$pkg").test" "./$pkg"
+done
+
+# bench PKGDIR BINARY BENCHTIME REGEXP: one -count 1 pass, appended to raw.
+bench() {
+  local dir=$1 bin=$2 benchtime=$3 re=$4
+  (cd "$dir" && "$OLDPWD/$out/$bin" -test.run '^$' -test.bench "$re" -test.benchmem \
+    -test.benchtime "$benchtime" -test.count 1) | grep -E '^Benchmark' | sed "s/^/$bin /" >>"$raw"
+}
+
+fast='^(BenchmarkDispatchFastPath|BenchmarkDispatchNoHooks|BenchmarkFloorCallIndex|BenchmarkFloorSignature|BenchmarkDispatchOneGo|BenchmarkDispatchSerial5|BenchmarkDispatchParallel5|BenchmarkParallelFastPath|BenchmarkParallelOneGo|BenchmarkParallelFloorCallIndex|BenchmarkConfigResolution|BenchmarkLuaGuard|BenchmarkLuaFloor|BenchmarkNativeGoGuard|BenchmarkLuaPoolCall|BenchmarkDefaultSet)$'
+
+for r in $(seq 1 "$rounds"); do
+  echo "round $r/$rounds (load $(load))"
+  echo "round $r" >>"$raw"
+  bench engine engine.test 300ms "$fast"
+  bench engine engine.test 200x '^(BenchmarkCommandHook|BenchmarkBareExecHook)$'
+  bench engine engine.test 5x '^BenchmarkNewDefaultSet$'
+  bench engine engine.test 1x '^BenchmarkMemory$'
+  bench stdlib stdlib.test 300ms '^(BenchmarkDefaultSetBeforeTool|BenchmarkRedactSecrets|BenchmarkFloorEmptyHook)$'
+  bench cmd/monad-hooks/internal/cli cli.test 20x '^(BenchmarkCLIRun|BenchmarkCLIRunNoStdlib|BenchmarkCLITrue)$'
+  bench cmd/monad-hooks/internal/cli cli.test 2000x '^(BenchmarkServeLines|BenchmarkServeHTTP)$'
+done
+
+# System calls per dispatch when nothing changed, counted by strace over two
+# run lengths: the difference divided by the extra dispatches is the
+# per-call figure, for stat-family calls and for all calls (which include
+# the Go runtime's own background calls, proportional to time, not to
+# dispatches). The clock is read through the vDSO: no system call.
+: >"$out/syscalls.txt"
+if command -v strace >/dev/null; then
+  for sub in interval statPerCall; do
+    line="$sub"
+    for n in 10000 60000; do
+      (cd engine && strace -f -qq -c -o "$OLDPWD/$out/strace-$sub-$n.txt" "$OLDPWD/$out/engine.test" \
+        -test.run '^$' -test.bench "^BenchmarkConfigResolution\$/^$sub\$" -test.benchtime "${n}x" >/dev/null)
+      line+=" $(awk '$NF ~ /^(stat|lstat|fstat|newfstatat|statx)$/ { s += $4 } $NF == "total" { t = $4 } END { print s + 0, t + 0 }' "$out/strace-$sub-$n.txt")"
+    done
+    echo "$line 50000" >>"$out/syscalls.txt"
+  done
+fi
+
+load >"$out/load-end.txt"
+echo "load average at end: $(cat "$out/load-end.txt")"
+
+# benchstat's summary, per binary (optional: it is fetched from the module
+# proxy, never added to go.mod).
+: >"$out/benchstat.txt"
+benchstat=(go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da)
+for bin in engine.test stdlib.test cli.test; do
+  name=${bin%.test}
+  grep "^$bin " "$raw" | sed "s/^$bin //" >"$out/$name.txt"
+  if ! (cd "$out" && timeout 300 "${benchstat[@]}" -filter '.unit:sec/op' "$name.txt") >>"$out/benchstat.txt" 2>"$out/benchstat.err"; then
+    echo "benchstat unavailable: $(tail -1 "$out/benchstat.err")" >"$out/benchstat.txt"
+    break
+  fi
+  echo >>"$out/benchstat.txt"
+done
+
+go run scripts/benchtable.go -raw "$raw" -syscalls "$out/syscalls.txt" -benchstat "$out/benchstat.txt" \
+  -load-start "$(cat "$out/load-start.txt")" -load-end "$(cat "$out/load-end.txt")" \
+  -go "$(go version)" -cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" \
+  -nproc "$(nproc)" >BENCHMARKS.md
+echo "wrote BENCHMARKS.md"

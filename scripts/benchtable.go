@@ -1,0 +1,360 @@
+//go:build ignore
+
+// Benchtable writes BENCHMARKS.md from the raw output of scripts/bench.sh:
+// the medians over the rounds and, for each comparison, the median of the
+// per-round ratios (benchmarks of one round ran minutes apart at most, so
+// their ratio is what a noisy, shared machine can still tell).
+//
+//	go run scripts/benchtable.go -raw .bench/raw.txt [flags] > BENCHMARKS.md
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A round maps a benchmark name (without the -GOMAXPROCS suffix) to its
+// metrics by unit ("ns/op", "allocs/op", "MB/s", "req/s", "B/VM", ...).
+type round map[string]map[string]float64
+
+var procSuffix = regexp.MustCompile(`-\d+$`)
+
+func parse(path string) ([]round, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var rounds []round
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 2 && fs[0] == "round" {
+			rounds = append(rounds, round{})
+			continue
+		}
+		// "<binary> BenchmarkName-2 N value unit value unit ..."
+		if len(fs) < 5 || !strings.HasPrefix(fs[1], "Benchmark") || len(rounds) == 0 {
+			continue
+		}
+		name := procSuffix.ReplaceAllString(strings.TrimPrefix(fs[1], "Benchmark"), "")
+		m := map[string]float64{}
+		for i := 3; i+1 < len(fs); i += 2 {
+			v, err := strconv.ParseFloat(fs[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q: %v", path, sc.Text(), err)
+			}
+			m[fs[i+1]] = v
+		}
+		rounds[len(rounds)-1][name] = m
+	}
+	return rounds, sc.Err()
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+type data struct{ rounds []round }
+
+// med is the median of one metric of a benchmark over the rounds.
+func (d data) med(name, unit string) float64 {
+	var xs []float64
+	for _, r := range d.rounds {
+		if v, ok := r[name][unit]; ok {
+			xs = append(xs, v)
+		}
+	}
+	return median(xs)
+}
+
+// ratio is the median over the rounds of a/b (ns/op), and the range of the
+// per-round ratios.
+func (d data) ratio(a, b string) (med, lo, hi float64) {
+	var xs []float64
+	for _, r := range d.rounds {
+		x, okx := r[a]["ns/op"]
+		y, oky := r[b]["ns/op"]
+		if okx && oky && y > 0 {
+			xs = append(xs, x/y)
+		}
+	}
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	return median(xs), slices.Min(xs), slices.Max(xs)
+}
+
+func dur(ns float64) string {
+	switch {
+	case math.IsNaN(ns):
+		return "n/a"
+	case ns < 1e3:
+		return fmt.Sprintf("%.3g ns", ns)
+	case ns < 1e6:
+		return fmt.Sprintf("%.3g µs", ns/1e3)
+	case ns < 1e9:
+		return fmt.Sprintf("%.3g ms", ns/1e6)
+	}
+	return fmt.Sprintf("%.3g s", ns/1e9)
+}
+
+func num(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "n/a"
+	case v == math.Trunc(v) && math.Abs(v) < 1e6:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+func bytesHuman(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "n/a"
+	case v >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", v/(1<<20))
+	case v >= 1<<10:
+		return fmt.Sprintf("%.0f KiB", v/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", v)
+}
+
+// A row of the table: a benchmark, optionally compared with a reference
+// (ratio of ns/op) and checked against a target.
+type row struct {
+	what, bench  string
+	ref, refWhat string
+	// extra is a throughput or other metric shown beside the time ("MB/s").
+	extra string
+	// target is the published target; check says whether it is met.
+	target string
+	check  func(d data, ratio float64) bool
+	note   string
+}
+
+func maxRatio(limit float64) func(data, float64) bool {
+	return func(_ data, r float64) bool { return r <= limit }
+}
+
+func zeroAllocs(bench string, limit float64) func(data, float64) bool {
+	return func(d data, r float64) bool {
+		return d.med(bench, "allocs/op") == 0 && (limit == 0 || r <= limit)
+	}
+}
+
+type section struct {
+	title string
+	rows  []row
+}
+
+var sections = []section{
+	{"Fast path (no matching hook)", []row{
+		{what: "tool matches no hook", bench: "DispatchFastPath", ref: "FloorCallIndex", refWhat: "empty call + index",
+			target: "≤ 2x, 0 allocs", check: zeroAllocs("DispatchFastPath", 2)},
+		{what: "event has no hook", bench: "DispatchNoHooks", ref: "FloorCallIndex", refWhat: "empty call + index",
+			target: "0 allocs", check: zeroAllocs("DispatchNoHooks", 0)},
+		{what: "tool matches no hook", bench: "DispatchFastPath", ref: "FloorSignature", refWhat: "no-op with Dispatch's signature"},
+		{what: "floor: no-op with Dispatch's signature (272-byte Input in, 200-byte Result out, by value)", bench: "FloorSignature", ref: "FloorCallIndex", refWhat: "empty call + index"},
+		{what: "floor: empty call + array index", bench: "FloorCallIndex"},
+	}},
+	{"Go handlers (BeforeTool, through Dispatch)", []row{
+		{what: "one Go handler", bench: "DispatchOneGo", ref: "DispatchFastPath", refWhat: "fast path"},
+		{what: "serial chain of 5", bench: "DispatchSerial5", ref: "DispatchOneGo", refWhat: "one Go handler"},
+		{what: "parallel fan-out of 5 (BeforeCompact)", bench: "DispatchParallel5", ref: "DispatchSerial5", refWhat: "serial chain of 5"},
+	}},
+	{"One Lua guard using re (BeforeTool, allowed input)", []row{
+		{what: "Lua guard through the engine", bench: "LuaGuard/serial", ref: "LuaFloor/serial", refWhat: "bare pooled gopher-lua",
+			target: "≤ 1.25x", check: maxRatio(1.25)},
+		{what: "Lua guard through the engine", bench: "LuaGuard/serial", ref: "NativeGoGuard", refWhat: "same guard as a Go closure"},
+		{what: "luaapi Pool.Call alone (no engine)", bench: "LuaPoolCall", ref: "LuaFloor/serial", refWhat: "bare pooled gopher-lua"},
+		{what: "Lua guard through the engine", bench: "LuaGuard/serial", ref: "LuaPoolCall", refWhat: "luaapi Pool.Call alone"},
+		{what: "floor: bare pooled gopher-lua, hand-built table", bench: "LuaFloor/serial"},
+		{what: "same guard as a native Go closure (engine)", bench: "NativeGoGuard"},
+	}},
+	{"Default stdlib set (deny-destructive, protect-paths, redact-secrets), BeforeTool bash", []row{
+		{what: "allowed command, engine", bench: "DefaultSet/allowed", ref: "DefaultSetBeforeTool/allowed", refWhat: "the same hooks by luaapi alone (stdlib)"},
+		{what: "denied command, engine", bench: "DefaultSet/denied", ref: "DefaultSetBeforeTool/denied", refWhat: "the same hooks by luaapi alone (stdlib)"},
+		{what: "allowed command, engine", bench: "DefaultSet/allowed", ref: "FloorEmptyHook", refWhat: "an empty Lua hook (luaapi)"},
+		{what: "long allowed command, luaapi alone", bench: "DefaultSetBeforeTool/allowed-long"},
+		{what: "nested denied command, luaapi alone", bench: "DefaultSetBeforeTool/denied-nested"},
+	}},
+	{"redact-secrets (AfterTool, luaapi alone)", []row{
+		{what: "1 KiB, no secret", bench: "RedactSecrets/1KiB/clean", extra: "MB/s"},
+		{what: "1 KiB, secrets", bench: "RedactSecrets/1KiB/secrets", extra: "MB/s", ref: "RedactSecrets/1KiB/clean", refWhat: "no secret"},
+		{what: "64 KiB, no secret", bench: "RedactSecrets/64KiB/clean", extra: "MB/s"},
+		{what: "64 KiB, secrets", bench: "RedactSecrets/64KiB/secrets", extra: "MB/s", ref: "RedactSecrets/64KiB/clean", refWhat: "no secret"},
+		{what: "1 MiB, no secret", bench: "RedactSecrets/1MiB/clean", extra: "MB/s"},
+		{what: "1 MiB, secrets", bench: "RedactSecrets/1MiB/secrets", extra: "MB/s", ref: "RedactSecrets/1MiB/clean", refWhat: "no secret"},
+	}},
+	{"Command hook", []row{
+		{what: "one command hook through the engine (stat per call)", bench: "CommandHook", ref: "BareExecHook", refWhat: "exec.Command of the same /bin/sh -c line, same stdin and capture",
+			target: "≤ 1.1x", check: maxRatio(1.1)},
+		{what: "floor: bare exec of the same line", bench: "BareExecHook"},
+	}},
+	{"Configuration resolution per call, nothing changed (one user file)", []row{
+		{what: "interval (WithReloadInterval 1s)", bench: "ConfigResolution/interval", ref: "DispatchFastPath", refWhat: "fast path without files",
+			target: "0 allocs, no syscalls", check: zeroAllocs("ConfigResolution/interval", 0), note: "syscalls"},
+		{what: "statPerCall (the default)", bench: "ConfigResolution/statPerCall", ref: "ConfigResolution/interval", refWhat: "interval", note: "syscalls"},
+	}},
+	{"RunParallel on all cores (ns/op is wall time per dispatch across goroutines)", []row{
+		{what: "fast path, parallel", bench: "ParallelFastPath", ref: "DispatchFastPath", refWhat: "serial",
+			target: "≤ 1x", check: maxRatio(1)},
+		{what: "one Go handler, parallel", bench: "ParallelOneGo", ref: "DispatchOneGo", refWhat: "serial",
+			target: "≤ 1x", check: maxRatio(1)},
+		{what: "Lua guard, parallel", bench: "LuaGuard/parallel", ref: "LuaGuard/serial", refWhat: "serial",
+			target: "≤ 1x", check: maxRatio(1)},
+		{what: "floor: empty call + index, parallel", bench: "ParallelFloorCallIndex", ref: "FloorCallIndex", refWhat: "serial"},
+		{what: "floor: bare gopher-lua, parallel", bench: "LuaFloor/parallel", ref: "LuaFloor/serial", refWhat: "serial"},
+	}},
+	{"CLI (the binary built once; process start to exit, default set)", []row{
+		{what: "`monad-hooks run BeforeTool`", bench: "CLIRun", ref: "CLITrue", refWhat: "/bin/true, same stdin and capture"},
+		{what: "`monad-hooks run BeforeTool --stdlib none`", bench: "CLIRunNoStdlib", ref: "CLITrue", refWhat: "/bin/true, same stdin and capture"},
+		{what: "building an engine with the default set, in process", bench: "NewDefaultSet", ref: "CLIRun", refWhat: "`run` end to end"},
+		{what: "floor: /bin/true", bench: "CLITrue"},
+		{what: "`serve`, JSON lines on a pipe, one at a time", bench: "ServeLines", extra: "req/s", ref: "DefaultSet/allowed", refWhat: "the same dispatch in process"},
+		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection", bench: "ServeHTTP", extra: "req/s", ref: "DefaultSet/allowed", refWhat: "the same dispatch in process"},
+	}},
+}
+
+func main() {
+	rawPath := flag.String("raw", ".bench/raw.txt", "raw benchmark output of scripts/bench.sh")
+	sysPath := flag.String("syscalls", "", "system call counts of scripts/bench.sh")
+	statPath := flag.String("benchstat", "", "benchstat output to append")
+	loadStart := flag.String("load-start", "", "load average at the start")
+	loadEnd := flag.String("load-end", "", "load average at the end")
+	goVersion := flag.String("go", "", "go version")
+	cpu := flag.String("cpu", "", "CPU model")
+	nproc := flag.String("nproc", "", "number of CPUs")
+	flag.Parse()
+	rounds, err := parse(*rawPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	d := data{rounds}
+	sys := readSyscalls(*sysPath)
+
+	w := bufio.NewWriter(os.Stdout)
+	defer w.Flush()
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("# Benchmarks\n\n")
+	plural := "s"
+	if len(rounds) == 1 {
+		plural = ""
+	}
+	p("Written by `scripts/bench.sh` (%d round%s) on %s; do not edit by hand.\n\n", len(rounds), plural, time.Now().UTC().Format("2006-01-02"))
+	p("Machine: %s CPUs (%s), %s. Load average (1, 5, 15 min) at the start: **%s**, at the end: **%s**.\n", *nproc, *cpu, *goVersion, *loadStart, *loadEnd)
+	p("The machine is shared: absolute times move with its load, so the figures to quote are the ratios.\n")
+	p("Each round runs every benchmark once, in a fixed order; a time is the median over the rounds, a ratio the median of\n")
+	p("the per-round ratios of ns/op (its range over the rounds in brackets).\n\n")
+
+	p("| what | time/op | B/op | allocs/op | other | ratio | vs | target |\n")
+	p("|---|---:|---:|---:|---:|---:|---|---|\n")
+	for _, s := range sections {
+		p("| **%s** | | | | | | | |\n", s.title)
+		for _, r := range s.rows {
+			ns := d.med(r.bench, "ns/op")
+			other := ""
+			if r.extra != "" {
+				other = num(d.med(r.bench, r.extra)) + " " + r.extra
+			}
+			sc, hasSC := sys[r.bench]
+			if r.note == "syscalls" && hasSC {
+				other = fmt.Sprintf("%.3g stat, %.3g all syscalls/op", sc.stat, sc.all)
+			}
+			ratio, vs, tgt := "", "", r.target
+			rv := math.NaN()
+			if r.ref != "" {
+				m, lo, hi := d.ratio(r.bench, r.ref)
+				rv = m
+				ratio = fmt.Sprintf("**%.2fx** [%.2f–%.2f]", m, lo, hi)
+				vs = r.refWhat
+			}
+			if r.check != nil {
+				ok := r.check(d, rv)
+				if r.note == "syscalls" && r.target != "" {
+					// No stat, and fewer calls than one per 100 dispatches
+					// (the runtime's own).
+					ok = ok && hasSC && sc.stat < 0.001 && sc.all < 0.01
+				}
+				if ok {
+					tgt += " ✅"
+				} else {
+					tgt += " ❌"
+				}
+			}
+			p("| %s `%s` | %s | %s | %s | %s | %s | %s | %s |\n", r.what, r.bench, dur(ns), num(d.med(r.bench, "B/op")),
+				num(d.med(r.bench, "allocs/op")), other, ratio, vs, tgt)
+		}
+	}
+	p("| **Memory (heap after GC, default set plus one script)** | | | | | | | |\n")
+	p("| each further pooled VM `Memory` | | | | %s per VM | | | |\n", bytesHuman(d.med("Memory", "B/VM")))
+	p("| engine with its first VM `Memory` | | | | %s | | | |\n", bytesHuman(d.med("Memory", "B/engine")))
+	p("| engine with 8 VMs `Memory` | | | | %s | | | |\n", bytesHuman(d.med("Memory", "B/engine+8VMs")))
+
+	p("\n## Method\n\n")
+	p("- Benchmark names are those of the Go benchmarks (`engine`, `stdlib`, `cmd/monad-hooks/internal/cli`); ")
+	p("`go test -run '^$' -bench NAME -benchmem` reproduces one figure.\n")
+	p("- Fast benchmarks run 300 ms per round; slow ones a fixed count (command hook 200x, engine build 5x, CLI run 20x, serve 2000 requests).\n")
+	p("- The fast-path floor is a non-inlined function call plus an array index. Dispatch takes an `events.Input` and returns a `Result` ")
+	p("by value; the second floor, a no-op function with that signature, is what those copies cost before Dispatch does anything.\n")
+	p("- Configuration resolution: the system calls per dispatch are counted with strace over 10 000 and 60 000 dispatches ")
+	p("(the difference over the 50 000 extra ones); \"all\" includes the Go runtime's background calls, which follow time, not dispatches.\n")
+	p("- Memory: `runtime.ReadMemStats` HeapAlloc after two GCs, before and after `engine.New` with the default set and a script ")
+	p("whose hook holds a VM for a few milliseconds, then after 8 concurrent dispatches of that hook made the pool build 8 VMs.\n")
+	p("- The CLI benchmarks exec the binary that the package's TestMain builds once; serve runs one request at a time on one ")
+	p("connection (pipe, or HTTP keep-alive on 127.0.0.1).\n")
+
+	if *statPath != "" {
+		if b, err := os.ReadFile(*statPath); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+			p("\n## benchstat\n\nTime per op of the raw rounds, summarised by benchstat (median ± 95%% confidence interval over the rounds).\n\n```\n%s```\n", string(b))
+		}
+	}
+}
+
+// syscalls are system calls per dispatch: stat-family calls and all.
+type syscalls struct{ stat, all float64 }
+
+// readSyscalls reads "sub stat1 all1 stat2 all2 extra" lines.
+func readSyscalls(path string) map[string]syscalls {
+	out := map[string]syscalls{}
+	if path == "" {
+		return out
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		fs := strings.Fields(line)
+		if len(fs) != 6 {
+			continue
+		}
+		var v [5]float64
+		for i := range v {
+			v[i], _ = strconv.ParseFloat(fs[i+1], 64)
+		}
+		out["ConfigResolution/"+fs[0]] = syscalls{stat: (v[2] - v[0]) / v[4], all: (v[3] - v[1]) / v[4]}
+	}
+	return out
+}
