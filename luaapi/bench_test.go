@@ -3,8 +3,9 @@ package luaapi
 import (
 	"context"
 	"regexp"
-	"sync"
+	"sort"
 	"testing"
+	"time"
 
 	"github.com/monad-hooks/monad-hooks/events"
 	lua "github.com/yuin/gopher-lua"
@@ -51,17 +52,17 @@ func BenchmarkPoolCall(b *testing.B) {
 	})
 	b.Run("parallel", func(b *testing.B) {
 		// Warm the pool: VMs are built lazily, up to PoolSize.
-		var wg sync.WaitGroup
-		for range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range 100 {
-					p.Call(ctx, 0, in)
-				}
-			}()
+		var vms []*vm
+		for range p.plan.opts.PoolSize {
+			v, _, err := p.get(ctx, DefaultTimeout)
+			if err != nil {
+				b.Fatal(err)
+			}
+			vms = append(vms, v)
 		}
-		wg.Wait()
+		for _, v := range vms {
+			p.put(v, true)
+		}
 		created := p.Stats().Created
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
@@ -77,20 +78,16 @@ func BenchmarkPoolCall(b *testing.B) {
 	})
 }
 
-// BenchmarkFloor is the same guard as a bare pooled gopher-lua call: a VM
-// with the same sandbox and re module, a minimal hand-built input table
-// ({toolName, toolInput = {command}}) per call, PCall, the decision read
-// with RawGetString. No timeout, no validation, no conversion.
-func BenchmarkFloor(b *testing.B) {
-	p := newTestPool(b, Options{}, "guard.lua", guardScript)
+// floorCall returns the guard as a bare gopher-lua call on a VM borrowed
+// from p (see BenchmarkFloor) and a function that returns the VM.
+func floorCall(b *testing.B, p *Pool) (call func(cmd string) lua.LValue, done func()) {
 	v, _, err := p.get(context.Background(), DefaultTimeout)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer p.put(v, true)
 	L := v.L
 	fn := v.handlers[0]
-	call := func(cmd string) lua.LValue {
+	call = func(cmd string) lua.LValue {
 		ti := L.CreateTable(0, 1)
 		ti.RawSetString("command", lua.LString(cmd))
 		in := L.CreateTable(0, 2)
@@ -108,6 +105,17 @@ func BenchmarkFloor(b *testing.B) {
 		}
 		return lua.LNil
 	}
+	return call, func() { p.put(v, true) }
+}
+
+// BenchmarkFloor is the same guard as a bare pooled gopher-lua call: a VM
+// with the same sandbox and re module, a minimal hand-built input table
+// ({toolName, toolInput = {command}}) per call, PCall, the decision read
+// with RawGetString. No timeout, no validation, no conversion.
+func BenchmarkFloor(b *testing.B) {
+	p := newTestPool(b, Options{}, "guard.lua", guardScript)
+	call, done := floorCall(b, p)
+	defer done()
 	if d := call("rm -rf /"); d.String() != "deny" {
 		b.Fatal(d)
 	}
@@ -140,4 +148,49 @@ func BenchmarkNativeGo(b *testing.B) {
 			b.Fatal(out)
 		}
 	}
+}
+
+// BenchmarkPoolCallVsFloor measures Pool.Call and the floor interleaved, in
+// alternating small batches, so that both see the same machine load, and
+// reports the median of the per-batch ratios (the target is at most 1.25)
+// and the median per-call times.
+func BenchmarkPoolCallVsFloor(b *testing.B) {
+	p := newTestPool(b, Options{PoolSize: 2}, "guard.lua", guardScript)
+	call, done := floorCall(b, p)
+	defer done()
+	ctx := context.Background()
+	in := guardInput()
+	const batch = 20
+	var ratios, pools, floors []float64
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		for range batch {
+			if d := call("ls -la /tmp"); d != lua.LNil {
+				b.Fatal(d)
+			}
+		}
+		mid := time.Now()
+		for range batch {
+			if out, err := p.Call(ctx, 0, in); err != nil || out.Decision != "" {
+				b.Fatal(out, err)
+			}
+		}
+		tFloor, tPool := mid.Sub(start), time.Since(mid)
+		ratios = append(ratios, float64(tPool)/float64(tFloor))
+		pools = append(pools, float64(tPool.Nanoseconds())/batch)
+		floors = append(floors, float64(tFloor.Nanoseconds())/batch)
+	}
+	b.ReportMetric(median(ratios), "pool/floor")
+	b.ReportMetric(median(pools), "pool-ns/call")
+	b.ReportMetric(median(floors), "floor-ns/call")
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
 }
