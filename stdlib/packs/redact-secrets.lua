@@ -328,6 +328,61 @@ local function matches(s, lower, rule, allow, out)
   scan(s, wa, wb, rule, allow, out)
 end
 
+-- The prefilter: every keyword (kw in the text; ikw and a find rule's
+-- words in the lowercased text) is looked up once per text, a plain
+-- substring search; a rule runs only when one of its keywords occurs (a
+-- rule without keywords always runs).
+local function keyword_lists(rules)
+  local kw, ikw, seen = {}, {}, {}
+  for _, r in ipairs(rules) do
+    for _, k in ipairs(r.kw or {}) do
+      if not seen["k" .. k] then
+        seen["k" .. k] = true
+        kw[#kw + 1] = k
+      end
+    end
+    for _, k in ipairs(r.ikw or r.words or {}) do
+      if not seen["i" .. k] then
+        seen["i" .. k] = true
+        ikw[#ikw + 1] = k
+      end
+    end
+    r.always = r.custom ~= nil or (r.kw == nil and r.ikw == nil and r.words == nil)
+    rules.any_always = rules.any_always or r.always
+  end
+  rules.kwlist, rules.ikwlist = kw, ikw
+end
+
+-- found_set returns the keywords of list that occur in s, and whether any.
+local function found_set(s, list)
+  local set, any = {}, false
+  for _, k in ipairs(list) do
+    if string.find(s, k, 1, true) then
+      set[k], any = true, true
+    end
+  end
+  return set, any
+end
+
+-- wanted says whether rule may find something, given the keywords found
+-- (nil: no prefilter ran).
+local function wanted(rule, found, ifound)
+  if found == nil or rule.always then
+    return true
+  end
+  for _, k in ipairs(rule.kw or {}) do
+    if found[k] then
+      return true
+    end
+  end
+  for _, k in ipairs(rule.ikw or rule.words or {}) do
+    if ifound[k] then
+      return true
+    end
+  end
+  return false
+end
+
 -- redact_string returns s with every value found by rules replaced by a
 -- marker, and whether anything changed. Where values overlap, the rule
 -- listed first wins (specific kinds before contextual and generic ones),
@@ -337,12 +392,23 @@ local function redact_string(s, rules, allow)
     return s, false
   end
   local lower = string.lower(s)
+  local found, ifound = nil, nil
+  if string.len(lower) == string.len(s) then
+    local any, iany
+    found, any = found_set(s, rules.kwlist)
+    ifound, iany = found_set(lower, rules.ikwlist)
+    if not any and not iany and not rules.any_always then
+      return s, false
+    end
+  end
   local spans = {}
   for i, rule in ipairs(rules) do
-    local from = #spans
-    matches(s, lower, rule, allow, spans)
-    for k = from + 1, #spans do
-      spans[k][4] = i
+    if wanted(rule, found, ifound) then
+      local from = #spans
+      matches(s, lower, rule, allow, spans)
+      for k = from + 1, #spans do
+        spans[k][4] = i
+      end
     end
   end
   if #spans == 0 then
@@ -422,6 +488,7 @@ local function register(rules, cfg)
   for _, r in ipairs(rules) do
     compile_rule(r)
   end
+  keyword_lists(rules)
   local allow = cfg.allow
   local on = {}
   for _, e in ipairs(cfg.events) do
@@ -679,7 +746,7 @@ end
 
 -- assign builds a rule of kind for assign_find.
 local function assign(kind, words, name, value, check)
-  return { kind = kind, check = check, find = function(s, lower)
+  return { kind = kind, check = check, words = words, find = function(s, lower)
     return assign_find(s, lower, words, name, value)
   end }
 end
