@@ -389,11 +389,16 @@ const (
 	inFieldCount
 )
 
-// InputFields are the keys of the table a handler receives, the contract's
-// JSON names of events.Input.
-var InputFields = [inFieldCount]string{"event", "sessionId", "cwd", "timestamp", "prompt", "toolName", "toolInput",
+// inputFields are the keys of the input table, the contract's JSON names of
+// events.Input, indexed by the in* constants.
+var inputFields = [inFieldCount]string{"event", "sessionId", "cwd", "timestamp", "prompt", "toolName", "toolInput",
 	"toolResult", "ok", "error", "reason", "usage", "cost", "caller", "request", "response", "compaction",
 	"subagentName", "subagentResult", "stopContinues"}
+
+// InputFields returns the keys of the table a handler receives: the
+// contract's JSON names of the events.Input fields. The caller owns the
+// slice.
+func InputFields() []string { return append([]string(nil), inputFields[:]...) }
 
 // inputBuilder fills the VM's input table.
 type inputBuilder struct {
@@ -402,7 +407,7 @@ type inputBuilder struct {
 }
 
 func (b *inputBuilder) put(f int, val lua.LValue) {
-	b.t.RawSetString(InputFields[f], val)
+	b.t.RawSetString(inputFields[f], val)
 	b.set |= 1 << f
 }
 
@@ -453,7 +458,7 @@ func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 		}
 		lv, err := v.toLua(p.x, 0)
 		if err != nil {
-			return nil, &events.FieldError{Field: InputFields[p.f], Msg: err.Error()}
+			return nil, &events.FieldError{Field: inputFields[p.f], Msg: err.Error()}
 		}
 		b.put(p.f, lv)
 	}
@@ -492,7 +497,7 @@ func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 		b.put(inStopContinues, lua.LNumber(in.StopContinues))
 	}
 	for stale := v.inputSet &^ b.set; stale != 0; stale &= stale - 1 {
-		v.input.RawSetString(InputFields[bits.TrailingZeros32(stale)], lua.LNil)
+		v.input.RawSetString(inputFields[bits.TrailingZeros32(stale)], lua.LNil)
 	}
 	v.inputSet = b.set
 	return v.input, nil

@@ -22,6 +22,7 @@ type ScriptError struct {
 	Msg    string
 }
 
+// Error returns "script:line: msg" (or "script: msg" without a line).
 func (e *ScriptError) Error() string {
 	if e.Line > 0 {
 		return e.Script + ":" + strconv.Itoa(e.Line) + ": " + e.Msg
@@ -90,6 +91,7 @@ type HookError struct {
 	Err error
 }
 
+// Error returns "lua hook script:line (event): kind: msg".
 func (e *HookError) Error() string {
 	return fmt.Sprintf("lua hook %s:%d (%s): %s: %s", e.Script, e.Line, e.Event, e.Kind, e.Msg)
 }

@@ -241,7 +241,7 @@ func (p *Pool) Hooks() []Hook {
 	return append([]Hook(nil), p.plan.hooks...)
 }
 
-// Stats returns the pool's counters.
+// Stats returns the pool's counters. It is safe for concurrent use.
 func (p *Pool) Stats() Stats {
 	return Stats{Calls: p.calls.Load(), Created: p.created.Load(), Discarded: p.discarded.Load(), Failures: p.failures.Load()}
 }

@@ -78,7 +78,7 @@ func TestTypeDefinitionsInStep(t *testing.T) {
 	// The input and output tables have the contract's field names.
 	in := classFields(t, "HookInput")
 	if want := map[string]bool{}; true {
-		for _, f := range InputFields {
+		for _, f := range InputFields() {
 			want[f] = true
 		}
 		if !reflect.DeepEqual(in, want) {
