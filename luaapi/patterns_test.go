@@ -149,13 +149,14 @@ hook{ event = "BeforeTool", handler = function(i)
   add(string.find("abc", "", 10))
   add(string.gsub("hello", "(()", "<%0>"))
   add(pcall(string.find, "hello", "%"))
+  add(string.find("a00", "[0--]"))
   return { additionalContext = table.concat(out, " | ") }
 end }`)
 	out, err := p.Call(context.Background(), 0, bashInput("x"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "1,3 | 6,10 | <THE> (<quick>) <fox>,3 | Hello World From Lua,4 | 3,2 | nil | <>h<>e<>l<>l<>o<>,6 | false,probe.lua:12: malformed pattern (ends with '%')"
+	want := "1,3 | 6,10 | <THE> (<quick>) <fox>,3 | Hello World From Lua,4 | 3,2 | nil | <>h<>e<>l<>l<>o<>,6 | false,probe.lua:12: malformed pattern (ends with '%') | nil"
 	if out.AdditionalContext != want {
 		t.Fatalf("got  %s\nwant %s", out.AdditionalContext, want)
 	}
