@@ -1,6 +1,12 @@
 package luaapi
 
-import lua "github.com/yuin/gopher-lua"
+import (
+	"sync/atomic"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+var loadCounter atomic.Int64
 
 func init() {
 	testHostFuncs = map[string]lua.LGFunction{
@@ -10,6 +16,11 @@ func init() {
 			var m map[string]int
 			m["x"] = 1
 			return 0
+		},
+		// nextCount returns 1, 2, 3... across the process.
+		"nextCount": func(L *lua.LState) int {
+			L.Push(lua.LNumber(loadCounter.Add(1)))
+			return 1
 		},
 	}
 }

@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -266,7 +267,8 @@ func (p *Pool) Stats() Stats {
 //
 // Call does not apply the hook's matcher or onError: that is the caller's
 // policy. in is not modified. Calling Call after Close still works (see
-// Close). An i out of range returns an error that is not a HookError.
+// Close). An i out of range or a nil in returns an error that is not a
+// HookError.
 func (p *Pool) Call(ctx context.Context, i int, in *events.Input) (events.Output, error) {
 	return p.call(ctx, i, in, nil)
 }
@@ -283,6 +285,9 @@ func (p *Pool) CallLogs(ctx context.Context, i int, in *events.Input) (events.Ou
 func (p *Pool) call(ctx context.Context, i int, in *events.Input, logs *[]LogEntry) (out events.Output, err error) {
 	if i < 0 || i >= len(p.plan.hooks) {
 		return out, fmt.Errorf("luaapi: no hook %d (the pool has %d)", i, len(p.plan.hooks))
+	}
+	if in == nil {
+		return out, errors.New("luaapi: nil input")
 	}
 	h := &p.plan.hooks[i]
 	p.calls.Add(1)

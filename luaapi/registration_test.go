@@ -159,3 +159,53 @@ func TestParamsUnsupported(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestLoadTimeoutAndPanic(t *testing.T) {
+	s := MustCompile("loop.lua", []byte("while true do end"))
+	start := time.Now()
+	_, err := NewPool(context.Background(), []Source{{Script: s}}, Options{LoadTimeout: 50 * time.Millisecond})
+	var se *ScriptError
+	if !errors.As(err, &se) || !strings.Contains(se.Msg, "load timeout") || time.Since(start) > time.Second {
+		t.Fatalf("err = %v after %v", err, time.Since(start))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewPool(ctx, []Source{{Script: s}}, Options{}); err == nil {
+		t.Fatal("a canceled context loaded an endless script")
+	}
+	s = MustCompile("panic.lua", []byte("goPanic()"))
+	if _, err := NewPool(context.Background(), []Source{{Script: s}}, Options{}); err == nil || !strings.Contains(err.Error(), "go panic") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := NewPool(context.Background(), []Source{{}}, Options{}); err == nil {
+		t.Fatal("nil script accepted")
+	}
+}
+
+func TestRegistrationsMustNotChange(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 2}, "flaky.lua", `
+hook{ event = "BeforeTool", handler = function() end }
+if nextCount() % 2 == 0 then hook{ event = "AfterTool", handler = function() end } end`)
+	v, _, err := p.get(context.Background(), time.Second) // hold the only VM
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.put(v, true)
+	_, err = p.Call(context.Background(), 0, bashInput("x"))
+	var he *HookError
+	if !errors.As(err, &he) || he.Kind != FailVM || !strings.Contains(he.Msg, "registered") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestCallArguments(t *testing.T) {
+	p := handlerPool(t, "return nil")
+	for _, i := range []int{-1, 1} {
+		if _, err := p.Call(context.Background(), i, bashInput("x")); err == nil {
+			t.Errorf("hook %d: no error", i)
+		}
+	}
+	if _, err := p.Call(context.Background(), 0, nil); err == nil {
+		t.Error("nil input: no error")
+	}
+}
