@@ -15,7 +15,7 @@ for pkg in $(go list ./...); do
       echo "$out" | tail -30
       status=1
     else
-      echo "$out" | grep -E 'execs:' | tail -1
+      { echo "$out" | grep -E 'execs:' || echo "$out"; } | tail -1
     fi
   done
 done
