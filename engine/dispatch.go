@@ -81,12 +81,25 @@ func sessionEvent(ev events.Event) bool { return int(ev) < len(sessionEvents) &&
 // modified: serial events chain on a private copy.
 func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, res *Result) {
 	spec := in.Event.Spec()
-	c := &call{in: *in}
+	var c *call
+	switch len(hooks) {
+	case 0:
+		c = &call{in: *in}
+	case 1:
+		// The most common slow path, one matching hook: the call and the
+		// audit share one allocation (the Result then keeps the call's
+		// copy of the input alive; its JSON encoding is dropped below).
+		x := &callOne{c: call{in: *in}}
+		c = &x.c
+		res.Audit = x.audit[:0]
+	default:
+		c = &call{in: *in}
+		res.Audit = make([]Record, 0, len(hooks))
+	}
 	if in.Event == events.AfterTurn {
 		c.in.StopContinues = e.sessions.get(in.SessionID).StopContinues
 	}
 	if len(hooks) > 0 {
-		res.Audit = make([]Record, 0, len(hooks))
 		if spec.Parallel {
 			e.fanOut(ctx, spec, hooks, c, res)
 		} else {
@@ -94,6 +107,13 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 		}
 	}
 	e.sessionRules(spec, &c.in, res)
+	c.changed() // the Result may keep c: not its encoding of the input
+}
+
+// callOne is the one allocation of a dispatch with one matching hook.
+type callOne struct {
+	c     call
+	audit [1]Record
 }
 
 // sessionRules applies the per-session rules after the hooks ran: the

@@ -50,3 +50,19 @@ func TestInjectedClockDrivesLatency(t *testing.T) {
 		t.Errorf("LatencyMs = %v, want 5 (one tick of the injected clock)", got)
 	}
 }
+
+// TestOneHookAllocations: a dispatch to one Go hook that returns nothing
+// makes one allocation (the call and its audit record together).
+func TestOneHookAllocations(t *testing.T) {
+	e, err := New(t.Context(), WithHook(GoHook{Name: "h", Event: events.BeforeTool,
+		Handler: HandlerFunc(func(context.Context, *events.Input) (events.Output, error) { return events.Output{}, nil })}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	in := events.Input{Event: events.BeforeTool, ToolName: "bash"}
+	ctx := context.Background()
+	if n := testing.AllocsPerRun(100, func() { e.Dispatch(ctx, in) }); n > 1 {
+		t.Errorf("one Go hook: %v allocs per dispatch, want 1", n)
+	}
+}
