@@ -31,6 +31,11 @@ type Files struct {
 	Lua []string
 	// Stdlib are embedded stdlib packs, loaded before the Lua scripts.
 	Stdlib []Pack
+	// LuaFS are Lua scripts embedded in the host (go:embed) or from any
+	// fs.FS, loaded after the stdlib packs and before Lua: every *.lua file
+	// of each ScriptFS's Dir, in lexical order. They are read when the
+	// engine loads its configuration and are not watched for changes.
+	LuaFS []ScriptFS
 	// Root is the sandbox root: the working directory of command hooks.
 	Root string
 	// Home is the home directory the Lua path module expands ~ to.
@@ -43,6 +48,15 @@ type Files struct {
 	Runner shell.Runner
 	// FS reads the files; nil means the operating system's.
 	FS FileSystem
+}
+
+// A ScriptFS names a folder of Lua scripts in an fs.FS.
+type ScriptFS struct {
+	FS  fs.FS
+	Dir string // "." for the root
+	// With are the parameters of every script of the folder (its params
+	// global).
+	With map[string]any
 }
 
 // A Pack names an embedded stdlib pack and its parameters.
@@ -172,6 +186,9 @@ func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, erro
 	var atoms []luaAtom
 	for _, p := range s.f.Stdlib {
 		atoms = append(atoms, luaAtom{stdlib: p.Name, with: p.With, source: "stdlib " + p.Name})
+	}
+	for _, sfs := range s.f.LuaFS {
+		atoms = append(atoms, luaAtom{fsys: sfs.FS, path: sfs.Dir, with: sfs.With, source: "fs:" + sfs.Dir})
 	}
 	for _, p := range s.f.Lua {
 		atoms = append(atoms, luaAtom{path: p, source: p})

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/monad-hooks/monad-hooks/engine/config"
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
@@ -18,6 +20,7 @@ import (
 
 // luaAtom is one Lua atom to load: a script or folder, or a stdlib pack.
 type luaAtom struct {
+	fsys   fs.FS // when set, path is a folder in it
 	path   string
 	stdlib string
 	with   map[string]any
@@ -58,6 +61,15 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 				continue
 			}
 			scripts = append(scripts, sc)
+			continue
+		}
+		if a.fsys != nil {
+			more, err := readLuaFS(a)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			scripts = append(scripts, more...)
 			continue
 		}
 		more, err := s.readLuaPath(v, a)
@@ -178,4 +190,28 @@ func logLines(logs []luaapi.LogEntry) []string {
 		out = append(out, truncate(fmt.Sprintf("%s %s:%d: %s", strings.ToLower(l.Level.String()), l.Script, l.Line, l.Msg), 512))
 	}
 	return out
+}
+
+// readLuaFS reads the *.lua files of a folder of an fs.FS, in lexical order.
+func readLuaFS(a luaAtom) ([]luaScript, *ConfigError) {
+	entries, err := fs.ReadDir(a.fsys, a.path)
+	if err != nil {
+		return nil, &ConfigError{Code: CodeRead, Source: a.source, Msg: err.Error()}
+	}
+	var out []luaScript
+	for _, e := range entries { // fs.ReadDir sorts by name
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".lua") {
+			continue
+		}
+		p := path.Join(a.path, e.Name())
+		src, err := fs.ReadFile(a.fsys, p)
+		if err != nil {
+			return nil, &ConfigError{Code: CodeRead, Source: "fs:" + p, Msg: err.Error()}
+		}
+		if len(src) > maxFileSize {
+			return nil, &ConfigError{Code: config.CodeTooLarge, Source: "fs:" + p, Msg: fmt.Sprintf("script is larger than the limit of %d bytes", maxFileSize)}
+		}
+		out = append(out, luaScript{name: "fs:" + p, src: src, params: a.with, source: "fs:" + p})
+	}
+	return out, nil
 }
