@@ -3,6 +3,7 @@ package engine_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -97,5 +98,53 @@ func TestCommandHookVanishes(t *testing.T) {
 	os.Remove(script)
 	if res, _ := eng.Dispatch(t.Context(), in); res.Decision != events.Deny || !res.Audit[0].FailedClosed {
 		t.Errorf("deleted script: %q %+v, want a fail-closed deny", res.Decision, res.Audit)
+	}
+}
+
+// TestLuaMemoryBomb runs handlers that try to exhaust memory: each is stopped
+// (a failure that fails closed), and the process heap grows by less than the
+// documented bound (luaapi.DefaultMaxCallAlloc, 256 MiB, plus what one
+// watchdog interval lets through).
+func TestLuaMemoryBomb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates hundreds of MiB")
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "bomb.lua")
+	writeConfig(t, script, `
+hook{ event = "BeforeTool", onError = "deny", timeoutMs = 20000, handler = function(i)
+  local t = {}
+  if i.toolName == "tables" then
+    for n = 1, 1e9 do t[n] = { n, n, n, n } end
+  elseif i.toolName == "strings" then
+    for n = 1, 1e9 do t[n] = ("x"):rep(1000) .. n end
+  else
+    local s = "xxxxxxxxxxxxxxxx"
+    while true do s = s .. s end
+  end
+end }`)
+	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Lua: []string{script}, Root: dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	for _, tool := range []string{"tables", "strings", "doubling"} {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: tool})
+		runtime.ReadMemStats(&after)
+		if err != nil || res.Decision != events.Deny || !res.Audit[0].FailedClosed {
+			t.Fatalf("%s: %v %+v, want a fail-closed deny", tool, err, res)
+		}
+		grew := int64(after.HeapSys) - int64(before.HeapSys)
+		t.Logf("%s: stopped (%s) after %.0f ms; heap reserved grew by %d MiB, total allocated %d MiB",
+			tool, res.Audit[0].Outcome, res.Audit[0].LatencyMs, grew>>20, (after.TotalAlloc-before.TotalAlloc)>>20)
+		if grew > 1<<30 {
+			t.Errorf("%s: the heap grew by %d MiB, more than 1 GiB", tool, grew>>20)
+		}
+	}
+	if res, _ := eng.Dispatch(t.Context(), events.Input{Event: events.AfterTool, ToolName: "x"}); res.Event != events.AfterTool {
+		t.Error("the engine does not dispatch after the bombs")
 	}
 }
