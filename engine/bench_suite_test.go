@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -331,5 +332,24 @@ func BenchmarkNewDefaultSet(b *testing.B) {
 			b.Fatal(err)
 		}
 		e.Close()
+	}
+}
+
+// BenchmarkResultJSON encodes the Result of a default-set dispatch (a deny,
+// with one Record per hook) as the CLI writes it: the result assembly of
+// `run` and `serve` after Dispatch.
+func BenchmarkResultJSON(b *testing.B) {
+	e := defaultSetEngine(b)
+	res, err := e.Dispatch(context.Background(), defaultDenied)
+	if err != nil || len(res.Audit) == 0 {
+		b.Fatal(res, err)
+	}
+	enc := json.NewEncoder(io.Discard)
+	enc.SetEscapeHTML(false)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := enc.Encode(res); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
