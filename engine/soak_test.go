@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/monad-hooks/monad-hooks/engine"
@@ -32,7 +33,18 @@ func TestSoak(t *testing.T) {
 		packs = append(packs, engine.Pack{Name: name})
 	}
 	dir := t.TempDir()
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Stdlib: packs, Root: dir, Home: dir}))
+	var timeouts, errs atomic.Int64
+	var firstErr atomic.Pointer[string]
+	rec := engine.RecorderFunc(func(_ context.Context, r engine.Record) {
+		switch r.Outcome {
+		case engine.OutcomeTimeout:
+			timeouts.Add(1)
+		case engine.OutcomeError:
+			errs.Add(1)
+			firstErr.CompareAndSwap(nil, &r.Error)
+		}
+	})
+	eng, err := engine.New(t.Context(), engine.WithRecorder(rec), engine.WithFiles(engine.Files{Stdlib: packs, Root: dir, Home: dir}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,15 +84,21 @@ func TestSoak(t *testing.T) {
 	h1, s1 := heap(), eng.Stats()
 	live0 := s0.Lua.Created - s0.Lua.Discarded
 	live1 := s1.Lua.Created - s1.Lua.Discarded
-	t.Logf("%d dispatches: heap %d KiB -> %d KiB; live VMs %d -> %d; VMs created %d, discarded %d, Lua calls %d, failures %d",
-		n, h0>>10, h1>>10, live0, live1, s1.Lua.Created, s1.Lua.Discarded, s1.Lua.Calls, s1.Lua.Failures)
+	t.Logf("%d dispatches: heap %d KiB -> %d KiB; live VMs %d -> %d; VMs created %d, discarded %d, Lua calls %d, failures %d (timeouts %d, errors %d)",
+		n, h0>>10, h1>>10, live0, live1, s1.Lua.Created, s1.Lua.Discarded, s1.Lua.Calls, s1.Lua.Failures, timeouts.Load(), errs.Load())
 	if h1 > h0+16<<20 {
 		t.Errorf("heap grew from %d KiB to %d KiB over %d dispatches", h0>>10, h1>>10, n)
 	}
 	if live1 > int64(max(4, 2*runtime.GOMAXPROCS(0))) {
 		t.Errorf("%d live VMs, more than the pool size", live1)
 	}
-	if s1.Lua.Failures != 0 {
-		t.Errorf("%d Lua hook failures in the soak", s1.Lua.Failures)
+	// A hook that errors is a bug in the stdlib or the runtime. A timeout
+	// (1 s for a call that takes well under a millisecond) only happens when
+	// the machine starves the process; it is reported, and bounded.
+	if n := errs.Load(); n != 0 {
+		t.Errorf("%d Lua hook errors in the soak, the first: %s", n, *firstErr.Load())
+	}
+	if n := timeouts.Load(); n*10000 > s1.Lua.Calls {
+		t.Errorf("%d of %d Lua calls timed out", n, s1.Lua.Calls)
 	}
 }
