@@ -148,3 +148,23 @@ end }`)
 		t.Error("the engine does not dispatch after the bombs")
 	}
 }
+
+// TestPaddedShellLines: padding a command line until the shell parser hits a
+// limit must not hide the command (regression: limit errors were ignored).
+func TestPaddedShellLines(t *testing.T) {
+	dir := t.TempDir()
+	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Stdlib: []engine.Pack{{Name: "deny-destructive"}}, Root: dir, Home: dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	for name, line := range map[string]string{
+		"10,001 commands first": strings.Repeat("true; ", 10001) + "rm -rf /",
+		"1 MiB of blanks first": strings.Repeat(" ", 1<<20) + "; rm -rf /",
+	} {
+		res, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "bash", ToolInput: map[string]any{"command": line}})
+		if err != nil || res.Decision != events.Deny {
+			t.Errorf("%s: %v %q %+v, want a deny", name, err, res.Decision, res.Audit)
+		}
+	}
+}

@@ -33,13 +33,17 @@ func (v *vm) shellSplit(L *lua.LState) int {
 	return 1
 }
 
-// shell.commands(cmd) -> list of {words, op, redirects, assigns} [, err]
+// shell.commands(cmd) -> list of {words, op, redirects, assigns, depth, via, malformed}
 func (v *vm) shellCommands(L *lua.LState) int {
-	cmds, err := shellparse.Commands(L.CheckString(1))
+	cmds, err := shellparse.Commands(L.CheckString(1), shellparse.Options{})
+	if err != nil {
+		L.RaiseError("shell.commands: %s", err.Error())
+		return 0
+	}
 	list := L.CreateTable(len(cmds), 0)
 	list.Metatable = v.arrayMT
 	for i, c := range cmds {
-		t := L.CreateTable(0, 4)
+		t := L.CreateTable(0, 7)
 		t.Metatable = v.objectMT
 		t.RawSetString("words", v.stringList(c.Words))
 		t.RawSetString("op", lua.LString(c.Op))
@@ -49,11 +53,9 @@ func (v *vm) shellCommands(L *lua.LState) int {
 			rt := L.CreateTable(0, 4)
 			rt.Metatable = v.objectMT
 			rt.RawSetString("op", lua.LString(r.Op))
+			rt.RawSetString("fd", lua.LString(r.Fd))
 			rt.RawSetString("target", lua.LString(r.Target))
-			if r.FD != "" {
-				rt.RawSetString("fd", lua.LString(r.FD))
-			}
-			if r.Body != "" {
+			if r.Op == "<<" || r.Op == "<<-" {
 				rt.RawSetString("body", lua.LString(r.Body))
 			}
 			rs.RawSetInt(j+1, rt)
@@ -65,13 +67,12 @@ func (v *vm) shellCommands(L *lua.LState) int {
 			as.RawSetString(k, lua.LString(val))
 		}
 		t.RawSetString("assigns", as)
+		t.RawSetString("depth", lua.LNumber(c.Depth))
+		t.RawSetString("via", lua.LString(c.Via))
+		t.RawSetString("malformed", lua.LBool(c.Malformed))
 		list.RawSetInt(i+1, t)
 	}
 	L.Push(list)
-	if err != nil {
-		L.Push(lua.LString(err.Error()))
-		return 2
-	}
 	return 1
 }
 
@@ -79,7 +80,7 @@ func (v *vm) shellCommands(L *lua.LState) int {
 func (v *vm) shellUnwrap(L *lua.LState) int {
 	t := v.unwrap(L.CheckTable(1))
 	n := t.Len()
-	if n > shellparse.MaxInput {
+	if n > shellparse.DefaultMaxBytes {
 		L.ArgError(1, "too many words")
 	}
 	words := make([]string, 0, n)

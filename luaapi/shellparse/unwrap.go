@@ -2,141 +2,231 @@ package shellparse
 
 import "strings"
 
-// A wrapper runs the command given in its arguments. opts lists the
-// options that take a value (as separate words or attached); every other
-// word starting with '-' is a flag. skip is how many positional arguments
-// come before the command (timeout's duration).
-type wrapper struct {
-	opts     string   // short options taking a value
-	longOpts []string // long options taking a value (without "--")
-	skip     int
-	assigns  bool // NAME=VALUE words before the command are skipped (env, sudo)
+// wrapSpec describes a wrapper: a program that runs the command given as
+// its remaining arguments.
+type wrapSpec struct {
+	args      string // short options that take a value (the rest of the cluster, or the next word)
+	optional  string // short options whose value can only be attached (xargs -i, -l, -e)
+	long      string // long options that take a value, each between spaces (" user group ")
+	noRun     string // short options after which no command is run (ionice -p)
+	noRunLong string // the same for long options
+	operand   bool   // the first operand is the wrapper's (timeout DURATION, chroot DIR)
+	assigns   bool   // NAME=value words before the command are the wrapper's (env, sudo)
 }
 
-var wrappers = map[string]wrapper{
-	"sudo":     {opts: "CDghpRrTtUu", longOpts: []string{"chdir", "close-from", "group", "host", "prompt", "role", "type", "command-timeout", "other-user", "user", "chroot"}, assigns: true},
-	"doas":     {opts: "Cu"},
-	"env":      {opts: "CuS", longOpts: []string{"chdir", "unset", "split-string"}, assigns: true},
-	"nohup":    {},
-	"time":     {opts: "fo", longOpts: []string{"format", "output"}},
-	"nice":     {opts: "n", longOpts: []string{"adjustment"}},
-	"timeout":  {opts: "ks", longOpts: []string{"kill-after", "signal"}, skip: 1},
-	"xargs":    {opts: "aEdIiLlnPs", longOpts: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}},
-	"exec":     {opts: "a"},
-	"command":  {},
-	"builtin":  {},
-	"stdbuf":   {opts: "ioe", longOpts: []string{"input", "output", "error"}},
-	"ionice":   {opts: "cnp", longOpts: []string{"class", "classdata", "pid"}},
-	"setsid":   {},
-	"chrt":     {},
-	"taskset":  {skip: 1},
-	"unbuffer": {},
-	"chroot":   {longOpts: []string{"userspec", "groups"}, skip: 1},
+// wrappers are the programs Unwrap strips, by base name.
+var wrappers = map[string]*wrapSpec{
+	"sudo": {args: "CDgpRrTtUu", optional: "h", long: " close-from chdir group host prompt chroot role type command-timeout other-user user ",
+		noRun: "elvKV", noRunLong: " edit list validate remove-timestamp version help ", assigns: true},
+	"doas":        {args: "aCu", noRun: "C"},
+	"run0":        {args: "ugD", long: " user group nice chdir setenv unit property description slice machine "},
+	"pkexec":      {long: " user "},
+	"env":         {args: "uCSP", long: " unset chdir split-string ", assigns: true},
+	"nohup":       {},
+	"time":        {args: "fo", long: " format output "},
+	"nice":        {args: "n", long: " adjustment "},
+	"ionice":      {args: "cnpPu", long: " class classdata pid pgid uid ", noRun: "pPu", noRunLong: " pid pgid uid "},
+	"timeout":     {args: "sk", long: " signal kill-after ", operand: true},
+	"stdbuf":      {args: "ioe", long: " input output error "},
+	"setsid":      {},
+	"xargs":       {args: "aEdILnPs", optional: "eil", long: " arg-file delimiter max-args max-procs max-chars process-slot-var "},
+	"exec":        {args: "a"},
+	"command":     {noRun: "vV"},
+	"builtin":     {},
+	"busybox":     {},
+	"toybox":      {},
+	"chroot":      {long: " userspec groups ", operand: true},
+	"strace":      {args: "abeEIoOpPsSuUX"},
+	"ltrace":      {args: "aADeFlnopsuwx"},
+	"taskset":     {noRun: "p", operand: true},
+	"chrt":        {args: "TPD", noRun: "p", operand: true},
+	"flock":       {args: "wE", long: " timeout wait conflict-exit-code ", operand: true},
+	"caffeinate":  {args: "tw"},
+	"unbuffer":    {},
+	"firejail":    {},
+	"torsocks":    {args: "uapP"},
+	"proxychains": {args: "f"}, "proxychains4": {args: "f"},
+	"sshpass":   {args: "pfdP"},
+	"catchsegv": {},
+	"noglob":    {}, "nocorrect": {},
 }
 
-// Unwrap strips the wrappers a command runs under and returns the effective
-// command and its arguments: sudo (with its options and VAR=value words),
-// doas, env (options, -u NAME, VAR=value; a -S string is split), nohup,
-// time, nice, timeout (options and the duration), xargs (options), exec,
-// command, builtin, stdbuf, ionice, setsid, chrt (priority), taskset (mask),
-// unbuffer and chroot (the new root), repeatedly, so "sudo env X=1 nice rm"
-// is "rm". Wrappers are recognised by their base name (/usr/bin/sudo).
-// command -v/-V (which only look a command up) unwrap to nothing. The
-// returned slice may share words' backing array.
+// Unwrap strips the wrappers from the words of a command and returns the
+// words of the command that is effectively run: "sudo -u root env X=1
+// nice -n 5 rm -rf /" is "rm -rf /". The wrappers, recognised by their
+// base name (/usr/bin/sudo is sudo) with their options and operands, are
+// sudo (and its NAME=value words), doas, run0, pkexec, env (options,
+// NAME=value words, -u NAME, -C DIR; the string of -S/--split-string is
+// split into words), nohup, time, nice (-n N, -N), ionice, timeout (options
+// and the duration), stdbuf, setsid, xargs (options; the rest is the
+// command it runs), exec, command, builtin, busybox, toybox, chroot (the new
+// root), strace, ltrace, taskset (the mask), chrt (the priority), flock (the
+// lock file), caffeinate, unbuffer, firejail, torsocks, proxychains,
+// sshpass, catchsegv, noglob and nocorrect, stripped repeatedly. Leading
+// NAME=value words are stripped too.
+//
+// A wrapper that runs no command (sudo -l, command -v rm, ionice -p PID,
+// flock FILE -c STRING, env alone) is itself the effective command: the
+// words from it on are returned. Shells, su, ssh, eval and watch are not
+// wrappers: they take a command string, which Commands parses.
+//
+// Unwrap does not modify words; the result may share its backing array.
+// It is safe for concurrent use.
 func Unwrap(words []string) []string {
-	for n := 0; n < 64 && len(words) > 0; n++ {
-		name := base(words[0])
-		w, ok := wrappers[name]
-		if !ok {
-			return words
-		}
-		rest := words[1:]
-		i := 0
-		for i < len(rest) {
-			a := rest[i]
-			if a == "--" {
-				i++
-				break
-			}
-			if w.assigns {
-				if _, ok := assignment(a); ok {
-					i++
-					continue
-				}
-			}
-			if len(a) < 2 || a[0] != '-' {
-				break
-			}
-			if name == "nice" && len(a) > 1 && isDigits(a[1:]) { // nice -10
-				i++
-				continue
-			}
-			if name == "command" && (a == "-v" || a == "-V") {
-				return nil
-			}
-			if name == "env" && (a == "-S" || strings.HasPrefix(a, "--split-string")) {
-				// env -S "cmd args": the string is split into words.
-				s := ""
-				if a == "-S" || a == "--split-string" {
-					if i+1 < len(rest) {
-						s = rest[i+1]
-					}
-				} else if eq := strings.IndexByte(a, '='); eq >= 0 {
-					s = a[eq+1:]
-				}
-				inner, _ := Split(s)
-				return Unwrap(inner)
-			}
-			if strings.HasPrefix(a, "--") {
-				long := a[2:]
-				if eq := strings.IndexByte(long, '='); eq >= 0 {
-					i++
-					continue
-				}
-				i++
-				for _, lo := range w.longOpts {
-					if lo == long {
-						i++
-						break
-					}
-				}
-				continue
-			}
-			if name == "chrt" && isDigits(a[1:]) {
-				i++
-				continue
-			}
-			// Short options, possibly combined (-ue root, -n10).
+	w := words
+	i := 0
+	for range 32 {
+		for i < len(w) && assignWord(w[i]) {
 			i++
-			for j := 1; j < len(a); j++ {
-				if strings.IndexByte(w.opts, a[j]) >= 0 {
-					if j == len(a)-1 {
-						i++ // the value is the next word
-					}
-					break
-				}
+		}
+		if i >= len(w) {
+			return w[i:]
+		}
+		name := baseName(w[i])
+		spec := wrappers[name]
+		if spec == nil {
+			return w[i:]
+		}
+		j, split, ok := spec.options(name, w, i+1)
+		if split != nil {
+			// env -S STRING: the words of the string take its place.
+			nw := make([]string, 0, 1+len(split)+len(w)-j)
+			nw = append(nw, w[i])
+			nw = append(nw, split...)
+			w = append(nw, w[j:]...)
+			i = 0
+			continue
+		}
+		if !ok {
+			return w[i:]
+		}
+		if spec.assigns {
+			for j < len(w) && assignWord(w[j]) {
+				j++
 			}
 		}
-		if name == "chrt" && i < len(rest) && isDigits(rest[i]) {
-			i++ // the priority
+		if spec.operand && j < len(w) {
+			if name == "flock" && j+1 < len(w) && (w[j+1] == "-c" || strings.HasPrefix(w[j+1], "--command")) {
+				return w[i:] // flock FILE -c STRING: a command string
+			}
+			j++
 		}
-		i += w.skip
-		if i > len(rest) {
-			return nil
+		if j >= len(w) {
+			return w[i:] // nothing to run: the wrapper is the command
 		}
-		words = rest[i:]
+		i = j
+	}
+	return w[i:]
+}
+
+// options skips the options of the wrapper at w[i-1], starting at w[i],
+// and returns the index of the first word after them. ok is false when an
+// option means that no command is run. split is set for env -S STRING,
+// with j the index after the string.
+func (s *wrapSpec) options(name string, w []string, i int) (j int, split []string, ok bool) {
+	j = i
+	for j < len(w) {
+		a := w[j]
+		if a == "--" {
+			return j + 1, nil, true
+		}
+		if name == "env" && a == "-" {
+			j++
+			continue
+		}
+		if len(a) < 2 || a[0] != '-' {
+			break
+		}
+		if a[1] == '-' {
+			opt, val, eq := strings.Cut(a[2:], "=")
+			if s.noRunLong != "" && strings.Contains(s.noRunLong, " "+opt+" ") {
+				return j, nil, false
+			}
+			takes := s.long != "" && strings.Contains(s.long, " "+opt+" ")
+			if name == "env" && opt == "split-string" {
+				if eq {
+					return j + 1, splitArgs(val), true
+				}
+				if j+1 < len(w) {
+					return j + 2, splitArgs(w[j+1]), true
+				}
+			}
+			if takes && !eq {
+				j += 2
+			} else {
+				j++
+			}
+			continue
+		}
+		if name == "nice" && isFd(a[1:]) { // nice -10 (digits)
+			j++
+			continue
+		}
+		next := 1
+		for k := 1; k < len(a); k++ {
+			c := a[k]
+			if strings.IndexByte(s.noRun, c) >= 0 {
+				return j, nil, false
+			}
+			if strings.IndexByte(s.args, c) >= 0 {
+				if name == "env" && c == 'S' {
+					if k+1 < len(a) {
+						return j + 1, splitArgs(a[k+1:]), true
+					}
+					if j+1 < len(w) {
+						return j + 2, splitArgs(w[j+1]), true
+					}
+				}
+				if k+1 == len(a) {
+					next = 2 // the value is the next word
+				}
+				break
+			}
+			if strings.IndexByte(s.optional, c) >= 0 {
+				break // the rest of the cluster is its value
+			}
+		}
+		j += next
+	}
+	return min(j, len(w)), nil, true
+}
+
+// splitArgs splits an env -S string into words: quotes and backslashes
+// are resolved, only blanks separate words.
+func splitArgs(s string) []string {
+	st := &state{opts: Options{}.withDefaults(), split: true, scan: scanBudget(len(s))}
+	p := &parser{st: st, src: s}
+	words := p.splitWords(false)
+	if words == nil {
+		words = []string{}
 	}
 	return words
 }
 
-func isDigits(s string) bool {
-	if s == "" {
+// assignWord reports whether w is NAME=value (or NAME+=value).
+func assignWord(w string) bool {
+	eq := strings.IndexByte(w, '=')
+	if eq <= 0 {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
+	name := w[:eq]
+	if name[len(name)-1] == '+' {
+		name = name[:len(name)-1]
+	}
+	return validName(name)
+}
+
+// baseName returns the last path segment of a command word, in lower case,
+// without a .exe suffix.
+func baseName(w string) string {
+	if i := strings.LastIndexByte(w, '/'); i >= 0 {
+		w = w[i+1:]
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 'A' && c <= 'Z' {
+			w = strings.ToLower(w)
+			break
 		}
 	}
-	return true
+	return strings.TrimSuffix(w, ".exe")
 }

@@ -1,0 +1,183 @@
+package shellparse
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The stdlib corpora of commands, read-only.
+const corpusDir = "../../stdlib/testdata"
+
+func readCorpus(t *testing.T, name string) (lines []string, nums []int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(corpusDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		l := sc.Text()
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		lines = append(lines, l)
+		nums = append(nums, n)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) == 0 {
+		t.Fatalf("%s: empty", name)
+	}
+	return lines, nums
+}
+
+var keywords = map[string]bool{
+	"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true,
+	"case": true, "esac": true, "while": true, "until": true, "for": true, "select": true,
+	"in": true, "function": true, "time": true, "{": true, "}": true, "!": true,
+}
+
+// TestCorpusNothingLost: on every command of the stdlib corpora, Commands
+// succeeds and every word of the line is somewhere in its result (a word,
+// an assignment, a redirection's target), unless it is a keyword or an
+// operator.
+func TestCorpusNothingLost(t *testing.T) {
+	for _, file := range []string{"commands-dangerous.txt", "commands-holdout-dangerous.txt", "commands-safe.txt", "commands-holdout-safe.txt"} {
+		lines, nums := readCorpus(t, file)
+		for i, line := range lines {
+			cmds, err := Commands(line, Options{})
+			if err != nil {
+				t.Errorf("%s:%d: %q: %v", file, nums[i], line, err)
+				continue
+			}
+			if len(cmds) == 0 {
+				t.Errorf("%s:%d: %q: no commands", file, nums[i], line)
+				continue
+			}
+			seen := map[string]bool{}
+			for _, c := range cmds {
+				for _, w := range c.Words {
+					seen[w] = true
+				}
+				for k, v := range c.Assigns {
+					seen[k+"="+v] = true
+					seen[k] = true // a for loop's variable
+					seen[v] = true
+				}
+				for _, r := range c.Redirects {
+					seen[r.Target] = true
+				}
+			}
+			words, _ := Split(line)
+			for k, w := range words {
+				if seen[w] || keywords[w] || isOperatorWord(w) {
+					continue
+				}
+				if k+1 < len(words) && words[k+1] == "(" {
+					continue // a function's name
+				}
+				if k > 0 && isOperatorWord(words[k-1]) && strings.ContainsAny(words[k-1], "<>") {
+					continue // a redirection's target, compared above
+				}
+				t.Errorf("%s:%d: %q: the word %q is in no command: %q", file, nums[i], line, w, renderAll(cmds))
+			}
+		}
+	}
+}
+
+func isOperatorWord(w string) bool {
+	if w == "" {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if !strings.ContainsRune(";&|()<>0123456789", rune(w[i])) {
+			return false
+		}
+	}
+	return strings.ContainsAny(w, ";&|()<>")
+}
+
+// dangerNames are the programs the deny-destructive pack judges (not the
+// shells, ssh, su, eval, watch or wrappers, which only carry a command).
+var dangerNames = regexp.MustCompile(`(?:^|[\s'"(;|&{/` + "`" + `])(rm|unlink|shred|mv|chmod|chown|chgrp|rsync|find|dd|mkfs[.\w]*|mke2fs|mkswap|wipefs|blkdiscard|sgdisk|fdisk|parted|hdparm|nvme|diskutil|cryptsetup|zpool|zfs|lvremove|tee|cp|shutdown|reboot|halt|poweroff|init|systemctl|kill|killall5|crontab|git|dropdb|psql|mysql|mariadb|mysqladmin|sqlite3|redis-cli|mongosh|mongo|kubectl|terraform|tofu|pulumi|cdk|aws|gcloud|gsutil|az|heroku|fly|docker|docker-compose|rails|bin/rails|rake|mix|npx|python3?|node|perl|ruby|php|curl|wget|base64|xxd|yes|head|cat)(?:$|[\s'";|&)}` + "`" + `])`)
+
+// carried are the dangerous lines whose danger is carried by data that the
+// pack interprets itself, so no command of the line is named by it: the
+// values of variables and aliases, brace expansion, $IFS, a script fed on
+// standard input, a substitution's output used as a command name.
+var carried = map[string]string{
+	"$(echo rm) -rf /":         "a substitution's output is the command name",
+	"`echo rm` -rf ~":          "a substitution's output is the command name",
+	"echo 'rm -rf /' | sh":     "a script on standard input",
+	"echo \"rm -rf ~\" | bash": "a script on standard input",
+	"sh <<< 'rm -rf /'":        "a script in a here-string",
+}
+
+// TestCorpusDangerExposed: for every command of the dangerous corpora, the
+// first dangerous program named in the line is the effective command
+// (after Unwrap) of one of the commands listed; a line whose danger rides
+// in data keeps that data in its commands.
+func TestCorpusDangerExposed(t *testing.T) {
+	var total, named, carriedN int
+	used := map[string]bool{}
+	defer func() {
+		for l := range carried {
+			if !used[l] {
+				t.Errorf("carried: %q is not a dangerous line that names a program", l)
+			}
+		}
+		t.Logf("%d dangerous lines: %d with a named program exposed, %d carried by data, %d without a named program", total, named, carriedN, total-named-carriedN)
+	}()
+	for _, file := range []string{"commands-dangerous.txt", "commands-holdout-dangerous.txt"} {
+		lines, nums := readCorpus(t, file)
+		for i, line := range lines {
+			total++
+			cmds, err := Commands(line, Options{})
+			if err != nil {
+				t.Errorf("%s:%d: %v", file, nums[i], err)
+				continue
+			}
+			var effective []string
+			for _, c := range cmds {
+				if eff := Unwrap(c.Words); len(eff) > 0 {
+					effective = append(effective, baseName(eff[0]))
+				}
+			}
+			words, _ := Split(line)
+			m := dangerNames.FindStringSubmatch(strings.Join(words, " "))
+			if m == nil {
+				// No program the pack names (fork bombs, cat > /dev/sda):
+				// the commands and redirections are all there (see
+				// TestCorpusNothingLost).
+				continue
+			}
+			want := baseName(m[1])
+			found := false
+			for _, e := range effective {
+				if e == want || strings.HasPrefix(want, "mkfs") && strings.HasPrefix(e, "mkfs") {
+					found = true
+				}
+			}
+			if why, ok := carried[line]; ok {
+				used[line] = true
+				carriedN++
+				if found && why != "" {
+					t.Errorf("%s:%d: %q is listed as carried (%s) but %s is a command now: update the list", file, nums[i], line, why, want)
+				}
+				continue
+			}
+			if !found {
+				t.Errorf("%s:%d: %q: %s is not an effective command; got %q", file, nums[i], line, want, renderAll(cmds))
+			}
+			named++
+		}
+	}
+}

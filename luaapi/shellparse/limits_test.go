@@ -1,0 +1,191 @@
+package shellparse
+
+import (
+	"errors"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLimits(t *testing.T) {
+	t.Run("depth", func(t *testing.T) {
+		line := strings.Repeat("echo $(", 12) + "rm -rf /" + strings.Repeat(")", 12)
+		cmds, err := Commands(line, Options{})
+		if !errors.Is(err, ErrTooDeep) {
+			t.Fatalf("err = %v", err)
+		}
+		maxd := 0
+		for _, c := range cmds {
+			maxd = max(maxd, c.Depth)
+		}
+		if maxd != DefaultMaxDepth {
+			t.Fatalf("deepest %d", maxd)
+		}
+		if cmds[0].Words[0] != "echo" || cmds[0].Malformed {
+			t.Fatalf("first %q", render(cmds[0]))
+		}
+	})
+	t.Run("depth option", func(t *testing.T) {
+		cmds, err := Commands("echo $(a $(b))", Options{MaxDepth: 1})
+		if !errors.Is(err, ErrTooDeep) || len(cmds) != 2 {
+			t.Fatalf("%q %v", renderAll(cmds), err)
+		}
+	})
+	t.Run("strings nested", func(t *testing.T) {
+		line := "rm -rf /"
+		for range 12 {
+			line = "bash -c " + shellQuote(line)
+		}
+		cmds, err := Commands(line, Options{})
+		if !errors.Is(err, ErrTooDeep) || len(cmds) != DefaultMaxDepth+1 {
+			t.Fatalf("%d commands, %v", len(cmds), err)
+		}
+		cmds, err = Commands(line, Options{MaxDepth: 20})
+		if err != nil || strings.Join(cmds[len(cmds)-1].Words, " ") != "rm -rf /" {
+			t.Fatalf("%q %v", renderAll(cmds), err)
+		}
+	})
+	t.Run("groups past the depth are flattened", func(t *testing.T) {
+		line := strings.Repeat("( ", 20) + "rm -rf /" + strings.Repeat(" )", 20) + "; ls"
+		cmds, err := Commands(line, Options{})
+		if !errors.Is(err, ErrTooDeep) {
+			t.Fatalf("err = %v", err)
+		}
+		got := renderAll(cmds)
+		if len(got) != 2 || got[0] != "^8:( rm -rf / ;" && got[0] != "^8:( rm -rf /" || got[1] != "ls" {
+			t.Fatalf("%q", got)
+		}
+	})
+	t.Run("commands", func(t *testing.T) {
+		cmds, err := Commands(strings.Repeat("a;", 100), Options{MaxCommands: 10})
+		if !errors.Is(err, ErrTooMany) || len(cmds) != 10 {
+			t.Fatalf("%d %v", len(cmds), err)
+		}
+	})
+	t.Run("bytes", func(t *testing.T) {
+		cmds, err := Commands("ls; rm -rf /", Options{MaxBytes: 4})
+		if !errors.Is(err, ErrTooLong) || len(cmds) != 1 {
+			t.Fatalf("%q %v", renderAll(cmds), err)
+		}
+	})
+	t.Run("string budget", func(t *testing.T) {
+		line := `bash -c "` + strings.Repeat("a;", 40) + `"`
+		_, err := Commands(line, Options{MaxBytes: 60})
+		if !errors.Is(err, ErrTooLong) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("control nesting", func(t *testing.T) {
+		line := strings.Repeat("if a; then ", 300) + "rm -rf /" + strings.Repeat("; fi", 300)
+		cmds, _ := Commands(line, Options{})
+		found := false
+		for _, c := range cmds {
+			if strings.Join(c.Words, " ") == "rm -rf /" {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatal("the innermost command was lost")
+		}
+	})
+}
+
+// pathological are inputs that could make a parser slow or deep, built
+// at a size n.
+var pathological = map[string]func(n int) string{
+	"$($(":        func(n int) string { return strings.Repeat("$($(", n/4) },
+	"((((":        func(n int) string { return strings.Repeat("(", n) },
+	"$((((":       func(n int) string { return "$" + strings.Repeat("(", n-1) },
+	"((( )":       func(n int) string { return strings.Repeat("(( ", n/3) },
+	"${${":        func(n int) string { return strings.Repeat("${", n/2) },
+	"\"${\"${":    func(n int) string { return strings.Repeat(`"${`, n/3) },
+	"backticks":   func(n int) string { return strings.Repeat("`", n) },
+	"escaped bt":  func(n int) string { return strings.Repeat("`\\`", n/3) },
+	"quotes":      func(n int) string { return strings.Repeat(`"'`, n/2) },
+	"heredocs":    func(n int) string { return strings.Repeat("cat <<A ", n/8) + "\n" },
+	"heredoc eof": func(n int) string { return "cat <<A\n" + strings.Repeat("x\n", n/2) },
+	"eval chain":  func(n int) string { return strings.Repeat("eval ", n/5) + "rm" },
+	"bash -c":     func(n int) string { return strings.Repeat("bash -c ", n/8) },
+	"ifs":         func(n int) string { return strings.Repeat("if ", n/3) },
+	"for":         func(n int) string { return strings.Repeat("for x in ", n/9) },
+	"case":        func(n int) string { return strings.Repeat("case x in ", n/10) },
+	"braces":      func(n int) string { return strings.Repeat("{ ", n/2) },
+	"semicolons":  func(n int) string { return strings.Repeat(";", n) },
+	"words":       func(n int) string { return strings.Repeat("a ", n/2) },
+	"pipes":       func(n int) string { return strings.Repeat("a|", n/2) },
+	"arith":       func(n int) string { return "((" + strings.Repeat("(", n-4) + "))" },
+	"array":       func(n int) string { return strings.Repeat("a=(", n/3) },
+	"redirects":   func(n int) string { return strings.Repeat("<", n) },
+	"sub arith":   func(n int) string { return strings.Repeat("$(( $(", n/6) },
+	"newlines":    func(n int) string { return strings.Repeat("\n", n) },
+	"continue":    func(n int) string { return strings.Repeat("\\\n", n/2) },
+	"ssh":         func(n int) string { return strings.Repeat("ssh h ", n/6) },
+	"find":        func(n int) string { return "find " + strings.Repeat("-exec find ", n/11) },
+	"fd braces":   func(n int) string { return strings.Repeat("(a) {x ", n/7) },
+	"groups":      func(n int) string { return strings.Repeat("{ (", n/3) },
+	"subst case":  func(n int) string { return strings.Repeat("$(case x in a) ", n/15) },
+}
+
+// TestPathological checks that every pathological input of 1 MiB is
+// parsed in bounded time, with output bounded by MaxCommands, and that the
+// time grows linearly: sixteen times the input may not take more than 48
+// times as long (quadratic growth would be 256 times; best of three runs,
+// without garbage collection, to ride out a loaded machine).
+func TestPathological(t *testing.T) {
+	best := func(f func()) time.Duration {
+		// The growth of the parse, not of the collector's work: no
+		// collection during the runs.
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		d := time.Duration(1 << 62)
+		for range 3 {
+			runtime.GC()
+			s := time.Now()
+			f()
+			d = min(d, time.Since(s))
+		}
+		return d
+	}
+	size, timing := 1<<20, true
+	if raceEnabled || testing.Short() {
+		size, timing = 1<<17, false
+	}
+	for name, gen := range pathological {
+		t.Run(name, func(t *testing.T) {
+			in := gen(size)
+			start := time.Now()
+			cmds, _ := Commands(in, Options{})
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("Commands: %v", d)
+			}
+			if len(cmds) > DefaultMaxCommands {
+				t.Errorf("%d commands", len(cmds))
+			}
+			start = time.Now()
+			Split(in)
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("Split: %v", d)
+			}
+			if !timing {
+				return
+			}
+			small, large := gen(1<<13), gen(1<<17)
+			ds := best(func() { Commands(small, Options{}) })
+			dl := best(func() { Commands(large, Options{}) })
+			if dl > 48*ds && dl > 20*time.Millisecond {
+				t.Errorf("Commands grows faster than linearly: %v for 8 KiB, %v for 128 KiB", ds, dl)
+			}
+			ds = best(func() { Split(small) })
+			dl = best(func() { Split(large) })
+			if dl > 48*ds && dl > 20*time.Millisecond {
+				t.Errorf("Split grows faster than linearly: %v for 8 KiB, %v for 128 KiB", ds, dl)
+			}
+		})
+	}
+}
+
+// shellQuote quotes s for a shell, in single quotes.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package shellparse
+
+const raceEnabled = true
