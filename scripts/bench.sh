@@ -61,7 +61,7 @@ for r in $(seq 1 "$rounds"); do
   bench engine engine.test 5x '^BenchmarkNewDefaultSet$'
   bench engine engine.test 1x '^BenchmarkMemory$'
   bench cmd/monad-hooks/internal/cli cli.test 20x '^(BenchmarkCLIRun|BenchmarkCLIRunNoStdlib|BenchmarkCLITrue)$'
-  bench cmd/monad-hooks/internal/cli cli.test 2000x '^(BenchmarkServeLines|BenchmarkServeHTTP)$'
+  bench cmd/monad-hooks/internal/cli cli.test 2000x '^(BenchmarkServeLines|BenchmarkPipeEcho|BenchmarkServeHTTP|BenchmarkServeHTTPHealthz)$'
 done
 
 # System calls per dispatch when nothing changed, counted by strace over two

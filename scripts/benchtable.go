@@ -184,7 +184,7 @@ var sections = []section{
 	{"Fast path (no matching hook)", []row{
 		{what: "tool matches no hook", bench: "DispatchFastPath", ref: "FloorCallIndex", refWhat: "empty call + index",
 			target: "≤ 2x, 0 allocs", check: zeroAllocs("DispatchFastPath", 2)},
-		{what: "event has no hook", bench: "DispatchNoHooks", ref: "FloorCallIndex", refWhat: "empty call + index",
+		{what: "event has no hook (its loop also copies the returned Result)", bench: "DispatchNoHooks", ref: "FloorCallIndex", refWhat: "empty call + index",
 			target: "0 allocs", check: zeroAllocs("DispatchNoHooks", 0)},
 		{what: "tool matches no hook", bench: "DispatchFastPath", ref: "FloorSignature", refWhat: "no-op with Dispatch's signature"},
 		{what: "floor: no-op with Dispatch's signature (272-byte Input in, 200-byte Result out, by value)", bench: "FloorSignature", ref: "FloorCallIndex", refWhat: "empty call + index"},
@@ -252,8 +252,12 @@ var sections = []section{
 		{what: "`monad-hooks run BeforeTool --stdlib none`", bench: "CLIRunNoStdlib", ref: "CLITrue", refWhat: "/bin/true, same stdin and capture"},
 		{what: "building an engine with the default set, in process", bench: "NewDefaultSet", ref: "CLIRun", refWhat: "`run` end to end"},
 		{what: "floor: /bin/true", bench: "CLITrue"},
-		{what: "`serve`, JSON lines on a pipe, one at a time", bench: "ServeLines", extra: "req/s", ref: "DefaultSet/allowed", refWhat: "the same dispatch in process"},
+		{what: "`serve`, JSON lines on a pipe, one request at a time", bench: "ServeLines", extra: "req/s", ref: "DefaultSet/allowed", refWhat: "the same dispatch in process"},
+		{what: "`serve`, JSON lines on a pipe", bench: "ServeLines", extra: "req/s", ref: "PipeEcho", refWhat: "a line echoed by cat over the same pipes"},
+		{what: "floor: a line echoed by cat", bench: "PipeEcho", extra: "req/s"},
 		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection", bench: "ServeHTTP", extra: "req/s", ref: "DefaultSet/allowed", refWhat: "the same dispatch in process"},
+		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection", bench: "ServeHTTP", extra: "req/s", ref: "ServeHTTPHealthz", refWhat: "GET /healthz on the same kind of connection"},
+		{what: "floor: GET /healthz", bench: "ServeHTTPHealthz", extra: "req/s"},
 	}},
 }
 

@@ -126,46 +126,103 @@ func BenchmarkServeLines(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 }
 
-// BenchmarkServeHTTP is one dispatch through `monad-hooks serve --listen
-// 127.0.0.1:0` over one keep-alive HTTP connection.
-func BenchmarkServeHTTP(b *testing.B) {
-	s := startBenchServer(b, "--listen", "127.0.0.1:0")
-	var base string
+// listenBase waits until s says where it listens and returns its base URL.
+func listenBase(b *testing.B, s *benchServer) string {
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		if m := listening.FindStringSubmatch(s.stderr.String()); m != nil {
-			base = m[1]
-			break
+			b.Cleanup(func() { s.cmd.Process.Signal(os.Interrupt) })
+			return m[1]
 		}
 		if time.Now().After(deadline) {
 			b.Fatalf("serve did not listen: %s", s.stderr.String())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	b.Cleanup(func() { s.cmd.Process.Signal(os.Interrupt) })
+}
+
+// benchHTTP runs b.N requests made by newReq on one keep-alive connection
+// and checks that each answer starts with prefix.
+func benchHTTP(b *testing.B, newReq func() (*http.Request, error), prefix string) {
 	tr := &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1, DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
-	ctx := context.Background()
-	body := []byte(benchInput)
 	roundTrip := func() {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/dispatch", bytes.NewReader(body))
+		req, err := newReq()
 		if err != nil {
 			b.Fatal(err)
 		}
-		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		if err != nil {
 			b.Fatal(err)
 		}
 		ans, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK || !bytes.HasPrefix(ans, []byte(`{"event":"BeforeTool"`)) {
+		if err != nil || resp.StatusCode != http.StatusOK || !bytes.HasPrefix(ans, []byte(prefix)) {
 			b.Fatalf("answer %d %q, %v", resp.StatusCode, ans, err)
 		}
 	}
 	roundTrip()
 	for b.Loop() {
 		roundTrip()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}
+
+// BenchmarkServeHTTP is one dispatch through `monad-hooks serve --listen
+// 127.0.0.1:0` over one keep-alive HTTP connection.
+func BenchmarkServeHTTP(b *testing.B) {
+	base := listenBase(b, startBenchServer(b, "--listen", "127.0.0.1:0"))
+	ctx := context.Background()
+	body := []byte(benchInput)
+	benchHTTP(b, func() (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/dispatch", bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		return req, err
+	}, `{"event":"BeforeTool"`)
+}
+
+// BenchmarkServeHTTPHealthz is GET /healthz on the same kind of server and
+// connection: the HTTP round trip without a dispatch, the floor of
+// BenchmarkServeHTTP.
+func BenchmarkServeHTTPHealthz(b *testing.B) {
+	base := listenBase(b, startBenchServer(b, "--listen", "127.0.0.1:0"))
+	ctx := context.Background()
+	benchHTTP(b, func() (*http.Request, error) {
+		return http.NewRequestWithContext(ctx, http.MethodGet, base+"/healthz", nil)
+	}, "ok")
+}
+
+// BenchmarkPipeEcho writes the input line to cat and reads it back: the
+// floor of BenchmarkServeLines (a round trip through two pipes and another
+// process).
+func BenchmarkPipeEcho(b *testing.B) {
+	cmd := exec.Command("cat")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		in.Close()
+		cmd.Wait()
+	}()
+	br := bufio.NewReader(out)
+	line := []byte(benchInput + "\n")
+	for b.Loop() {
+		if _, err := in.Write(line); err != nil {
+			b.Fatal(err)
+		}
+		if ans, err := br.ReadSlice('\n'); err != nil || len(ans) != len(line) {
+			b.Fatalf("echo %q, %v", ans, err)
+		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 }
