@@ -27,7 +27,7 @@ load >"$out/load-start.txt"
 echo "load average at start: $(cat "$out/load-start.txt")"
 
 # Build each test binary once; every round runs the same binaries.
-for pkg in engine stdlib cmd/monad-hooks/internal/cli; do
+for pkg in engine events stdlib cmd/monad-hooks/internal/cli; do
   go test -c -o "$out/$(basename "$pkg").test" "./$pkg"
 done
 
@@ -55,6 +55,7 @@ for r in $(seq 1 "$rounds"); do
   bench engine engine.test 200ms "$g_go"
   bench engine engine.test 200ms "$g_lua"
   bench engine engine.test 200ms "$g_set"
+  bench events events.test 200ms '^BenchmarkDecodeInput$'
   bench stdlib stdlib.test 200ms "$g_setlib"
   bench stdlib stdlib.test 200ms '^BenchmarkRedactSecrets$'
   bench engine engine.test 200x '^(BenchmarkCommandHook|BenchmarkBareExecHook)$'
@@ -89,7 +90,7 @@ echo "load average at end: $(cat "$out/load-end.txt")"
 # proxy, never added to go.mod).
 : >"$out/benchstat.txt"
 benchstat=(go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da)
-for bin in engine.test stdlib.test cli.test; do
+for bin in engine.test events.test stdlib.test cli.test; do
   name=${bin%.test}
   grep "^$bin " "$raw" | sed "s/^$bin //" >"$out/$name.txt"
   if ! (cd "$out" && timeout 300 "${benchstat[@]}" -filter '.unit:sec/op' "$name.txt") >>"$out/benchstat.txt" 2>"$out/benchstat.err"; then

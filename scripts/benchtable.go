@@ -210,6 +210,7 @@ var sections = []section{
 		{what: "allowed command, engine", bench: "DefaultSet/allowed", ref: "FloorEmptyHook", refWhat: "an empty Lua hook (luaapi)"},
 		{what: "allowed command, engine", bench: "DefaultSet/allowed", ref: "BareExecHook", refWhat: "one bare exec of a shell script"},
 		{what: "JSON encoding of the denied Result (CLI output)", bench: "ResultJSON", ref: "DefaultSet/denied", refWhat: "the dispatch that made it"},
+		{what: "decoding the HookInput (CLI input, events.DecodeInput)", bench: "DecodeInput", ref: "DefaultSet/allowed", refWhat: "the dispatch it feeds"},
 		{what: "long allowed command, luaapi alone", bench: "DefaultSetBeforeTool/allowed-long"},
 		{what: "nested denied command, luaapi alone", bench: "DefaultSetBeforeTool/denied-nested"},
 	}},
@@ -338,7 +339,7 @@ func main() {
 	p("| engine with 8 VMs `Memory` | | | | %s | | | |\n", bytesHuman(d.med("Memory", "B/engine+8VMs")))
 
 	p("\n## Method\n\n")
-	p("- Benchmark names are those of the Go benchmarks (`engine`, `stdlib`, `cmd/monad-hooks/internal/cli`); ")
+	p("- Benchmark names are those of the Go benchmarks (`engine`, `events`, `stdlib`, `cmd/monad-hooks/internal/cli`); ")
 	p("`go test -run '^$' -bench NAME -benchmem` reproduces one figure.\n")
 	p("- Fast benchmarks run 200 ms per round, in groups whose members are compared (one process per group, back to back); slow ones a fixed count (command hook 200x, engine build 5x, CLI run 20x, serve 2000 requests).\n")
 	p("- RunParallel: on 2 cores the parallel ns/op can only drop below the serial one when the machine gives the benchmark both cores; ")
