@@ -3,11 +3,13 @@ module github.com/monad-hooks/monad-hooks
 go 1.26
 
 require (
-	github.com/BurntSushi/toml v1.6.0 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/BurntSushi/toml v1.6.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/yuin/gopher-lua v1.1.2
+	go.uber.org/goleak v1.3.0
+)
+
+require (
 	github.com/stretchr/testify v1.12.1 // indirect
-	github.com/yuin/gopher-lua v1.1.2 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
-	layeh.com/gopher-luar v1.0.11 // indirect
 )
