@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/monad-hooks/monad-hooks/events"
 )
@@ -329,14 +328,16 @@ func (e *Engine) runHook(ctx context.Context, h *hook, c *call, rec *Record) (ou
 		defer cancel()
 	}
 	var err error
-	if now := e.opts.now; isDefaultClock(now) {
-		start := time.Since(monoBase)
+	if !e.opts.clockSet {
+		// time.Since of a base reads the monotonic clock only, which is
+		// cheaper than the two wall-clock reads of time.Now.
+		start := time.Since(e.monoBase)
 		out, rec.Logs, err = runRecovered(hctx, h, c)
-		rec.LatencyMs = float64(time.Since(monoBase)-start) / float64(time.Millisecond)
+		rec.LatencyMs = float64(time.Since(e.monoBase)-start) / float64(time.Millisecond)
 	} else {
-		start := now()
+		start := e.opts.now()
 		out, rec.Logs, err = runRecovered(hctx, h, c)
-		rec.LatencyMs = float64(now().Sub(start)) / float64(time.Millisecond)
+		rec.LatencyMs = float64(e.opts.now().Sub(start)) / float64(time.Millisecond)
 	}
 	if err == nil && hctx.Err() != nil {
 		// A hook that returns after its deadline is not trusted.
@@ -373,22 +374,6 @@ func runRecovered(ctx context.Context, h *hook, c *call) (out events.Output, log
 		}
 	}()
 	return h.run(ctx, c)
-}
-
-// defaultClock is the clock of an engine without [WithClock].
-var defaultClock = time.Now
-
-// monoBase anchors the monotonic readings with which runHook measures
-// latencies under the default clock: time.Since(monoBase) reads the
-// monotonic clock only, time.Now reads the wall clock too.
-var monoBase = time.Now()
-
-// isDefaultClock reports whether now is time.Now itself, comparing the
-// function values' code pointers (a func value points to its closure, which
-// for a top-level function is one static object). A false "no" only costs
-// speed: the injected clock is then called, which is time.Now.
-func isDefaultClock(now func() time.Time) bool {
-	return *(*unsafe.Pointer)(unsafe.Pointer(&now)) == *(*unsafe.Pointer)(unsafe.Pointer(&defaultClock))
 }
 
 func firstLines(b []byte, n int) string {

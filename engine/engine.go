@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
@@ -31,6 +32,7 @@ type Engine struct {
 	sessions sessions
 	closed   atomic.Bool
 
+	monoBase  time.Time                  // anchors monotonic latency readings (see runHook)
 	reloadMu  sync.Mutex                 // serialises reloads; never held by the dispatch fast path
 	attempted atomic.Pointer[versionBox] // the configuration version last loaded, good or not
 	cfgErr    atomic.Pointer[string]
@@ -72,7 +74,7 @@ type source interface {
 // *ConfigError or [ConfigErrors] listing every problem found); nothing is
 // dispatched from a configuration that failed to load.
 func New(ctx context.Context, opts ...Option) (*Engine, error) {
-	e := &Engine{opts: defaultOptions()}
+	e := &Engine{opts: defaultOptions(), monoBase: time.Now()}
 	for _, o := range opts {
 		o(&e.opts)
 	}

@@ -13,6 +13,7 @@ type options struct {
 	recorder         Recorder
 	logger           *slog.Logger
 	now              func() time.Time
+	clockSet         bool // WithClock injected now
 	vouch            func(model string) bool
 	maxStopContinues int
 	maxParallel      int
@@ -73,6 +74,7 @@ func WithClock(now func() time.Time) Option {
 	return func(o *options) {
 		if now != nil {
 			o.now = now
+			o.clockSet = true
 		}
 	}
 }
