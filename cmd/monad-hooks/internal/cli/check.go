@@ -33,21 +33,9 @@ func cmdExplain(ctx context.Context, inv *invocation, args []string) int {
 	fs := newFlagSet("explain")
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print the explanation as JSON")
-	pos, code := parseArgs(inv, fs, helpExplain, args)
+	in, code := readEventInput(inv, fs, &c, helpExplain, args)
 	if code >= 0 {
 		return code
-	}
-	ev, code := eventArg(inv, pos)
-	if code >= 0 {
-		return code
-	}
-	if _, err := c.stdlibList(); err != nil {
-		return reportErr(inv, err)
-	}
-	in, err := readInput(inv.stdin, ev)
-	if err != nil {
-		inv.errorf("%v", err)
-		return ExitFail
 	}
 	o, code := c.open(ctx, inv, false)
 	if code >= 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 
@@ -93,21 +94,9 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 	var c common
 	fs := newFlagSet("run")
 	c.register(fs)
-	pos, code := parseArgs(inv, fs, helpRun, args)
+	in, code := readEventInput(inv, fs, &c, helpRun, args)
 	if code >= 0 {
 		return code
-	}
-	ev, code := eventArg(inv, pos)
-	if code >= 0 {
-		return code
-	}
-	if _, err := c.stdlibList(); err != nil {
-		return reportErr(inv, err)
-	}
-	in, err := readInput(inv.stdin, ev)
-	if err != nil {
-		inv.errorf("%v", err)
-		return ExitFail
 	}
 	o, code := c.open(ctx, inv, true)
 	if code >= 0 {
@@ -131,4 +120,28 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 		inv.errorf("%v", err)
 	}
 	return ExitOK
+}
+
+// readEventInput is the common start of the commands that take an EVENT
+// argument and a HookInput on stdin (run, explain): it parses the flags and
+// the event, checks the --stdlib list and reads the input. code is -1 on
+// success, else the exit code to return.
+func readEventInput(inv *invocation, fs *flag.FlagSet, c *common, help string, args []string) (in events.Input, code int) {
+	pos, code := parseArgs(inv, fs, help, args)
+	if code >= 0 {
+		return in, code
+	}
+	ev, code := eventArg(inv, pos)
+	if code >= 0 {
+		return in, code
+	}
+	if _, err := c.stdlibList(); err != nil {
+		return in, reportErr(inv, err)
+	}
+	in, err := readInput(inv.stdin, ev)
+	if err != nil {
+		inv.errorf("%v", err)
+		return in, ExitFail
+	}
+	return in, -1
 }
