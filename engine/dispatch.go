@@ -343,7 +343,7 @@ func (e *Engine) runHook(ctx context.Context, h *hook, c *call, rec *Record) (ou
 		// A hook that returns after its deadline is not trusted.
 		err = fmt.Errorf("hook returned after its context ended: %w", context.Cause(hctx))
 	}
-	if err == nil {
+	if err == nil && !h.validated {
 		err = out.Validate()
 		if err != nil {
 			err = fmt.Errorf("invalid output: %w", err)

@@ -255,6 +255,7 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 		// engine adds no deadline of its own.
 		dedup:        h.Command + "\x00" + strconv.FormatInt(int64(timeout/time.Millisecond), 10) + "\x00" + onError.String(),
 		shownTimeout: timeout,
+		validated:    true, // shell.Interpret decodes with events.DecodeOutput
 		run: func(ctx context.Context, c *call) (events.Output, []string, error) {
 			stdin, err := c.inputJSON()
 			if err != nil {

@@ -127,6 +127,10 @@ type hookSpec struct {
 	// shownTimeout is the timeout Plan reports when the hook enforces its
 	// own (command hooks, Lua hooks) rather than through timeout.
 	shownTimeout time.Duration
+	// validated is set when run already returns only outputs that pass
+	// events.Output.Validate (luaapi and shell.Interpret do), so the engine
+	// does not check them a second time.
+	validated bool
 	// run runs the hook once; logs are what it logged, for the audit.
 	run func(ctx context.Context, c *call) (out events.Output, logs []string, err error)
 }

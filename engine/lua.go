@@ -107,7 +107,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		specs = append(specs, hookSpec{
 			tier: TierAtom, kind: "lua", id: "lua:" + h.Script + ":" + strconv.Itoa(h.Line),
 			source: h.Script + ":" + strconv.Itoa(h.Line), event: h.Event, matcher: h.Matcher,
-			onError: onError, shownTimeout: h.Timeout,
+			onError: onError, shownTimeout: h.Timeout, validated: true,
 			// The pool enforces the hook's timeout itself.
 			run: func(ctx context.Context, c *call) (events.Output, []string, error) {
 				out, logs, err := pool.CallLogs(ctx, i, &c.in)
