@@ -58,7 +58,7 @@
 // ipairs, unpack, getmetatable, setmetatable (tables only), print (logs),
 // require, hook, params and _G (the script's own environment). Host modules
 // come from require: "re" (Go RE2), "json", "shell" (command-line
-// splitting, see package shellparse), "path" and "log"; require of any other
+// splitting, see package syntax), "path" and "log"; require of any other
 // name fails. [TypeDefinitions] documents them for editors.
 //
 // # Sandbox

@@ -12,13 +12,14 @@ import (
 
 // TestImports keeps the package boundary: luaapi and its subpackages import
 // the standard library, gopher-lua (and gopher-luar), events and their own
-// subpackages, never engine or shell.
+// subpackages and shell/syntax, never engine or shell.
 func TestImports(t *testing.T) {
 	allowed := []string{
 		"github.com/yuin/gopher-lua",
 		"layeh.com/gopher-luar",
 		"github.com/monad-hooks/monad-hooks/events",
 		"github.com/monad-hooks/monad-hooks/luaapi",
+		"github.com/monad-hooks/monad-hooks/shell/syntax",
 	}
 	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {

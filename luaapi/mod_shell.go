@@ -1,7 +1,7 @@
 package luaapi
 
 import (
-	"github.com/monad-hooks/monad-hooks/luaapi/shellparse"
+	"github.com/monad-hooks/monad-hooks/shell/syntax"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -24,7 +24,7 @@ func (v *vm) stringList(ss []string) *lua.LTable {
 
 // shell.split(cmd) -> words [, err]
 func (v *vm) shellSplit(L *lua.LState) int {
-	words, err := shellparse.Split(L.CheckString(1))
+	words, err := syntax.Split(L.CheckString(1))
 	L.Push(v.stringList(words))
 	if err != nil {
 		L.Push(lua.LString(err.Error()))
@@ -35,7 +35,7 @@ func (v *vm) shellSplit(L *lua.LState) int {
 
 // shell.commands(cmd) -> list of {words, op, redirects, assigns, depth, via, malformed}
 func (v *vm) shellCommands(L *lua.LState) int {
-	cmds, err := shellparse.Commands(L.CheckString(1), shellparse.Options{})
+	cmds, err := syntax.Commands(L.CheckString(1), syntax.Options{})
 	if err != nil {
 		L.RaiseError("shell.commands: %s", err.Error())
 		return 0
@@ -80,7 +80,7 @@ func (v *vm) shellCommands(L *lua.LState) int {
 func (v *vm) shellUnwrap(L *lua.LState) int {
 	t := v.unwrap(L.CheckTable(1))
 	n := t.Len()
-	if n > shellparse.DefaultMaxBytes {
+	if n > syntax.DefaultMaxBytes {
 		L.ArgError(1, "too many words")
 	}
 	words := make([]string, 0, n)
@@ -91,6 +91,6 @@ func (v *vm) shellUnwrap(L *lua.LState) int {
 		}
 		words = append(words, string(s))
 	}
-	L.Push(v.stringList(shellparse.Unwrap(words)))
+	L.Push(v.stringList(syntax.Unwrap(words)))
 	return 1
 }

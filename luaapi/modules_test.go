@@ -49,7 +49,7 @@ func TestModules(t *testing.T) {
 		{`local t = json.object({ [1] = 2 }) return { additionalContext = show(pcall(json.encode, t)) }`, "false,m.lua:4: json.encode: object key 1 is not a string"},
 		// shell
 		{`return { additionalContext = table.concat(shell.split("r\\m -rf '/'"), "|") }`, "rm|-rf|/"},
-		{`local w, err = shell.split("echo 'x") return { additionalContext = show(#w, err) }`, "2,shellparse: unterminated quote or substitution"},
+		{`local w, err = shell.split("echo 'x") return { additionalContext = show(#w, err) }`, "2,syntax: unterminated quote or substitution"},
 		{`local out = {} for _, c in ipairs(shell.commands("sudo bash -c 'rm -rf /' && echo $(id) > /dev/sda")) do out[#out + 1] = table.concat(c.words, " ") .. "[" .. c.op .. "]" .. #c.redirects end return { additionalContext = table.concat(out, ";") }`,
 			"sudo bash -c rm -rf /[&&]0;rm -rf /[]0;echo $(id)[]1;id[]0"},
 		{`local c = shell.commands("X=1 cmd 2>&1")[1] return { additionalContext = show(c.assigns.X, c.redirects[1].op, c.redirects[1].fd, c.redirects[1].target) }`, "1,>&,2,1"},

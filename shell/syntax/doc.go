@@ -1,8 +1,9 @@
-// Package shellparse parses shell command lines the way a POSIX shell or
+// Package syntax parses shell command lines the way a POSIX shell or
 // bash reads them, without running or expanding anything, so that guards
-// can see which commands a line runs. It backs the Lua host module shell
-// (require("shell")) that the stdlib packs use, and imports only the
-// standard library.
+// can see which commands a line runs. It is the project's one home for that
+// knowledge: native Go guards use it directly, and it backs the Lua host
+// module shell (require("shell")) that the stdlib packs use. It imports only
+// the standard library.
 //
 // Three functions make the API:
 //
@@ -42,17 +43,17 @@
 // conversion turns into tables (lists are 1-based):
 //
 //	shell.commands(line [, opts]) -> list of commands
-//	    cmds, err := shellparse.Commands(line, shellparse.Options{...})
+//	    cmds, err := syntax.Commands(line, syntax.Options{...})
 //	    if err != nil: raise a Lua error "shell.commands: " + err.Error()
-//	    else return toLua(shellparse.Values(cmds))
+//	    else return toLua(syntax.Values(cmds))
 //	shell.split(s) -> list of strings [, message]
-//	    words, err := shellparse.Split(s)
-//	    return toLua(shellparse.WordsValue(words)), and err.Error() as a
+//	    words, err := syntax.Split(s)
+//	    return toLua(syntax.WordsValue(words)), and err.Error() as a
 //	    second value when err != nil (the words are still returned)
 //	shell.unwrap(words) -> list of strings
 //	    words: a list of strings (t[1] .. t[n], up to the first nil; raise
 //	    a Lua error for a non-string element or a non-table argument)
-//	    return toLua(shellparse.WordsValue(shellparse.Unwrap(words)))
+//	    return toLua(syntax.WordsValue(syntax.Unwrap(words)))
 //
 // Each command is a table with every key present:
 //
@@ -80,4 +81,4 @@
 // pcall falls back or fails closed (deny-destructive falls back to its Lua
 // parser; approve-readonly approves nothing) instead of judging a partial
 // parse.
-package shellparse
+package syntax

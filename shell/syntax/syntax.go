@@ -1,4 +1,4 @@
-package shellparse
+package syntax
 
 import (
 	"errors"
@@ -26,19 +26,19 @@ var (
 	// ErrTooDeep is returned when a command substitution, group or command
 	// string lies deeper than Options.MaxDepth; it was not parsed (a group
 	// is read as if its parentheses or braces were absent).
-	ErrTooDeep = errors.New("shellparse: nesting deeper than the depth limit")
+	ErrTooDeep = errors.New("syntax: nesting deeper than the depth limit")
 	// ErrTooMany is returned when the line has more than
 	// Options.MaxCommands commands; the parse stopped at the limit.
-	ErrTooMany = errors.New("shellparse: more commands than the limit")
+	ErrTooMany = errors.New("syntax: more commands than the limit")
 	// ErrTooLong is returned when the line is longer than Options.MaxBytes
 	// (only its first MaxBytes bytes were parsed), or when the command
 	// strings parsed again (sh -c, eval, ...) add up to more than MaxBytes.
-	ErrTooLong = errors.New("shellparse: input longer than the size limit")
+	ErrTooLong = errors.New("syntax: input longer than the size limit")
 )
 
 // ErrUnterminated is returned by Split, with the words it read, when a
 // quote or substitution is not closed.
-var ErrUnterminated = errors.New("shellparse: unterminated quote or substitution")
+var ErrUnterminated = errors.New("syntax: unterminated quote or substitution")
 
 // Options bounds the work of Commands. The zero value means the defaults.
 type Options struct {

@@ -1,14 +1,14 @@
-package shellparse_test
+package syntax_test
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/monad-hooks/monad-hooks/luaapi/shellparse"
+	"github.com/monad-hooks/monad-hooks/shell/syntax"
 )
 
 func ExampleCommands() {
-	cmds, err := shellparse.Commands(`cd /repo && go test ./... 2>&1 | tail -n 20`, shellparse.Options{})
+	cmds, err := syntax.Commands(`cd /repo && go test ./... 2>&1 | tail -n 20`, syntax.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -28,7 +28,7 @@ func ExampleCommands() {
 // Commands inside substitutions and command strings are listed after the
 // pipeline that holds them, one level deeper.
 func ExampleCommands_nested() {
-	cmds, _ := shellparse.Commands(`echo $(date) | sudo bash -c 'r\m -rf "/tmp/x"'`, shellparse.Options{})
+	cmds, _ := syntax.Commands(`echo $(date) | sudo bash -c 'r\m -rf "/tmp/x"'`, syntax.Options{})
 	for _, c := range cmds {
 		fmt.Printf("%d %-4q %q %q\n", c.Depth, c.Via, c.Words, c.Op)
 	}
@@ -41,7 +41,7 @@ func ExampleCommands_nested() {
 
 // Assignments are kept, not expanded: a guard can resolve $R itself.
 func ExampleCommands_assigns() {
-	cmds, _ := shellparse.Commands(`R=rm; $R -rf /`, shellparse.Options{})
+	cmds, _ := syntax.Commands(`R=rm; $R -rf /`, syntax.Options{})
 	vars := map[string]string{}
 	for _, c := range cmds {
 		for k, v := range c.Assigns {
@@ -61,7 +61,7 @@ func ExampleCommands_assigns() {
 
 // Here-document bodies are kept with their redirection.
 func ExampleCommands_hereDoc() {
-	cmds, _ := shellparse.Commands("cat <<'EOF' | sh\nrm -rf /\nEOF", shellparse.Options{})
+	cmds, _ := syntax.Commands("cat <<'EOF' | sh\nrm -rf /\nEOF", syntax.Options{})
 	fmt.Printf("%q %q %q\n", cmds[0].Words, cmds[0].Redirects[0].Body, cmds[1].Words)
 	// Output:
 	// ["cat"] "rm -rf /\n" ["sh"]
@@ -69,29 +69,29 @@ func ExampleCommands_hereDoc() {
 
 // Malformed input keeps its words and is flagged.
 func ExampleCommands_malformed() {
-	cmds, err := shellparse.Commands(`rm -rf "/`, shellparse.Options{})
+	cmds, err := syntax.Commands(`rm -rf "/`, syntax.Options{})
 	fmt.Printf("%q %v %v\n", cmds[0].Words, cmds[0].Malformed, err)
 	// Output:
 	// ["rm" "-rf" "/"] true <nil>
 }
 
 func ExampleSplit() {
-	words, err := shellparse.Split(`git commit -m "fix: don't panic" && r\m 'a b'`)
+	words, err := syntax.Split(`git commit -m "fix: don't panic" && r\m 'a b'`)
 	fmt.Printf("%q %v\n", words, err)
 	// Output:
 	// ["git" "commit" "-m" "fix: don't panic" "&&" "rm" "a b"] <nil>
 }
 
 func ExampleUnwrap() {
-	words, _ := shellparse.Split(`sudo -u root env FOO=1 nice -n 10 timeout 5m xargs -0 rm -rf`)
-	fmt.Printf("%q\n", shellparse.Unwrap(words))
+	words, _ := syntax.Split(`sudo -u root env FOO=1 nice -n 10 timeout 5m xargs -0 rm -rf`)
+	fmt.Printf("%q\n", syntax.Unwrap(words))
 	// Output:
 	// ["rm" "-rf"]
 }
 
 func ExampleValues() {
-	cmds, _ := shellparse.Commands(`a x | b && c`, shellparse.Options{})
-	v := shellparse.Values(cmds)
+	cmds, _ := syntax.Commands(`a x | b && c`, syntax.Options{})
+	v := syntax.Values(cmds)
 	first := v[0].(map[string]any)
 	fmt.Println(len(v), first["words"], first["op"], v[1].(map[string]any)["op"])
 	// Output:

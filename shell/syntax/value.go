@@ -1,4 +1,4 @@
-package shellparse
+package syntax
 
 // Values returns commands in the shape the Lua module shell hands to
 // scripts: a list of Command.Value maps. It is the one definition of that

@@ -1,5 +1,5 @@
 //go:build !race
 
-package shellparse
+package syntax
 
 const raceEnabled = false
