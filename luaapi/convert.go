@@ -654,16 +654,34 @@ func (v *vm) toLuaParams(params map[string]any) (lua.LValue, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.freezeDeep(lv, "params"), nil
+	frozen, ok := v.freezeDeep(lv, "params", map[*lua.LTable]lua.LValue{}, 0)
+	if !ok {
+		return nil, fmt.Errorf("nested deeper than %d levels", events.MaxDepth)
+	}
+	return frozen, nil
 }
 
-// freezeDeep replaces every table reachable from lv by a read-only proxy.
-// lv was just built by toLua, so it is a tree of bounded depth.
-func (v *vm) freezeDeep(lv lua.LValue, name string) lua.LValue {
-	t, ok := lv.(*lua.LTable)
-	if !ok {
-		return lv
+// freezeDeep replaces every table reachable from lv through table values
+// (not keys or metatables) by a read-only proxy, in place, and returns lv
+// or its proxy. seen maps the tables already frozen to their proxies, so
+// that a table reachable twice gets one proxy and cycles end; proxies stay
+// as they are. ok is false when tables nest deeper than events.MaxDepth.
+func (v *vm) freezeDeep(lv lua.LValue, name string, seen map[*lua.LTable]lua.LValue, depth int) (_ lua.LValue, ok bool) {
+	t, isTable := lv.(*lua.LTable)
+	if !isTable {
+		return lv, true
 	}
+	if _, isProxy := v.ro[t]; isProxy {
+		return t, true
+	}
+	if p, done := seen[t]; done {
+		return p, true
+	}
+	if depth >= events.MaxDepth {
+		return nil, false
+	}
+	p := v.readonly(t, name)
+	seen[t] = p
 	var keys, vals []lua.LValue
 	t.ForEach(func(k, e lua.LValue) {
 		if _, ok := e.(*lua.LTable); ok {
@@ -672,7 +690,11 @@ func (v *vm) freezeDeep(lv lua.LValue, name string) lua.LValue {
 		}
 	})
 	for i, k := range keys {
-		t.RawSet(k, v.freezeDeep(vals[i], name+"."+lua.LVAsString(k)))
+		fv, ok := v.freezeDeep(vals[i], name+"."+lua.LVAsString(k), seen, depth+1)
+		if !ok {
+			return nil, false
+		}
+		t.RawSet(k, fv)
 	}
-	return v.readonly(t, name)
+	return p, true
 }

@@ -58,8 +58,28 @@
 // ipairs, unpack, getmetatable, setmetatable (tables only), print (logs),
 // require, hook, params and _G (the script's own environment). Host modules
 // come from require: "re" (Go RE2), "json", "shell" (command-line
-// splitting, see package syntax), "path" and "log"; require of any other
-// name fails. [TypeDefinitions] documents them for editors.
+// splitting, see package syntax), "path" and "log"; so do the host's Lua
+// libraries (see Libraries below); require of any other name fails.
+// [TypeDefinitions] documents them for editors.
+//
+// # Libraries
+//
+// A host shares Lua code between scripts as libraries
+// ([Options.Libraries]): modules written in Lua, compiled once by the host
+// ([Compile]) and shared by every pool it gives them to, that a script loads
+// with require(name) like a host module. A library is run lazily, in a VM the
+// first time one of its scripts requires it, and cached in that VM: all
+// scripts of the VM get the same table. That table, and every table
+// reachable from it, is a read-only proxy, so the sandbox holds: no script
+// can change what another script sees. A library runs in an environment of
+// its own over the sandbox's globals: it has no params (a script passes
+// what the library needs as arguments) and cannot assign globals (it keeps
+// its state in locals and returns a table). Its functions run for the
+// script that calls them: a hook{} they make while the script loads is the
+// script's hook, reported at the script's line that called into the
+// library. The engine gives every pool the stdlib's libraries ("monad.params",
+// "monad.commands", "monad.redact"; see package stdlib), which user scripts
+// may require too.
 //
 // # Sandbox
 //

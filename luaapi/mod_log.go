@@ -43,6 +43,6 @@ func (v *vm) logAt(L *lua.LState, level slog.Level) int {
 	default:
 		L.ArgError(2, "table expected, got "+f.Type().String())
 	}
-	v.log(level, msg, fields, callerLine(L, 1))
+	v.log(level, msg, fields, v.scriptLine(L))
 	return 0
 }

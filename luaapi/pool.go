@@ -76,6 +76,21 @@ type Options struct {
 	// replaced (bounding state that accumulates in a VM). Default
 	// [DefaultMaxUses]; negative means never.
 	MaxUses int
+	// Libraries are Lua modules every script of the pool may load with
+	// require(name), by name: dotted identifiers ("monad.params") other
+	// than a host module's. Each is a [Script] compiled once by its owner
+	// (by [Compile]; the same Script may serve any number of pools) whose
+	// chunk returns a table. A VM runs a library the first time one of its
+	// scripts (or another library) requires it, in an environment of its
+	// own over the sandbox (no params, and assigning a global is an
+	// error), and caches the result: every script of the VM gets the same
+	// table, read-only down to every table reachable from it, so that no
+	// script can change what another sees. A library that raises, does not
+	// return a table, or requires itself is an error of the require call;
+	// calling hook{} while a library loads is an error, but a library
+	// function a script calls while it loads may register hooks for that
+	// script. NewPool copies the map. Default: none.
+	Libraries map[string]*Script
 }
 
 func (o Options) normalized() Options {
@@ -174,6 +189,7 @@ type Stats struct {
 // plan is what every VM of a pool is built from. Immutable after NewPool.
 type plan struct {
 	srcs   []source
+	libs   map[string]*Script
 	hooks  []Hook
 	opts   Options
 	recach *reCache
@@ -211,11 +227,17 @@ type Pool struct {
 // with the script and line: an error raised while the script runs at load
 // time, a bad registration (unknown event, bad RE2 matcher, missing or
 // non-function handler, unknown key, wrong type, bad onError, bad
-// timeoutMs), a load that exceeds Options.LoadTimeout; other errors concern
-// the sources themselves (a nil Script, unsupported Params).
+// timeoutMs), a load that exceeds Options.LoadTimeout, a library that
+// fails as the script requires it; other errors concern the sources
+// themselves (a nil Script, unsupported Params) or the options (a library
+// without a script or with an invalid name).
 func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
 	opts = opts.normalized()
-	pl := &plan{opts: opts, recach: newReCache(reCacheSize), wd: newWatchdog()}
+	libs, err := checkLibraries(opts.Libraries)
+	if err != nil {
+		return nil, err
+	}
+	pl := &plan{opts: opts, libs: libs, recach: newReCache(reCacheSize), wd: newWatchdog()}
 	for i, s := range srcs {
 		if s.Script == nil {
 			return nil, fmt.Errorf("luaapi: source %d has no script", i)

@@ -67,6 +67,8 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	base.RawSetString("setmetatable", L.NewFunction(v.luaSetMetatable))
 	base.RawSetString("print", L.NewFunction(v.luaPrint))
 	base.RawSetString("require", L.NewFunction(v.luaRequire))
+	v.base = base
+	v.libSetGlobal = L.NewFunction(v.luaLibSetGlobal)
 	base.RawSetString("hook", L.NewFunction(v.luaHook))
 	base.RawSetString("pcall", L.NewFunction(v.luaPCall))
 	base.RawSetString("xpcall", L.NewFunction(v.luaXPCall))
@@ -149,7 +151,8 @@ var moduleBuilders = map[string]func(*vm) *lua.LTable{
 	"path":  (*vm).pathModule,
 }
 
-// ModuleNames returns the names require() accepts, sorted.
+// ModuleNames returns the names of the host modules require() accepts,
+// sorted ([Options.Libraries] adds more per pool).
 func ModuleNames() []string {
 	var out []string
 	for n := range moduleBuilders {
@@ -157,16 +160,6 @@ func ModuleNames() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func (v *vm) luaRequire(L *lua.LState) int {
-	name := L.CheckString(1)
-	m, ok := v.modules[name]
-	if !ok {
-		L.RaiseError("module %q not found (available: %s)", name, strings.Join(ModuleNames(), ", "))
-	}
-	L.Push(m)
-	return 1
 }
 
 // readonly returns a proxy of t that reads through to it and refuses
@@ -289,7 +282,7 @@ func (v *vm) luaPrint(L *lua.LState) int {
 	for i := 1; i <= n; i++ {
 		parts[i-1] = lua.LVAsString(L.ToStringMeta(L.Get(i)))
 	}
-	v.log(slog.LevelInfo, strings.Join(parts, "\t"), nil, callerLine(L, 1))
+	v.log(slog.LevelInfo, strings.Join(parts, "\t"), nil, v.scriptLine(L))
 	return 0
 }
 

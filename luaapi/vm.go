@@ -61,22 +61,25 @@ type vm struct {
 	tramp   *lua.LFunction
 
 	// sandbox objects
-	null       *lua.LUserData
-	arrayMT    *lua.LTable
-	objectMT   *lua.LTable
-	inputMT    *lua.LTable
-	input      *lua.LTable // reused input table, see inputTable
-	inputSet   uint32
-	inputDirty bool
-	ro         map[*lua.LTable]roInfo // read-only proxy -> its target
-	roMT       *lua.LTable
-	roNewIndex *lua.LFunction
-	roLen      *lua.LFunction
-	nextFn     *lua.LFunction
-	ipairsAux  *lua.LFunction
-	modules    map[string]lua.LValue
-	strMeta    *lua.LTable
-	reLocal    map[string]*regexpEntry
+	null         *lua.LUserData
+	arrayMT      *lua.LTable
+	objectMT     *lua.LTable
+	inputMT      *lua.LTable
+	input        *lua.LTable // reused input table, see inputTable
+	inputSet     uint32
+	inputDirty   bool
+	ro           map[*lua.LTable]roInfo // read-only proxy -> its target
+	roMT         *lua.LTable
+	roNewIndex   *lua.LFunction
+	roLen        *lua.LFunction
+	nextFn       *lua.LFunction
+	ipairsAux    *lua.LFunction
+	modules      map[string]lua.LValue // host modules and the libraries instantiated so far
+	base         *lua.LTable           // what script and library environments fall back to
+	libSetGlobal *lua.LFunction
+	libStack     []string // the libraries being instantiated, outermost first
+	strMeta      *lua.LTable
+	reLocal      map[string]*regexpEntry
 }
 
 type roInfo struct {
@@ -403,10 +406,13 @@ func (v *vm) luaHook(L *lua.LState) int {
 		L.RaiseError("hook{} can only be called while the script loads, not from a handler")
 	}
 	name := v.pl.srcs[v.curSource].script.name
-	line := callerLine(L, 1)
+	line := v.scriptLine(L)
 	bad := func(format string, args ...any) {
 		v.loadErr = &ScriptError{Script: name, Line: line, Msg: "hook{}: " + fmt.Sprintf(format, args...)}
 		L.RaiseError("%s", v.loadErr.Msg)
+	}
+	if n := len(v.libStack); n > 0 {
+		bad("cannot be called while library %q loads (a library may register hooks from a function the script calls)", v.libStack[n-1])
 	}
 	spec, ok := L.Get(1).(*lua.LTable)
 	if !ok || L.GetTop() != 1 {

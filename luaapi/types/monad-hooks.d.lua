@@ -81,7 +81,10 @@ params = {}
 ---@param ... any
 function print(...) end
 
----Host modules.
+---Host modules, and the host's Lua libraries by name: read-only tables,
+---shared by the scripts of a VM (the engine's are the stdlib's
+---"monad.params", "monad.commands" and "monad.redact", each documented in
+---its own file, stdlib/lib/*.lua).
 ---@overload fun(name: "re"): re
 ---@overload fun(name: "json"): json
 ---@overload fun(name: "shell"): shell
