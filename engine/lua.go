@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/engine/config"
@@ -88,10 +89,15 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		}
 		srcs = append(srcs, luaapi.Source{Script: compiled, Params: sc.params})
 	}
+	libs, err := stdlibLibraries()
+	if err != nil {
+		errs = append(errs, luaError("", err))
+	}
 	if len(errs) > 0 {
 		return nil, nil, errs
 	}
 	pool, err := luaapi.NewPool(ctx, srcs, luaapi.Options{
+		Libraries:      libs,
 		PoolSize:       s.opts.luaPoolSize,
 		DefaultTimeout: s.opts.luaTimeout,
 		Logger:         s.opts.logger,
@@ -117,6 +123,22 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 	}
 	return specs, pool, nil
 }
+
+// stdlibLibraries compiles the stdlib's shared Lua libraries (require
+// "monad.params" and friends) once per process: they are embedded, and a
+// compiled luaapi.Script is immutable, so every engine and every plan
+// generation shares them. Only a build defect makes it fail.
+var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) {
+	out := map[string]*luaapi.Script{}
+	for name, src := range stdlib.Libraries() {
+		s, err := luaapi.Compile(name, src)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = s
+	}
+	return out, nil
+})
 
 // stdlibScript resolves an embedded pack and validates its parameters.
 func stdlibScript(a luaAtom) (luaScript, *ConfigError) {

@@ -27,7 +27,7 @@ func defaultPool(b *testing.B) (*luaapi.Pool, []luaapi.Hook) {
 		}
 		srcs = append(srcs, luaapi.Source{Script: s})
 	}
-	p, err := luaapi.NewPool(context.Background(), srcs, luaapi.Options{Home: testHome})
+	p, err := luaapi.NewPool(context.Background(), srcs, luaapi.Options{Home: testHome, Libraries: libraries(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

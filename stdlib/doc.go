@@ -23,21 +23,33 @@
 //	  -- RE2 matched against the tool name.
 //	  matcher = { "regex", "^(bash|shell)$" },
 //	}
+//	local P = require("monad.params").check(PACK, SPEC, params)
 //
 // Each entry sits on one line, preceded by its "--" documentation lines. The
 // types are "string", "regex" (an RE2 expression), "bool", "number",
 // "[]string", "[]regex", enumerations written "a|b|c" and lists of them
 // written "[]a|b|c".
 //
+// # Libraries
+//
+// The Lua code the packs share lives once, in libraries (lib/<name>.lua in
+// the source tree) that packs load with require("monad.<name>"):
+// monad.params checks a pack's parameters against its SPEC table,
+// monad.commands reads shell command lines, monad.redact is the rule engine
+// of the redacting packs. [Libraries] returns their sources; a host that
+// loads packs must hand them to its Lua runtime (the engine does), and user
+// scripts may require them as well.
+//
 // # Parameters
 //
 // A loaded pack sees its configuration in the read-only Lua global params
 // (the "with" table of the configuration). [ValidateParams] checks such a
-// table before the pack is loaded: an unknown pack, an unknown parameter or a
-// value of the wrong type is an error naming the pack and the parameter. The
-// pack checks the same things again when it loads, so a host that skips
-// ValidateParams still gets a load error rather than a silently disarmed
-// guard.
+// table before the pack is loaded: an unknown pack, an unknown parameter
+// (with a suggestion when it looks like a misspelling) or a value of the
+// wrong type is an error naming the pack and the parameter. The pack checks
+// the same declaration again when it loads (monad.params), so a host that
+// skips ValidateParams still gets a load error rather than a silently
+// disarmed guard.
 //
 // # Concurrency
 //

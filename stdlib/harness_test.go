@@ -55,7 +55,7 @@ func loadPackUnchecked(tb testing.TB, name string, with map[string]any) (*pack, 
 	if err != nil {
 		return nil, err
 	}
-	p, err := luaapi.NewPool(context.Background(), []luaapi.Source{{Script: s, Params: with}}, luaapi.Options{Home: testHome})
+	p, err := luaapi.NewPool(context.Background(), []luaapi.Source{{Script: s, Params: with}}, luaapi.Options{Home: testHome, Libraries: libraries(tb)})
 	if err != nil {
 		if strings.Contains(err.Error(), "not found (available") {
 			return nil, fmt.Errorf("%w: %v", errMissingModule, err)
@@ -64,6 +64,20 @@ func loadPackUnchecked(tb testing.TB, name string, with map[string]any) (*pack, 
 	}
 	tb.Cleanup(func() { p.Close() })
 	return &pack{name: name, pool: p, hooks: p.Hooks()}, nil
+}
+
+// libraries compiles the packs' shared libraries, as the engine does.
+func libraries(tb testing.TB) map[string]*luaapi.Script {
+	tb.Helper()
+	out := map[string]*luaapi.Script{}
+	for name, src := range stdlib.Libraries() {
+		s, err := luaapi.Compile(name, src)
+		if err != nil {
+			tb.Fatalf("library %s: %v", name, err)
+		}
+		out[name] = s
+	}
+	return out
 }
 
 // mustLoad loads a pack, skipping the test when the runtime lacks a module

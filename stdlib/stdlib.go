@@ -16,7 +16,7 @@ import (
 	"sync"
 )
 
-//go:embed packs/*.lua
+//go:embed packs/*.lua lib/*.lua
 var embedded embed.FS
 
 // FS returns the embedded packs: a read-only file system with one file per
@@ -28,6 +28,34 @@ func FS() fs.FS {
 		panic(err) // "packs" is a valid constant path
 	}
 	return sub
+}
+
+// libraryPrefix begins the name of every library of [Libraries].
+const libraryPrefix = "monad."
+
+// Libraries returns the Lua libraries the packs share, by the name a script
+// requires them by: "monad.params" (a pack's parameters checked against its
+// SPEC table), "monad.commands" (the command lines of a tool input and the
+// words of a command through wrappers and flags) and "monad.redact" (the
+// rule engine of the redacting packs), each the source of lib/<name>.lua
+// and returning a table. A host that loads packs gives these to its Lua
+// runtime (the engine compiles them once per process and passes them as
+// luaapi.Options.Libraries); user scripts may require them too, and each
+// file documents what it exports. The caller owns the returned map.
+func Libraries() map[string][]byte {
+	entries, err := fs.ReadDir(embedded, "lib")
+	if err != nil {
+		panic(err) // "lib" is an embedded directory
+	}
+	out := make(map[string][]byte, len(entries))
+	for _, e := range entries {
+		src, err := fs.ReadFile(embedded, "lib/"+e.Name())
+		if err != nil {
+			panic(err) // listed just above
+		}
+		out[libraryPrefix+strings.TrimSuffix(e.Name(), ".lua")] = src
+	}
+	return out
 }
 
 // PackInfo describes one pack, as its header and parameter table declare it.

@@ -72,32 +72,36 @@ func TestDefaultPacksExist(t *testing.T) {
 	}
 }
 
-// TestCommonBlocks keeps the shared helper blocks of the packs identical:
-// each pack is one self-contained file, so helpers are copied, and this test
-// is what keeps the copies equal.
-func TestCommonBlocks(t *testing.T) {
-	block := regexp.MustCompile(`(?s)-- common:([a-z]+) begin.*?-- common:([a-z]+) end\n`)
-	seen := map[string]string{}
-	from := map[string]string{}
+// TestLibraries: every library is a lib/*.lua file required as
+// monad.<name>, and every pack requires only libraries that exist and
+// checks its parameters through monad.params.
+func TestLibraries(t *testing.T) {
+	libs := Libraries()
+	for _, want := range []string{"monad.params", "monad.commands", "monad.redact"} {
+		if len(libs[want]) == 0 {
+			t.Errorf("no library %s", want)
+		}
+	}
+	required := regexp.MustCompile(`require\("(monad\.[a-z.]+)"\)`)
+	used := map[string]bool{}
 	for _, p := range Packs() {
 		src, err := fs.ReadFile(FS(), p.Script)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ms := block.FindAllStringSubmatch(string(src), -1)
-		if !slices.ContainsFunc(ms, func(m []string) bool { return m[1] == "params" }) {
-			t.Errorf("%s: no common:params block", p.Name)
+		if !strings.Contains(string(src), "\nlocal P = require(\"monad.params\").check(PACK, SPEC, params)\n") {
+			t.Errorf("%s does not check its parameters with monad.params", p.Name)
 		}
-		for _, m := range ms {
-			if m[1] != m[2] {
-				t.Errorf("%s: block %s ends as %s", p.Name, m[1], m[2])
-				continue
+		for _, m := range required.FindAllStringSubmatch(string(src), -1) {
+			if libs[m[1]] == nil {
+				t.Errorf("%s requires %s, which is not a library", p.Name, m[1])
 			}
-			if prev, ok := seen[m[1]]; ok && prev != m[0] {
-				t.Errorf("common:%s differs between %s and %s", m[1], from[m[1]], p.Name)
-			} else if !ok {
-				seen[m[1]], from[m[1]] = m[0], p.Name
-			}
+			used[m[1]] = true
+		}
+	}
+	for name := range libs {
+		if !used[name] {
+			t.Errorf("library %s is required by no pack", name)
 		}
 	}
 }

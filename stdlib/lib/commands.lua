@@ -1,0 +1,177 @@
+--- monad.commands: what the stdlib packs that read shell commands share:
+--- the command strings of a tool input, and the words of a simple command
+--- seen through wrappers and flags.
+---
+---     local C = require("monad.commands")
+---     for _, line in ipairs(C.command_texts(input.toolInput, P.commandFields)) do
+---       for _, c in ipairs(C.commands(line)) do
+---         local w = C.unwrap(c.words)
+---         ...
+
+local re = require("re")
+
+-- The host shell module (Go) parses command lines: commands(line) returns
+-- the simple commands ({words, op, redirects, assigns}, op being the
+-- operator after the command) and, when the line does not parse fully, an
+-- error as a second value; split(s) returns the words of a string.
+local shell = require("shell")
+local commands, split = shell.commands, shell.split
+
+-- command_texts returns the command strings of a tool input: the input itself
+-- when it is a string, else every string (or string in a list) held by one of
+-- the fields.
+local function command_texts(tool_input, fields)
+  local out = {}
+  if type(tool_input) == "string" then
+    out[1] = tool_input
+    return out
+  end
+  if type(tool_input) ~= "table" then
+    return out
+  end
+  for _, f in ipairs(fields) do
+    local v = tool_input[f]
+    if type(v) == "string" and v ~= "" then
+      out[#out + 1] = v
+    elseif type(v) == "table" then
+      for _, e in ipairs(v) do
+        if type(e) == "string" and e ~= "" then
+          out[#out + 1] = e
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- basename returns the last path segment of a command word, lowercased.
+local function basename(w)
+  if w == nil then
+    return ""
+  end
+  local s = re.gsub(w, "^.*/", "")
+  return string.lower(s)
+end
+
+-- WRAPPERS take a command to run as their arguments. The value lists the
+-- options that consume the next word; "*" means the first operand is
+-- consumed too (timeout DURATION, chroot DIR, flock FILE, taskset MASK).
+local WRAPPERS = {
+  sudo = { o = "uUgChpDrtTR" }, doas = { o = "uC" }, run0 = { o = "uUgD" },
+  env = { o = "uCS" }, nohup = {}, time = { o = "fo" }, nice = { o = "n" },
+  ionice = { o = "cnp" }, timeout = { o = "sk", operand = true },
+  stdbuf = { o = "ioe" }, setsid = {}, xargs = { o = "IiLlnPdEsa" },
+  exec = { o = "a" }, command = {}, builtin = {}, busybox = {}, unbuffer = {},
+  caffeinate = { o = "tw" }, taskset = { o = "", operand = true }, chrt = { operand = true },
+  chroot = { operand = true }, flock = { o = "wE", operand = true }, firejail = {},
+  strace = { o = "eopsSuI" }, ltrace = { o = "eopsSuI" }, ["then"] = {}, ["do"] = {},
+  ["else"] = {}, ["!"] = {}, noglob = {}, nocorrect = {}, catchsegv = {}, torsocks = {},
+  proxychains = { o = "f" }, proxychains4 = { o = "f" }, sg = { operand = true },
+  npx = { o = "pc" }, bunx = {}, pnpx = {}, uvx = {}, sshpass = { o = "pfdP" },
+}
+
+-- unwrap strips wrapper commands (and leading VAR=value words) from a word
+-- list and returns the effective command words. It runs after
+-- shell.unwrap, as a backstop for wrappers that one does not know.
+local function unwrap(words)
+  local w = shell.unwrap(words)
+  local i, n = 1, #w
+  for _ = 1, 16 do
+    while i <= n and re.match(w[i], "^[A-Za-z_][A-Za-z0-9_]*=") do
+      i = i + 1
+    end
+    local name = basename(w[i])
+    local spec = WRAPPERS[name]
+    if spec == nil then
+      break
+    end
+    i = i + 1
+    local takes = spec.o or ""
+    while i <= n and string.sub(w[i], 1, 1) == "-" and w[i] ~= "-" do
+      local a = w[i]
+      i = i + 1
+      if a == "--" then
+        break
+      end
+      if string.sub(a, 1, 2) ~= "--" and string.len(a) == 2 and string.find(takes, string.sub(a, 2, 2), 1, true) then
+        i = i + 1
+      elseif name == "nice" and re.match(a, "^-[0-9]+$") then
+        -- nice -10
+      elseif name == "sudo" and (a == "-s" or a == "-i") then
+        -- sudo -s CMD: the rest is the command
+      end
+    end
+    if name == "env" then
+      while i <= n and re.match(w[i], "^[A-Za-z_][A-Za-z0-9_]*=") do
+        i = i + 1
+      end
+    end
+    if spec.operand then
+      i = i + 1
+    end
+  end
+  local out = {}
+  for k = i, n do
+    out[#out + 1] = w[k]
+  end
+  return out
+end
+
+-- parse_flags splits the words after the command name into short flags,
+-- long flags (with their =values) and operands. takes lists the short options
+-- whose value is the next word (or the rest of the cluster).
+local function parse_flags(w, first, takes)
+  local f = { s = {}, l = {}, args = {}, vals = {} }
+  takes = takes or ""
+  local i = first or 2
+  local ended = false
+  while i <= #w do
+    local a = w[i]
+    if ended or a == "-" or string.sub(a, 1, 1) ~= "-" then
+      f.args[#f.args + 1] = a
+    elseif a == "--" then
+      ended = true
+    elseif string.sub(a, 1, 2) == "--" then
+      local eq = string.find(a, "=", 1, true)
+      if eq then
+        f.l[string.sub(a, 3, eq - 1)] = string.sub(a, eq + 1)
+      else
+        f.l[string.sub(a, 3)] = true
+      end
+    else
+      local j = 2
+      while j <= string.len(a) do
+        local c = string.sub(a, j, j)
+        if string.find(takes, c, 1, true) then
+          local v = string.sub(a, j + 1)
+          if v == "" then
+            i = i + 1
+            v = w[i] or ""
+          end
+          f.s[c] = true
+          f.vals[c] = v
+          break
+        end
+        f.s[c] = true
+        j = j + 1
+      end
+    end
+    i = i + 1
+  end
+  return f
+end
+
+return {
+  ---shell.commands: the simple commands of a command line.
+  commands = commands,
+  ---shell.split: the words of a string.
+  split = split,
+  ---@type fun(tool_input: any, fields: string[]): string[]
+  command_texts = command_texts,
+  ---@type fun(w: string?): string
+  basename = basename,
+  ---@type fun(words: string[]): string[]
+  unwrap = unwrap,
+  ---@type fun(w: string[], first: integer?, takes: string?): {s: table<string, boolean>, l: table<string, string|boolean>, args: string[], vals: table<string, string>}
+  parse_flags = parse_flags,
+}

@@ -1,0 +1,415 @@
+--- monad.redact: the rule engine of the redacting packs (redact-secrets,
+--- redact-pii): rules find sensitive values in text, a keyword prefilter
+--- keeps the cost on clean text to a few substring searches, and register
+--- installs the hooks that rewrite tool results, model requests and
+--- responses.
+---
+---     local R = require("monad.redact")
+---     R.register(rules, P) -- P: the pack's matcher, events and allow
+
+local re = require("re")
+
+-- A rule finds one kind of sensitive value: kind names it; kw lists literal
+-- keywords, ikw keywords of the lowercased text, one of which must occur for
+-- the rule to run (no list: always run); val is the RE2 expression of the
+-- value, pre and post the context before and after it, which is matched
+-- but kept; flags prefix the expression; check, when set, vets a value;
+-- bound, when set, requires a word boundary before a value that a keyword
+-- begins; window marks a rule whose keyword is not at the start of its
+-- value, searched in a window around each keyword, back and ahead bytes
+-- (default 128 and 640). A rule with custom instead is a
+-- user's expression: its first group, if any, is the value. A rule with
+-- find instead is a function(s, lower) that returns candidate spans.
+
+local MARK_OPEN = "[REDACTED:"
+
+-- A rule whose keywords begin its value (no context before it but an
+-- optional word boundary, r.bound) is matched "at" each keyword
+-- occurrence with an anchored expression: a failed attempt costs a few
+-- steps, where a search through the text would cost a pass of the regular
+-- expression engine per window.
+local function compile_rule(r)
+  if r.find then
+    return r
+  end
+  if r.custom then
+    r.rx = r.custom
+    return r
+  end
+  r.rx = (r.flags or "") .. "(" .. (r.pre or "") .. ")(" .. r.val .. ")" .. (r.post or "")
+  if r.kw and r.pre == nil and not r.window then
+    r.at = (r.flags or "") .. "^()(" .. r.val .. ")" .. (r.post or "")
+  end
+  return r
+end
+
+local function word_byte(c)
+  return c ~= nil and ((c >= 97 and c <= 122) or (c >= 65 and c <= 90) or (c >= 48 and c <= 57) or c == 95)
+end
+
+-- allowed_value says whether a value is on the allow list.
+local function allowed_value(v, allow)
+  for _, rx in ipairs(allow) do
+    if re.find(v, rx) then
+      return true
+    end
+  end
+  return false
+end
+
+-- accept appends the value s[va..vb] (at offset off of the whole text) to
+-- out unless it is a marker, fails the rule's check or is allowed.
+local function accept(s, va, vb, off, rule, allow, out)
+  local v = string.sub(s, va, vb)
+  if string.sub(v, 1, 10) ~= MARK_OPEN and (rule.check == nil or rule.check(v)) and not allowed_value(v, allow) then
+    out[#out + 1] = { va + off, vb + off, rule.kind }
+  end
+end
+
+-- scan appends to out the spans of rule's values in s[a0..b0].
+local function scan(s, a0, b0, rule, allow, out)
+  local sub = s
+  if a0 > 1 or b0 < string.len(s) then
+    sub = string.sub(s, a0, b0)
+  end
+  local off = a0 - 1
+  local n = string.len(sub)
+  local init = 1
+  for _ = 1, 100000 do
+    if init > n then
+      break
+    end
+    local a, b, c1, c2 = re.find(sub, rule.rx, init)
+    if a == nil then
+      break
+    end
+    local va, vb = a, b
+    if rule.custom then
+      if type(c1) == "string" and c1 ~= "" then
+        local i = string.find(sub, c1, a, true)
+        if i then
+          va, vb = i, i + string.len(c1) - 1
+        end
+      end
+    else
+      va = a + string.len(c1 or "")
+      vb = va + string.len(c2 or "") - 1
+    end
+    if vb >= va then
+      accept(sub, va, vb, off, rule, allow, out)
+    end
+    if vb >= va and vb + 1 > init then
+      init = vb + 1
+    elseif b >= init then
+      init = b + 1
+    else
+      init = init + 1
+    end
+  end
+end
+
+-- hits appends to pos the positions of keyword k in text (at most 4096).
+local function hits(text, k, pos)
+  local init = 1
+  for _ = 1, 4096 do
+    local i = string.find(text, k, init, true)
+    if i == nil then
+      return
+    end
+    pos[#pos + 1] = i
+    init = i + 1
+  end
+end
+
+-- matches appends to out the spans {start, end, kind} of the values rule
+-- finds in s. Its expression runs only in windows around the occurrences
+-- of its keywords (rule.back bytes before, rule.ahead after), so that the
+-- cost on long text is that of a few substring searches.
+local function matches(s, lower, rule, allow, out)
+  local n = string.len(s)
+  if rule.find then
+    for _, sp in ipairs(rule.find(s, lower)) do
+      accept(s, sp[1], sp[2], 0, rule, allow, out)
+    end
+    return
+  end
+  if rule.kw == nil and rule.ikw == nil then
+    scan(s, 1, n, rule, allow, out)
+    return
+  end
+  local pos = {}
+  for _, k in ipairs(rule.kw or {}) do
+    hits(s, k, pos)
+  end
+  if rule.ikw then
+    if string.len(lower) ~= n then
+      -- lowercasing changed byte offsets (rare non-ASCII letters)
+      scan(s, 1, n, rule, allow, out)
+      return
+    end
+    for _, k in ipairs(rule.ikw) do
+      hits(lower, k, pos)
+    end
+  end
+  if #pos == 0 then
+    return
+  end
+  table.sort(pos)
+  if rule.at then
+    local done = 0
+    for _, p in ipairs(pos) do
+      if p > done and not (rule.bound and word_byte(string.byte(s, p - 1))) then
+        local a, b, _, c2 = re.find(s, rule.at, p)
+        if a and c2 then
+          accept(s, a, a + string.len(c2) - 1, 0, rule, allow, out)
+          done = b
+        end
+      end
+    end
+    return
+  end
+  if #pos >= 1024 then
+    scan(s, 1, n, rule, allow, out)
+    return
+  end
+  local back, ahead = rule.back or 128, rule.ahead or 640
+  local wa, wb = nil, nil
+  for _, p in ipairs(pos) do
+    local a, b = p - back, p + ahead
+    if a < 1 then
+      a = 1
+    end
+    if b > n then
+      b = n
+    end
+    if wa ~= nil and a <= wb + 1 then
+      if b > wb then
+        wb = b
+      end
+    else
+      if wa ~= nil then
+        scan(s, wa, wb, rule, allow, out)
+      end
+      wa, wb = a, b
+    end
+  end
+  scan(s, wa, wb, rule, allow, out)
+end
+
+-- The prefilter: every keyword (kw in the text; ikw and a find rule's
+-- words in the lowercased text) is looked up once per text, a plain
+-- substring search; a rule runs only when one of its keywords occurs (a
+-- rule without keywords always runs).
+local function keyword_lists(rules)
+  local kw, ikw, seen = {}, {}, {}
+  for _, r in ipairs(rules) do
+    for _, k in ipairs(r.kw or {}) do
+      if not seen["k" .. k] then
+        seen["k" .. k] = true
+        kw[#kw + 1] = k
+      end
+    end
+    for _, k in ipairs(r.ikw or r.words or {}) do
+      if not seen["i" .. k] then
+        seen["i" .. k] = true
+        ikw[#ikw + 1] = k
+      end
+    end
+    r.always = r.custom ~= nil or (r.kw == nil and r.ikw == nil and r.words == nil)
+    rules.any_always = rules.any_always or r.always
+  end
+  rules.kwlist, rules.ikwlist = kw, ikw
+end
+
+-- found_set returns the keywords of list that occur in s, and whether any.
+local function found_set(s, list)
+  local set, any = {}, false
+  for _, k in ipairs(list) do
+    if string.find(s, k, 1, true) then
+      set[k], any = true, true
+    end
+  end
+  return set, any
+end
+
+-- wanted says whether rule may find something, given the keywords found
+-- (nil: no prefilter ran).
+local function wanted(rule, found, ifound)
+  if found == nil or rule.always then
+    return true
+  end
+  for _, k in ipairs(rule.kw or {}) do
+    if found[k] then
+      return true
+    end
+  end
+  for _, k in ipairs(rule.ikw or rule.words or {}) do
+    if ifound[k] then
+      return true
+    end
+  end
+  return false
+end
+
+-- redact_string returns s with every value found by rules replaced by a
+-- marker, and whether anything changed. Where values overlap, the rule
+-- listed first wins (specific kinds before contextual and generic ones),
+-- then the one that starts first.
+local function redact_string(s, rules, allow)
+  if type(s) ~= "string" or string.len(s) < 6 then
+    return s, false
+  end
+  local lower = string.lower(s)
+  local found, ifound = nil, nil
+  if string.len(lower) == string.len(s) then
+    local any, iany
+    found, any = found_set(s, rules.kwlist)
+    ifound, iany = found_set(lower, rules.ikwlist)
+    if not any and not iany and not rules.any_always then
+      return s, false
+    end
+  end
+  local spans = {}
+  for i, rule in ipairs(rules) do
+    if wanted(rule, found, ifound) then
+      local from = #spans
+      matches(s, lower, rule, allow, spans)
+      for k = from + 1, #spans do
+        spans[k][4] = i
+      end
+    end
+  end
+  if #spans == 0 then
+    return s, false
+  end
+  table.sort(spans, function(x, y)
+    if x[4] ~= y[4] then
+      return x[4] < y[4]
+    end
+    return x[1] < y[1]
+  end)
+  local kept = {}
+  for _, sp in ipairs(spans) do
+    local free = true
+    for _, k in ipairs(kept) do
+      if sp[1] <= k[2] and k[1] <= sp[2] then
+        free = false
+        break
+      end
+    end
+    if free then
+      kept[#kept + 1] = sp
+    end
+  end
+  table.sort(kept, function(x, y) return x[1] < y[1] end)
+  local parts, pos = {}, 1
+  for _, sp in ipairs(kept) do
+    parts[#parts + 1] = string.sub(s, pos, sp[1] - 1)
+    parts[#parts + 1] = MARK_OPEN .. sp[3] .. "]"
+    pos = sp[2] + 1
+  end
+  parts[#parts + 1] = string.sub(s, pos)
+  return table.concat(parts), true
+end
+
+-- redact_value walks a decoded JSON value and returns it with every string
+-- redacted (tables are copied only along changed paths), and whether
+-- anything changed.
+local function redact_value(v, rules, allow, depth)
+  if type(v) == "string" then
+    return redact_string(v, rules, allow)
+  end
+  if type(v) ~= "table" or depth > 64 then
+    return v, false
+  end
+  local copy = nil
+  for k, e in pairs(v) do
+    local ne, ch = redact_value(e, rules, allow, depth + 1)
+    if ch then
+      if copy == nil then
+        copy = {}
+        for k2, e2 in pairs(v) do
+          copy[k2] = e2
+        end
+      end
+      copy[k] = ne
+    end
+  end
+  if copy ~= nil then
+    return copy, true
+  end
+  return v, false
+end
+
+local function has(list, x)
+  for _, e in ipairs(list) do
+    if e == x then
+      return true
+    end
+  end
+  return false
+end
+
+-- register compiles the rules and registers a hook at every event that
+-- cfg.events enables.
+local function register(rules, cfg)
+  for _, r in ipairs(rules) do
+    compile_rule(r)
+  end
+  keyword_lists(rules)
+  local allow = cfg.allow
+  local on = {}
+  for _, e in ipairs(cfg.events) do
+    on[e] = true
+  end
+  if on.BeforeModel then
+    hook{ event = "BeforeModel", handler = function(input)
+      local v, ch = redact_value(input.request, rules, allow, 0)
+      if ch then
+        return { mutatedRequest = v }
+      end
+    end }
+  end
+  if on.AfterTool then
+    hook{ event = "AfterTool", matcher = cfg.matcher, handler = function(input)
+      local v, ch = redact_value(input.toolResult, rules, allow, 0)
+      if ch then
+        return { updatedToolOutput = v }
+      end
+    end }
+  end
+  for _, ev in ipairs({ "AfterModel", "AfterTurn" }) do
+    if on[ev] then
+      hook{ event = ev, handler = function(input)
+        local v, ch = redact_string(input.response, rules, allow)
+        if ch then
+          return { mutatedText = v }
+        end
+      end }
+    end
+  end
+  if on.AfterSubagent then
+    hook{ event = "AfterSubagent", handler = function(input)
+      local v, ch = redact_string(input.subagentResult, rules, allow)
+      if ch then
+        return { mutatedText = v }
+      end
+    end }
+  end
+end
+
+return {
+  ---Compiles the rules and registers a hook at every event cfg.events
+  ---enables (for the pack that calls it).
+  ---@type fun(rules: table[], cfg: {matcher: string, events: string[], allow: string[]})
+  register = register,
+  ---@type fun(s: any, rules: table[], allow: string[]): any, boolean
+  redact_string = redact_string,
+  ---@type fun(v: any, rules: table[], allow: string[], depth: integer): any, boolean
+  redact_value = redact_value,
+  ---Appends to pos the positions of keyword k in text (at most 4096).
+  ---@type fun(text: string, k: string, pos: integer[])
+  hits = hits,
+  ---@type fun(list: any[], x: any): boolean
+  has = has,
+}
