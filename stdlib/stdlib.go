@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/monad-hooks/monad-hooks/internal/suggest"
 )
 
 //go:embed packs/*.lua lib/*.lua
@@ -169,7 +171,7 @@ func ValidateParams(name string, with map[string]any) error {
 				names = append(names, q.Name)
 			}
 			msg := "unknown parameter (have " + strings.Join(names, ", ") + ")"
-			if s := suggest(k, names); s != "" {
+			if s := suggest.Closest(k, names); s != "" {
 				msg = fmt.Sprintf("unknown parameter; did you mean %s? (have %s)", s, strings.Join(names, ", "))
 			}
 			return &ParamError{Pack: name, Param: k, Msg: msg}
@@ -295,38 +297,6 @@ func kind(v any) string {
 		return "a number"
 	}
 	return fmt.Sprintf("a %T", v)
-}
-
-// suggest returns the name closest to k when it is a likely misspelling.
-func suggest(k string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := distance(strings.ToLower(k), strings.ToLower(n)); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
-}
-
-// distance is the Levenshtein distance of a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 var (

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/internal/suggest"
 )
 
 // validator turns a node tree into a File, collecting every problem.
@@ -138,52 +139,18 @@ var keyAliases = map[string]string{
 	"parameters":   "with",
 }
 
-// suggest returns ` (did you mean "x"?)` when key looks like one of known:
-// the same but for case, a known alias, or a typo (edit distance 1 or 2).
-func suggest(key string, known ...string) string {
+// didYouMean returns ` (did you mean "x"?)` when key looks like one of known:
+// a known alias, or the same but for case or a typo (see suggest.Closest).
+func didYouMean(key string, known ...string) string {
 	for _, k := range known {
-		if strings.EqualFold(key, k) || keyAliases[strings.ToLower(key)] == k {
+		if keyAliases[strings.ToLower(key)] == k {
 			return fmt.Sprintf(" (did you mean %q?)", k)
 		}
 	}
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(key), strings.ToLower(k), bestD); d < bestD && d <= len(k)/3 {
-			best, bestD = k, d
-		}
-	}
-	if best != "" {
-		return fmt.Sprintf(" (did you mean %q?)", best)
+	if k := suggest.Closest(key, known); k != "" {
+		return fmt.Sprintf(" (did you mean %q?)", k)
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance of a and b in bytes, or limit when
-// it is at least limit. Keys longer than 64 bytes are never close.
-func editDistance(a, b string, limit int) int {
-	if len(a) > 64 || len(b) > 64 {
-		return limit
-	}
-	if d := len(a) - len(b); d >= limit || -d >= limit {
-		return limit
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], limit)
 }
 
 // eventAliases maps event names of other agent runtimes to ours.
@@ -207,7 +174,7 @@ func eventHint(name string) string {
 	for _, e := range events.All() {
 		names = append(names, e.String())
 	}
-	if s := suggest(name, names...); s != "" {
+	if s := didYouMean(name, names...); s != "" {
 		return s
 	}
 	return ": want one of " + strings.Join(names, ", ")
@@ -246,7 +213,7 @@ func (v *validator) document(root *node) *File {
 		default:
 			// Other keys belong to other settings and are ignored, but a
 			// misspelling of ours would silently disarm hooks: warn.
-			if s := suggest(m.key, "hooks", "policyHooks", "atoms"); s != "" {
+			if s := didYouMean(m.key, "hooks", "policyHooks", "atoms"); s != "" {
 				v.report(&v.warns, m.line, m.col, CodeLikelyTypo, field, "key %q is ignored%s", m.key, s)
 			}
 		}
@@ -315,7 +282,7 @@ func (v *validator) group(n *node, field string, ev events.Event) (Group, bool) 
 			}
 		default:
 			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in a matcher group: want "matcher" or "hooks"%s`,
-				m.key, suggest(m.key, "matcher", "hooks"))
+				m.key, didYouMean(m.key, "matcher", "hooks"))
 		}
 	}
 	if !hasHooks {
@@ -407,7 +374,7 @@ func (v *validator) hook(n *node, field string) (Hook, bool) {
 			}
 		default:
 			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in a hook entry: want "command", "timeoutMs" or "onError"%s`,
-				m.key, suggest(m.key, "command", "timeoutMs", "onError"))
+				m.key, didYouMean(m.key, "command", "timeoutMs", "onError"))
 		}
 	}
 	if !hasCommand {
@@ -500,7 +467,7 @@ func (v *validator) atom(n *node, field string) (Atom, bool) {
 			}
 		default:
 			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in an atoms entry: want "path", "stdlib" or "with"%s`,
-				m.key, suggest(m.key, "path", "stdlib", "with"))
+				m.key, didYouMean(m.key, "path", "stdlib", "with"))
 		}
 	}
 	switch {
