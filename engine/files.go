@@ -59,7 +59,12 @@ type ScriptFS struct {
 	With map[string]any
 }
 
-// A Pack names an embedded stdlib pack and its parameters.
+// A Pack names an embedded stdlib pack and its parameters. Loading checks
+// the parameters against the pack's declaration (stdlib.ValidateParams):
+// every problem is a ConfigError with CodeBadAtom, at the position of the
+// parameter's key when the pack comes from an atoms entry of a
+// configuration file. Every Lua script, pack or not, may require the
+// stdlib's libraries ("monad.params", "monad.commands", "monad.redact").
 type Pack struct {
 	Name string
 	With map[string]any
@@ -218,7 +223,7 @@ func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, erro
 				}
 			}
 			for _, a := range file.Atoms {
-				atoms = append(atoms, luaAtom{path: a.Path, stdlib: a.Stdlib, with: a.With, source: a.Pos.String()})
+				atoms = append(atoms, luaAtom{path: a.Path, stdlib: a.Stdlib, with: a.With, withPos: a.WithPos, source: a.Pos.String()})
 			}
 		}
 	}

@@ -21,11 +21,12 @@ import (
 
 // luaAtom is one Lua atom to load: a script or folder, or a stdlib pack.
 type luaAtom struct {
-	fsys   fs.FS // when set, path is a folder in it
-	path   string
-	stdlib string
-	with   map[string]any
-	source string // where it was configured, for errors
+	fsys    fs.FS // when set, path is a folder in it
+	path    string
+	stdlib  string
+	with    map[string]any
+	withPos map[string]config.Pos // of the keys of with, when it comes from a file
+	source  string                // where it was configured, for errors
 }
 
 // WithLuaPool sets the size of each plan generation's Lua VM pool (default:
@@ -56,9 +57,9 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 	var scripts []luaScript
 	for _, a := range atoms {
 		if a.stdlib != "" {
-			sc, err := stdlibScript(a)
-			if err != nil {
-				errs = append(errs, err)
+			sc, perrs := stdlibScript(a)
+			if perrs != nil {
+				errs = append(errs, perrs...)
 				continue
 			}
 			scripts = append(scripts, sc)
@@ -140,15 +141,32 @@ var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) 
 	return out, nil
 })
 
-// stdlibScript resolves an embedded pack and validates its parameters.
-func stdlibScript(a luaAtom) (luaScript, *ConfigError) {
+// stdlibScript resolves an embedded pack and validates its parameters
+// against the pack's declaration: one error per problem, at the position of
+// the parameter's key when the pack comes from a configuration file.
+func stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 	if err := stdlib.ValidateParams(a.stdlib, a.with); err != nil {
-		return luaScript{}, &ConfigError{Code: CodeBadAtom, Source: a.source, Msg: err.Error()}
+		problems := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			problems = j.Unwrap()
+		}
+		var errs ConfigErrors
+		for _, p := range problems {
+			src := a.source
+			var pe *stdlib.ParamError
+			if errors.As(p, &pe) {
+				if pos, ok := a.withPos[pe.Param]; ok {
+					src = pos.String()
+				}
+			}
+			errs = append(errs, &ConfigError{Code: CodeBadAtom, Source: src, Msg: p.Error()})
+		}
+		return luaScript{}, errs
 	}
 	info, _ := stdlib.Lookup(a.stdlib)
 	src, err := fs.ReadFile(stdlib.FS(), info.Script)
 	if err != nil {
-		return luaScript{}, &ConfigError{Code: CodeBadAtom, Source: a.source, Msg: err.Error()}
+		return luaScript{}, ConfigErrors{{Code: CodeBadAtom, Source: a.source, Msg: err.Error()}}
 	}
 	return luaScript{name: "stdlib/" + a.stdlib, src: src, params: a.with, source: a.source}, nil
 }

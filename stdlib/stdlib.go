@@ -146,13 +146,16 @@ func (e *ParamError) Error() string {
 	return fmt.Sprintf("stdlib pack %s: parameter %s: %s", e.Pack, e.Param, e.Msg)
 }
 
-// ValidateParams checks a pack's parameters before it is loaded: name must be
-// an embedded pack (else an error wrapping [ErrUnknownPack]), every key of
-// with must be one of its parameters and every value must have the
-// parameter's type (else a *[ParamError]; with several problems, the first
-// in parameter-name order). Values are the shapes decoded JSON or TOML give:
-// string, bool, any Go number or json.Number, and []any or []string for
-// lists. A nil or empty with is valid.
+// ValidateParams checks a pack's parameters before it is loaded, against
+// the pack's declaration (its SPEC table, as [PackInfo.Params]): name must
+// be an embedded pack (else an error wrapping [ErrUnknownPack]), every key
+// of with must be one of its parameters (else an error that suggests the
+// parameter a misspelt key was probably meant to be) and every value must
+// have the parameter's type. Each problem is a *[ParamError]; with several,
+// the error joins them in parameter-name order (errors.As finds the first;
+// errors.Join's Unwrap() []error lists them all). Values are the shapes
+// decoded JSON or TOML give: string, bool, any Go number or json.Number,
+// and []any or []string for lists. A nil or empty with is valid.
 func ValidateParams(name string, with map[string]any) error {
 	p, ok := Lookup(name)
 	if !ok {
@@ -163,24 +166,29 @@ func ValidateParams(name string, with map[string]any) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var names []string
+	for _, q := range p.Params {
+		names = append(names, q.Name)
+	}
+	var errs []error
 	for _, k := range keys {
 		i := slices.IndexFunc(p.Params, func(q Param) bool { return q.Name == k })
 		if i < 0 {
-			var names []string
-			for _, q := range p.Params {
-				names = append(names, q.Name)
-			}
 			msg := "unknown parameter (have " + strings.Join(names, ", ") + ")"
 			if s := suggest.Closest(k, names); s != "" {
 				msg = fmt.Sprintf("unknown parameter; did you mean %s? (have %s)", s, strings.Join(names, ", "))
 			}
-			return &ParamError{Pack: name, Param: k, Msg: msg}
+			errs = append(errs, &ParamError{Pack: name, Param: k, Msg: msg})
+			continue
 		}
 		if msg := checkValue(p.Params[i].Type, with[k]); msg != "" {
-			return &ParamError{Pack: name, Param: k, Msg: msg}
+			errs = append(errs, &ParamError{Pack: name, Param: k, Msg: msg})
 		}
 	}
-	return nil
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
 }
 
 // checkValue returns why v is not a value of type typ, or "".

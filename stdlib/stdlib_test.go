@@ -153,6 +153,31 @@ func TestValidateParams(t *testing.T) {
 	}
 }
 
+// TestValidateParamsReportsAll: every problem is reported, in
+// parameter-name order, each a *ParamError.
+func TestValidateParamsReportsAll(t *testing.T) {
+	err := ValidateParams("deny-destructive", map[string]any{"zzz": 1, "matcher": 3, "exempt": []any{}, "protectedBranch": "main"})
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		t.Fatalf("want a joined error, got %#v", err)
+	}
+	var got []string
+	for _, e := range j.Unwrap() {
+		var pe *ParamError
+		if !errors.As(e, &pe) {
+			t.Fatalf("%v is not a *ParamError", e)
+		}
+		got = append(got, pe.Param)
+	}
+	if want := []string{"matcher", "protectedBranch", "zzz"}; !slices.Equal(got, want) {
+		t.Errorf("problems %v, want %v", got, want)
+	}
+	var pe *ParamError
+	if !errors.As(err, &pe) || pe.Param != "matcher" {
+		t.Errorf("errors.As finds %v, want the first problem", pe)
+	}
+}
+
 func TestReturnedValuesAreCopies(t *testing.T) {
 	p, _ := Lookup("deny-destructive")
 	p.Params[0].Name = "changed"

@@ -126,7 +126,7 @@ type Hook struct {
 
 // An Atom is one atoms entry: a Lua file or folder, or a standard pack.
 // Exactly one of Path and Stdlib is set. Neither pack names nor parameters are
-// checked here: the engine does that.
+// checked here: the engine does that, at the positions WithPos gives.
 type Atom struct {
 	// Path is the .lua file or folder, made absolute against the config
 	// file's directory (when the config path is absolute) and cleaned.
@@ -138,6 +138,9 @@ type Atom struct {
 	// json.Number (every number, from TOML too: an integer in decimal, a
 	// float in Go's shortest 'g' form).
 	With map[string]any
+	// WithPos holds the position of each key of With, for the errors of a
+	// parameter check; nil when With is.
+	WithPos map[string]Pos
 	// Pos is the position of the entry in the file.
 	Pos Pos
 }

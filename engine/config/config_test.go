@@ -43,6 +43,9 @@ func stripPos(f *File) *File {
 	g.Atoms = make([]Atom, len(f.Atoms))
 	for i, a := range f.Atoms {
 		a.Pos = Pos{}
+		if a.WithPos != nil {
+			a.WithPos = map[string]Pos{}
+		}
 		g.Atoms[i] = a
 	}
 	return &g
@@ -80,8 +83,13 @@ func TestParseAgentsJSON(t *testing.T) {
 			"protectedBranches": []any{"main", "release/*"},
 			"maxFiles":          json.Number("20"),
 			"strict":            true,
+		}, WithPos: map[string]Pos{
+			"protectedBranches": {path, 18, 47},
+			"maxFiles":          {path, 18, 91},
+			"strict":            {path, 18, 107},
 		}, Pos: Pos{path, 18, 5}},
-		{Path: filepath.Join(filepath.Dir(dir), "shared", "x.lua"), With: map[string]any{"ratio": json.Number("0.5")}, Pos: Pos{path, 19, 5}},
+		{Path: filepath.Join(filepath.Dir(dir), "shared", "x.lua"), With: map[string]any{"ratio": json.Number("0.5")},
+			WithPos: map[string]Pos{"ratio": {path, 19, 44}}, Pos: Pos{path, 19, 5}},
 	}, f.Atoms)
 }
 

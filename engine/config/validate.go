@@ -461,6 +461,12 @@ func (v *validator) atom(n *node, field string) (Atom, bool) {
 			case kindNull:
 			case kindObject:
 				a.With, _ = v.plain(val, mf).(map[string]any)
+				a.WithPos = make(map[string]Pos, len(val.mems))
+				for _, w := range val.mems {
+					if _, dup := a.WithPos[w.key]; !dup { // as plain, the first of duplicates
+						a.WithPos[w.key] = Pos{File: v.file, Line: w.line, Col: w.col}
+					}
+				}
 			default:
 				v.errAt(val, CodeWrongType, mf, "with must be %s of parameters, got %s",
 					map[bool]string{false: "an object", true: "a table"}[v.toml], v.kindName(val))
