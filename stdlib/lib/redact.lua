@@ -350,8 +350,19 @@ local function has(list, x)
   return false
 end
 
+-- TARGETS are what the hooks redact: the event, the input field, the
+-- output field of the rewrite, and whether the value is walked as JSON (else
+-- it is text). The hooks register in this order.
+local TARGETS = {
+  { "BeforeModel", "request", "mutatedRequest", true },
+  { "AfterTool", "toolResult", "updatedToolOutput", true },
+  { "AfterModel", "response", "mutatedText", false },
+  { "AfterTurn", "response", "mutatedText", false },
+  { "AfterSubagent", "subagentResult", "mutatedText", false },
+}
+
 -- register compiles the rules and registers a hook at every event that
--- cfg.events enables.
+-- cfg.events enables (at AfterTool, for the tools cfg.matcher matches).
 local function register(rules, cfg)
   for _, r in ipairs(rules) do
     compile_rule(r)
@@ -362,39 +373,25 @@ local function register(rules, cfg)
   for _, e in ipairs(cfg.events) do
     on[e] = true
   end
-  if on.BeforeModel then
-    hook{ event = "BeforeModel", handler = function(input)
-      local v, ch = redact_value(input.request, rules, allow, 0)
-      if ch then
-        return { mutatedRequest = v }
-      end
-    end }
-  end
-  if on.AfterTool then
-    hook{ event = "AfterTool", matcher = cfg.matcher, handler = function(input)
-      local v, ch = redact_value(input.toolResult, rules, allow, 0)
-      if ch then
-        return { updatedToolOutput = v }
-      end
-    end }
-  end
-  for _, ev in ipairs({ "AfterModel", "AfterTurn" }) do
+  for _, t in ipairs(TARGETS) do
+    local ev, from, to, walk = t[1], t[2], t[3], t[4]
     if on[ev] then
-      hook{ event = ev, handler = function(input)
-        local v, ch = redact_string(input.response, rules, allow)
+      local matcher = nil
+      if ev == "AfterTool" then
+        matcher = cfg.matcher
+      end
+      hook{ event = ev, matcher = matcher, handler = function(input)
+        local v, ch
+        if walk then
+          v, ch = redact_value(input[from], rules, allow, 0)
+        else
+          v, ch = redact_string(input[from], rules, allow)
+        end
         if ch then
-          return { mutatedText = v }
+          return { [to] = v }
         end
       end }
     end
-  end
-  if on.AfterSubagent then
-    hook{ event = "AfterSubagent", handler = function(input)
-      local v, ch = redact_string(input.subagentResult, rules, allow)
-      if ch then
-        return { mutatedText = v }
-      end
-    end }
   end
 end
 
