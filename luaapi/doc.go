@@ -91,7 +91,7 @@
 // a global (new or existing) from a handler is an error, so no state leaks
 // between calls through globals. The library tables, the modules and params
 // are read-only proxies (pairs, ipairs, next, # and unpack see through
-// them); strings have a fresh metatable that cannot be read or replaced;
+// them, and getmetatable returns the JSON mark of a params table); strings have a fresh metatable that cannot be read or replaced;
 // setmetatable accepts tables only and respects protected metatables.
 // Script-level locals captured by handlers (upvalues) are the one place
 // state can persist, per VM, in whatever VM served a call: treat them as

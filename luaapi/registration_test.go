@@ -109,7 +109,8 @@ hook{ event = "BeforeTool", handler = function(i)
   local keys = {}
   for k in pairs(params) do keys[#keys+1] = k end
   table.sort(keys)
-  return { additionalContext = table.concat(out, ",") .. "|" .. #params.protectedBranches .. "|" .. table.concat(keys, ",") .. "|" .. tostring(params.n) .. "|" .. tostring(params.nested.deep) }
+  return { additionalContext = table.concat(out, ",") .. "|" .. #params.protectedBranches .. "|" .. table.concat(keys, ",") .. "|" .. tostring(params.n) .. "|" .. tostring(params.nested.deep) ..
+    "|" .. tostring(getmetatable(params)) .. "," .. tostring(getmetatable(params.protectedBranches)) .. "," .. tostring(getmetatable(params.nested)) }
 end }
 hook{ event = "AfterTool", handler = function(i)
   if i.toolName == "top" then params.x = 1 end
@@ -128,7 +129,7 @@ end }
 	}
 	defer p.Close()
 	out, err := p.Call(context.Background(), 0, bashInput("ls"))
-	if err != nil || out.AdditionalContext != "main,release|2|n,nested,protectedBranches|3|true" {
+	if err != nil || out.AdditionalContext != "main,release|2|n,nested,protectedBranches|3|true|json.object,json.array,json.object" {
 		t.Fatalf("out=%+v err=%v", out, err)
 	}
 	for _, tool := range []string{"top", "nested", "insert", "setmt"} {
@@ -138,7 +139,7 @@ end }
 		}
 	}
 	out, err = p.Call(context.Background(), 0, bashInput("ls"))
-	if err != nil || out.AdditionalContext != "main,release|2|n,nested,protectedBranches|3|true" {
+	if err != nil || out.AdditionalContext != "main,release|2|n,nested,protectedBranches|3|true|json.object,json.array,json.object" {
 		t.Fatalf("after writes: out=%+v err=%v", out, err)
 	}
 	// The second instance has an empty params table.

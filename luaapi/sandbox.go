@@ -164,7 +164,9 @@ func ModuleNames() []string {
 
 // readonly returns a proxy of t that reads through to it and refuses
 // writes. pairs, ipairs, next, unpack, #, the table library and the JSON
-// converters see through proxies; rawset is not available.
+// converters see through proxies, and so does getmetatable for the JSON
+// mark of t ("json.array" or "json.object"; false for an unmarked table);
+// rawset is not available.
 func (v *vm) readonly(t *lua.LTable, name string) *lua.LTable {
 	L := v.L
 	p := L.CreateTable(0, 0)
@@ -173,6 +175,9 @@ func (v *vm) readonly(t *lua.LTable, name string) *lua.LTable {
 	mt.RawSetString("__newindex", v.roNewIndex)
 	mt.RawSetString("__len", v.roLen)
 	mt.RawSetString("__metatable", lua.LFalse)
+	if tm, ok := t.Metatable.(*lua.LTable); ok && (tm == v.arrayMT || tm == v.objectMT) {
+		mt.RawSetString("__metatable", tm.RawGetString("__metatable"))
+	}
 	p.Metatable = mt
 	v.ro[p] = roInfo{target: t, name: name}
 	return p

@@ -49,7 +49,8 @@ local function check(pack, spec, given)
     elseif typ == "number" then
       ok = type(v) == "number"
     elseif string.sub(typ, 1, 2) == "[]" then
-      ok = type(v) == "table"
+      -- a JSON object is not a list, even an empty one
+      ok = type(v) == "table" and getmetatable(v) ~= "json.object"
       if ok then
         v = list_copy(v)
         local choices = nil
