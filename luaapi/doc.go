@@ -74,12 +74,13 @@
 // can change what another script sees. A library runs in an environment of
 // its own over the sandbox's globals: it has no params (a script passes
 // what the library needs as arguments) and cannot assign globals (it keeps
-// its state in locals and returns a table). Its functions run for the
-// script that calls them: a hook{} they make while the script loads is the
-// script's hook, reported at the script's line that called into the
-// library. The engine gives every pool the stdlib's libraries ("monad.params",
-// "monad.commands", "monad.redact"; see package stdlib), which user scripts
-// may require too.
+// its state in locals and returns a table; those locals are shared by the
+// scripts of the VM, so a library keeps only constants there). Its
+// functions run for the script that calls them: a hook{} they make while
+// the script loads is the script's hook, reported at the script's line
+// that called into the library. The engine gives every pool the stdlib's
+// libraries ("monad.params", "monad.commands", "monad.redact"; see package
+// stdlib), which user scripts may require too.
 //
 // # Sandbox
 //

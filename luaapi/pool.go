@@ -148,7 +148,8 @@ type Hook struct {
 	// Options.DefaultTimeout.
 	Timeout time.Duration
 	// Script is the name of the script that registered the hook, and Line
-	// the line of the hook{} call.
+	// the line of the hook{} call (of the call into a library, when a
+	// library function made the hook{} call).
 	Script string
 	Line   int
 	// Source is the index of the Source in the slice given to NewPool.
@@ -174,6 +175,9 @@ type LogEntry struct {
 	Level  slog.Level
 	Msg    string
 	Fields map[string]any // nil when none were given
+	// Script is the script whose load or hook logged, and Line its line
+	// (of the call into a library, when a library function logged; the
+	// hook's line, when the handler itself is a library's).
 	Script string
 	Line   int
 }
