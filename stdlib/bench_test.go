@@ -3,7 +3,6 @@ package stdlib_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"strings"
 	"testing"
 
@@ -17,15 +16,7 @@ func defaultPool(b *testing.B) (*luaapi.Pool, []luaapi.Hook) {
 	var srcs []luaapi.Source
 	for _, name := range stdlib.Default() {
 		info, _ := stdlib.Lookup(name)
-		src, err := fs.ReadFile(stdlib.FS(), info.Script)
-		if err != nil {
-			b.Fatal(err)
-		}
-		s, err := luaapi.Compile("stdlib/"+info.Script, src)
-		if err != nil {
-			b.Fatal(err)
-		}
-		srcs = append(srcs, luaapi.Source{Script: s})
+		srcs = append(srcs, luaapi.Source{Script: compilePack(b, info)})
 	}
 	p, err := luaapi.NewPool(context.Background(), srcs, luaapi.Options{Home: testHome, Libraries: libraries(b)})
 	if err != nil {

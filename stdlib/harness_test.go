@@ -80,6 +80,20 @@ func libraries(tb testing.TB) map[string]*luaapi.Script {
 	return out
 }
 
+// compilePack compiles an embedded pack as the engine names it.
+func compilePack(tb testing.TB, info stdlib.PackInfo) *luaapi.Script {
+	tb.Helper()
+	src, err := fs.ReadFile(stdlib.FS(), info.Script)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := luaapi.Compile("stdlib/"+info.Script, src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
 // mustLoad loads a pack, skipping the test when the runtime lacks a module
 // the pack needs.
 func mustLoad(tb testing.TB, name string, with map[string]any) *pack {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"strings"
 	"testing"
 
@@ -23,14 +22,7 @@ func TestParamChecksAgree(t *testing.T) {
 		map[string]any{}, map[string]any{"a": "b"}, nil,
 	}
 	for _, info := range stdlib.Packs() {
-		src, err := fs.ReadFile(stdlib.FS(), info.Script)
-		if err != nil {
-			t.Fatal(err)
-		}
-		script, err := luaapi.Compile("stdlib/"+info.Script, src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		script := compilePack(t, info)
 		params := []string{"notAParam"}
 		for _, q := range info.Params {
 			params = append(params, q.Name)
