@@ -112,8 +112,9 @@
 // A handler runs for at most its timeout (also bounded by the caller's
 // context) plus a few milliseconds: a watchdog stops it at the next VM
 // instruction (see vmctx.go), pcall cannot catch the stop, and the Lua
-// pattern functions, which are our own interruptible implementation of Lua
-// 5.1's matcher, check it too. Timeouts satisfy errors.Is(err,
+// pattern functions (string.find, match, gmatch, gsub), which run on
+// package luapattern, our interruptible port of Lua 5.1's matcher, check
+// it too. Timeouts satisfy errors.Is(err,
 // context.DeadlineExceeded). Go builtins run to completion, so every one
 // that could run long is bounded instead: string.rep, string.format,
 // string.gsub, table.concat, re.gsub and json.encode fail beyond

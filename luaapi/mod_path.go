@@ -66,7 +66,7 @@ func expandHome(p, home string) string {
 			break
 		}
 		end := i + len("$HOME")
-		if end < len(p) && (p[end] == '_' || isalpha(p[end]) || isdigit(p[end])) {
+		if end < len(p) && isNameByte(p[end]) {
 			b.WriteString(p[:end])
 			p = p[end:]
 			continue
@@ -137,3 +137,8 @@ type globError string
 func (e globError) Error() string { return string(e) }
 
 const errGlobTooLong = globError("more than 256 segments")
+
+// isNameByte reports whether c may continue a shell variable name.
+func isNameByte(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}

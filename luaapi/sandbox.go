@@ -87,7 +87,7 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	origFormat := realStr.RawGetString("format").(*lua.LFunction).GFunction
 	str.RawSetString("rep", L.NewFunction(v.strRep))
 	str.RawSetString("format", L.NewFunction(func(L *lua.LState) int { return v.strFormat(L, origFormat) }))
-	v.installPatterns(str, realStr)
+	v.installPatterns(str)
 	v.strMeta = L.CreateTable(0, 2)
 	v.strMeta.RawSetString("__index", str)
 	v.strMeta.RawSetString("__metatable", lua.LFalse)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi/luapattern"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -79,6 +80,7 @@ type vm struct {
 	libSetGlobal *lua.LFunction
 	libStack     []string // the libraries being instantiated, outermost first
 	strMeta      *lua.LTable
+	patOpts      luapattern.Options // the matcher's options, see installPatterns
 	reLocal      map[string]*regexpEntry
 }
 
