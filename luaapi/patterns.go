@@ -18,7 +18,9 @@ func (v *vm) installPatterns(str *lua.LTable) {
 	v.patOpts = luapattern.Options{Stop: v.patternStop, MaxSize: v.pl.opts.MaxStringSize}
 	str.RawSetString("find", L.NewFunction(func(L *lua.LState) int { return v.strFindAux(L, true) }))
 	str.RawSetString("match", L.NewFunction(func(L *lua.LState) int { return v.strFindAux(L, false) }))
-	str.RawSetString("gmatch", L.NewFunction(v.strGmatch))
+	gmatch := L.NewFunction(v.strGmatch)
+	str.RawSetString("gmatch", gmatch)
+	str.RawSetString("gfind", gmatch) // Lua 5.1's deprecated alias (LUA_COMPAT_GFIND)
 	str.RawSetString("gsub", L.NewFunction(v.strGsub))
 }
 

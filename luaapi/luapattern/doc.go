@@ -21,26 +21,26 @@
 // exist is a *[PatternError] whose message is Lua 5.1's ("malformed pattern
 // (ends with '%')", "invalid capture index", ...); a call interrupted by
 // Options.Stop returns Stop's error; [ErrTooManySteps] and [ErrTooLarge]
-// report the bounds. A panic raised by a [Replacer] given to Gsub passes
-// through unchanged.
+// report the bounds. Nothing panics, except that a panic raised by the
+// function given to GsubFunc passes through unchanged.
 //
 // All functions are safe for concurrent use; an [Iter] is not.
 //
 // # Differences from Lua 5.1
 //
-//   - A pattern may contain "\0" (Lua 5.1 ends a pattern at its first "\0",
-//     except in string.find's plain search).
+// The semantics are Lua 5.1.5's, checked against its recorded output
+// (luaapi's TestPatternsMatchLua51) and against stock gopher-lua (FuzzPatterns,
+// where gopher-lua follows 5.1). In particular, as in Lua 5.1: a
+// back-reference to a position capture ("()%1") finds no match; init past
+// the end of the subject is clamped to the end; a '%' ending a Gsub
+// replacement writes a "\x00"; Gmatch treats a leading '^' as an ordinary
+// character. The differences are:
+//
+//   - A pattern may contain "\x00" (Lua 5.1 ends a pattern at its first
+//     "\x00", except in string.find's plain search).
 //   - A pattern more than 200 items deep (recursion of the matcher) fails
 //     with "pattern too complex", as in Lua 5.2 (Lua 5.1 recurses on the C
 //     stack until it overflows).
-//   - Gmatch treats a leading '^' as an anchor: only a match at the start
-//     of the subject counts (Lua 5.1 matches a literal '^'; gopher-lua
-//     anchors).
-//   - Find and FindPattern find nothing when init is past the end of the
-//     subject (Lua 5.1 clamps init to the end, where an empty match is
-//     found).
-//   - A '%' at the end of a Gsub replacement string is dropped (Lua 5.1
-//     writes the string's terminating "\0").
-//   - A back-reference to a position capture ("()%1") panics (Lua 5.1 finds
-//     no match).
+//   - The bounds of Options (Stop, MaxSteps, MaxSize), which Lua 5.1 does
+//     not have.
 package luapattern

@@ -54,12 +54,13 @@ func unquotePrefix(line string) (string, string, error) {
 	return s, line[len(q):], err
 }
 
-// stockProbe renders string.find, string.match from 2 and string.gsub with
-// "<%0>" at most 3 times, each as its values joined by "," ("error" for an
-// error, "nil" for no value), joined by "|".
+// stockProbe renders string.find, string.match from 2 (1 for an empty
+// subject: gopher-lua, unlike Lua 5.1, finds nothing past the end) and
+// string.gsub with "<%0>" at most 3 times, each as its values joined by ","
+// ("error" for an error, "nil" for no value), joined by "|".
 const stockProbe = `function probe(s, p)
   local function show(ok, ...) if not ok then return "error" end if select("#", ...) == 0 then return "nil" end local t = {} for i = 1, select("#", ...) do t[#t + 1] = tostring((select(i, ...))) end return table.concat(t, ",") end
-  return show(pcall(string.find, s, p)) .. "|" .. show(pcall(string.match, s, p, 2)) .. "|" .. show(pcall(string.gsub, s, p, "<%0>", 3))
+  return show(pcall(string.find, s, p)) .. "|" .. show(pcall(string.match, s, p, math.min(2, #s + 1))) .. "|" .. show(pcall(string.gsub, s, p, "<%0>", 3))
 end`
 
 // probe renders what stockProbe renders, with this package.
@@ -94,7 +95,7 @@ func probe(s, p string) string {
 		return append([]string{strconv.Itoa(m.Start + 1), strconv.Itoa(m.End)}, caps...), err
 	}
 	match := func() ([]string, error) {
-		m, ok, err := FindPattern(s, p, 1, Options{})
+		m, ok, err := FindPattern(s, p, min(1, len(s)), Options{})
 		if err != nil || !ok {
 			return []string{"nil"}, err
 		}

@@ -104,16 +104,12 @@ func (m *Match) Capture(i int) (Capture, error) {
 }
 
 // Find is string.find: the first match of pat in src that starts at or
-// after init (0-based; a negative init means 0). The search is plain (pat
-// is a substring, not a pattern) when plain is set or pat has none of the
-// characters ^$*+?.([%-. found is false when there is no match.
+// after init, a 0-based offset clamped to [0, len(src)] (so an empty
+// pattern matches at the end when init is past it). The search is plain
+// (pat is a substring, not a pattern) when plain is set or pat has none of
+// the characters ^$*+?.([%-. found is false when there is no match.
 func Find(src, pat string, init int, plain bool, o Options) (m Match, found bool, err error) {
-	if init < 0 {
-		init = 0
-	}
-	if init > len(src) {
-		return Match{}, false, nil
-	}
+	init = clamp(init, len(src))
 	if plain || !strings.ContainsAny(pat, specials) {
 		if i := strings.Index(src[init:], pat); i >= 0 {
 			return Match{Start: init + i, End: init + i + len(pat)}, true, nil
@@ -124,17 +120,16 @@ func Find(src, pat string, init int, plain bool, o Options) (m Match, found bool
 }
 
 // FindPattern is string.match: the first match of the pattern pat in src
-// that starts at or after init (0-based; a negative init means 0). A
-// leading '^' anchors the match at init. found is false when there is no
+// that starts at or after init, a 0-based offset clamped to [0, len(src)].
+// A leading '^' anchors the match at init. found is false when there is no
 // match.
 func FindPattern(src, pat string, init int, o Options) (m Match, found bool, err error) {
-	if init < 0 {
-		init = 0
-	}
-	if init > len(src) {
-		return Match{}, false, nil
-	}
-	return find(src, pat, init, &o)
+	return find(src, pat, clamp(init, len(src)), &o)
+}
+
+// clamp clamps init to [0, n], as Lua 5.1's str_find_aux does.
+func clamp(init, n int) int {
+	return min(max(init, 0), n)
 }
 
 func find(src, pat string, init int, o *Options) (m Match, found bool, err error) {
@@ -163,19 +158,13 @@ func find(src, pat string, init int, o *Options) (m Match, found bool, err error
 // concurrent use.
 type Iter struct {
 	src, pat string
-	anchor   bool
 	pos      int
 }
 
-// Gmatch returns an iterator over the matches of pat in src. A leading
-// '^' anchors the first match at the start of src (see the package doc).
+// Gmatch returns an iterator over the matches of pat in src. As in Lua
+// 5.1, a leading '^' is not an anchor: it matches a '^' in src.
 func Gmatch(src, pat string) *Iter {
-	it := &Iter{src: src, pat: pat}
-	if strings.HasPrefix(pat, "^") {
-		it.anchor = true
-		it.pat = pat[1:]
-	}
-	return it
+	return &Iter{src: src, pat: pat}
 }
 
 // Next returns the next match; found is false when there are no more. After
@@ -183,11 +172,7 @@ func Gmatch(src, pat string) *Iter {
 func (it *Iter) Next(o Options) (m Match, found bool, err error) {
 	st := newState(it.src, it.pat, &o)
 	err = st.run(func() {
-		end := len(it.src)
-		if it.anchor {
-			end = min(it.pos, 0)
-		}
-		for s := it.pos; s <= end; s++ {
+		for s := it.pos; s <= len(it.src); s++ {
 			st.level = 0
 			if e := st.match(s, 0); e != -1 {
 				it.pos = e
@@ -207,9 +192,10 @@ func (it *Iter) Next(o Options) (m Match, found bool, err error) {
 // of the first max matches of pat (all when max is negative) replaced by
 // repl, and the number of matches replaced. In repl, %0 stands for the
 // whole match, %1 to %9 for a capture (%1 also for the whole match when
-// the pattern has no captures; a position capture writes its number), and
-// % followed by any other character for that character. A leading '^' in
-// pat anchors the match at the start of src.
+// the pattern has no captures; a position capture writes its number), %
+// followed by any other character for that character, and a % ending repl
+// for a "\x00" (Lua 5.1 writes the terminating NUL of its C string). A
+// leading '^' in pat anchors the match at the start of src.
 func Gsub(src, pat, repl string, max int, o Options) (string, int, error) {
 	return gsub(src, pat, max, &o, func(st *state, b *builder, s, e int) {
 		for i := 0; i < len(repl); i++ {
@@ -220,6 +206,7 @@ func Gsub(src, pat, repl string, max int, o Options) (string, int, error) {
 			}
 			i++
 			if i >= len(repl) {
+				b.writeByte(0)
 				break
 			}
 			c = repl[i]

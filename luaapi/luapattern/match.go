@@ -308,10 +308,13 @@ func (st *state) endCapture(s, p int) int {
 	return res
 }
 
+// matchCapture matches a back-reference %l at s. A position capture has no
+// text: in Lua 5.1 its length (CAP_POSITION, -2) becomes a huge size_t, so
+// the length check fails and there is no match.
 func (st *state) matchCapture(s int, l byte) int {
 	i := st.checkCapture(int(l))
 	c := st.capture[i]
-	if len(st.src)-s >= c.len && st.src[c.init:c.init+c.len] == st.src[s:s+c.len] {
+	if c.len >= 0 && len(st.src)-s >= c.len && st.src[c.init:c.init+c.len] == st.src[s:s+c.len] {
 		return s + c.len
 	}
 	return -1
