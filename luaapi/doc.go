@@ -57,10 +57,10 @@
 // error, pcall, xpcall, select, tonumber, tostring, type, next, pairs,
 // ipairs, unpack, getmetatable, setmetatable (tables only), print (logs),
 // require, hook, params and _G (the script's own environment). Host modules
-// come from require: "re" (Go RE2), "json", "shell" (command-line
-// splitting, see package syntax), "path" and "log"; so do the host's Lua
-// libraries (see Libraries below); require of any other name fails.
-// [TypeDefinitions] documents them for editors.
+// come from require: "re" (Go RE2), "json", "shell" (command lines, on
+// package syntax; mod_shell.go defines the shape of its tables), "path" and
+// "log"; so do the host's Lua libraries (see Libraries below); require of
+// any other name fails. [TypeDefinitions] documents them for editors.
 //
 // # Libraries
 //

@@ -5,6 +5,38 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
+// The Lua module shell (require("shell")) over package syntax, with
+// syntax's default bounds (a script cannot change them):
+//
+//	shell.split(s) -> words [, message]
+//	    syntax.Split; the message (err.Error()) is a second value when a
+//	    quote or substitution is not closed (the words are still returned).
+//	shell.commands(line) -> list of commands
+//	    syntax.Commands; a limit (depth, command count, size) raises a Lua
+//	    error "shell.commands: ...", so that a pack fails closed instead of
+//	    judging a partial parse. A second argument is an error.
+//	shell.unwrap(words) -> words
+//	    syntax.Unwrap on t[1] .. t[n]; an element that is not a string, or
+//	    more than syntax.DefaultMaxBytes words, raises an error.
+//
+// Lists are tables marked as JSON arrays, commands and redirections tables
+// marked as JSON objects. Each command has every key:
+//
+//	{
+//	  words     = {"rm", "-rf", "/"},  -- list of strings, may be empty
+//	  op        = "|",   -- ";" "&&" "||" "|" "|&" "&" or "" (see Command.Op)
+//	  redirects = { {op = ">&", fd = "2", target = "1"},
+//	                {op = "<<", fd = "", target = "EOF", body = "text\n"} },
+//	  assigns   = {X = "1"},  -- NAME -> value; empty table when none
+//	  depth     = 0,      -- number: 0 top level, +1 per nesting
+//	  via       = "",     -- "$(" "`" "<(" ">(" "(" "{" or a command name
+//	  malformed = false,  -- boolean
+//	}
+//
+// A redirection's op never includes its descriptor (fd is "" when none is
+// written); body is present for "<<" and "<<-" only. This file is the one
+// definition of the shape; types/monad-hooks.d.lua describes it to editors
+// and TestShellCommandShape pins it.
 func (v *vm) shellModule() *lua.LTable {
 	return v.funcs(map[string]lua.LGFunction{
 		"split":    v.shellSplit,
@@ -33,9 +65,13 @@ func (v *vm) shellSplit(L *lua.LState) int {
 	return 1
 }
 
-// shell.commands(cmd) -> list of {words, op, redirects, assigns, depth, via, malformed}
+// shell.commands(line) -> list of {words, op, redirects, assigns, depth, via, malformed}
 func (v *vm) shellCommands(L *lua.LState) int {
-	cmds, err := syntax.Commands(L.CheckString(1), syntax.Options{})
+	line := L.CheckString(1)
+	if L.GetTop() > 1 && L.Get(2) != lua.LNil {
+		L.ArgError(2, "shell.commands takes one argument (its bounds are fixed)")
+	}
+	cmds, err := syntax.Commands(line, syntax.Options{})
 	if err != nil {
 		L.RaiseError("shell.commands: %s", err.Error())
 		return 0

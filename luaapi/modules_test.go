@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/stretchr/testify/require"
 )
 
 // evalLua runs body as a handler and returns its additionalContext.
@@ -112,4 +113,34 @@ end }`)
 	if len(logs) != MaxLogEntries {
 		t.Fatalf("%d entries", len(logs))
 	}
+}
+
+// TestShellCommandShape pins the shape of shell.commands' tables (the one
+// definition is in mod_shell.go): every key present, empty tables for no
+// assignments or redirections, body only on here-documents.
+func TestShellCommandShape(t *testing.T) {
+	got := evalLua(t, Options{}, `return { additionalContext = json.encode(shell.commands("X=1 cat <<EOF 2>&1 | sh\nbody\nEOF")) }`)
+	require.JSONEq(t, `[
+	  {"words": ["cat"], "op": "|", "depth": 0, "via": "", "malformed": false,
+	   "assigns": {"X": "1"},
+	   "redirects": [{"op": "<<", "fd": "", "target": "EOF", "body": "body\n"},
+	                 {"op": ">&", "fd": "2", "target": "1"}]},
+	  {"words": ["sh"], "op": ";", "depth": 0, "via": "", "malformed": false,
+	   "assigns": {}, "redirects": []}
+	]`, got)
+	got = evalLua(t, Options{}, `return { additionalContext = json.encode(shell.commands("echo $(id")) }`)
+	require.JSONEq(t, `[
+	  {"words": ["echo", "$(id"], "op": "", "depth": 0, "via": "", "malformed": true, "assigns": {}, "redirects": []},
+	  {"words": ["id"], "op": "", "depth": 1, "via": "$(", "malformed": false, "assigns": {}, "redirects": []}
+	]`, got)
+	require.Equal(t, `[],[]`, evalLua(t, Options{}, `return { additionalContext = json.encode(shell.split("")) .. "," .. json.encode(shell.commands("")) }`))
+}
+
+// TestShellCommandsOneArgument: shell.commands has no options (its bounds
+// are syntax's defaults), and says so rather than ignore a second argument.
+func TestShellCommandsOneArgument(t *testing.T) {
+	got := evalLua(t, Options{}, `return { additionalContext = show(pcall(shell.commands, "ls", { maxDepth = 100 })) }`)
+	require.Contains(t, got, "false,")
+	require.Contains(t, got, "shell.commands takes one argument")
+	require.Equal(t, "1", evalLua(t, Options{}, `return { additionalContext = show(#shell.commands("ls", nil)) }`))
 }

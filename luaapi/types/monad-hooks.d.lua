@@ -174,9 +174,12 @@ function json.object(t) end
 
 ---@class ShellCommand
 ---@field words string[]
----@field op ""|";"|"&&"|"||"|"|"|"|&"|"&"
+---@field op ""|";"|"&&"|"||"|"|"|"|&"|"&" the operator after the command
 ---@field redirects ShellRedirect[]
----@field assigns table<string, string>
+---@field assigns table<string, string> NAME=value words before the command name
+---@field depth integer 0 at the top level, one more per $( ), backticks, <( ), ( ), { } or sh -c/eval string
+---@field via string what holds a nested command: "$(", "`", "<(", ">(", "(", "{" or a command name; "" at depth 0
+---@field malformed boolean the command's text was not well formed (it is listed with the words read)
 
 ---Shell command lines.
 ---@class shell
@@ -189,9 +192,10 @@ shell = {}
 function shell.split(cmd) end
 
 ---Lists the simple commands of a script, including those inside $(), ``, subshells, groups, sh -c and eval.
+---A malformed line is parsed as far as it goes (see ShellCommand.malformed); a line beyond the parser's
+---bounds (nesting, command count, size) raises an error.
 ---@param cmd string
 ---@return ShellCommand[] commands
----@return string? err set on a syntax error or a limit (the commands found are still returned)
 function shell.commands(cmd) end
 
 ---Strips wrappers (sudo, env, nohup, time, nice, timeout, xargs, exec, command, builtin, stdbuf, ionice, doas, ...).

@@ -58,34 +58,8 @@ func TestConcurrent(t *testing.T) {
 				}
 				words, _ := Split(commandCases[i].in)
 				Unwrap(words)
-				_ = Values(cmds)
 			}
 		}()
 	}
 	wg.Wait()
-}
-
-func TestValues(t *testing.T) {
-	cmds, _ := Commands("X=1 cat <<EOF 2>&1 | sh\nbody\nEOF", Options{})
-	got := Values(cmds)
-	want := []any{
-		map[string]any{
-			"words": []any{"cat"}, "op": "|", "depth": 0, "via": "", "malformed": false,
-			"assigns": map[string]any{"X": "1"},
-			"redirects": []any{
-				map[string]any{"op": "<<", "fd": "", "target": "EOF", "body": "body\n"},
-				map[string]any{"op": ">&", "fd": "2", "target": "1"},
-			},
-		},
-		map[string]any{
-			"words": []any{"sh"}, "op": ";", "depth": 0, "via": "", "malformed": false,
-			"assigns": map[string]any{}, "redirects": []any{},
-		},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Values:\n got %#v\nwant %#v", got, want)
-	}
-	if w := WordsValue(nil); w == nil || len(w) != 0 {
-		t.Fatalf("WordsValue(nil) = %#v", w)
-	}
 }

@@ -261,15 +261,6 @@ func TestCommands(t *testing.T) {
 	}
 }
 
-// TestCommandsShape is the probe the stdlib packs run before they use the
-// shell module (see WIRING in the package doc).
-func TestCommandsShape(t *testing.T) {
-	c, err := Commands("a x | b && c", Options{})
-	if err != nil || len(c) != 3 || len(c[0].Words) == 0 || c[0].Words[0] != "a" || c[0].Op != "|" || c[1].Op != "&&" {
-		t.Fatalf("probe: %q, %v", renderAll(c), err)
-	}
-}
-
 func TestHereDocBodyNotShared(t *testing.T) {
 	cmds, _ := Commands("{ cat; } <<EOF\nx\nEOF", Options{})
 	for _, c := range cmds {

@@ -88,12 +88,3 @@ func ExampleUnwrap() {
 	// Output:
 	// ["rm" "-rf"]
 }
-
-func ExampleValues() {
-	cmds, _ := syntax.Commands(`a x | b && c`, syntax.Options{})
-	v := syntax.Values(cmds)
-	first := v[0].(map[string]any)
-	fmt.Println(len(v), first["words"], first["op"], v[1].(map[string]any)["op"])
-	// Output:
-	// 3 [a x] | &&
-}

@@ -73,7 +73,6 @@ func FuzzCommands(f *testing.F) {
 				t.Fatalf("Unwrap grew %d words to %d", len(c.Words), len(u))
 			}
 		}
-		_ = Values(cmds)
 		// Deterministic.
 		again, _ := Commands(line, Options{MaxCommands: 200})
 		if len(again) != len(cmds) {
