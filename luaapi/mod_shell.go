@@ -11,8 +11,11 @@ import (
 //	shell.split(s) -> words [, message]
 //	    syntax.Split; the message (err.Error()) is a second value when a
 //	    quote or substitution is not closed (the words are still returned).
-//	shell.commands(line) -> list of commands
-//	    syntax.Commands; a limit (depth, command count, size) raises a Lua
+//	shell.commands(line) -> list of commands [, message]
+//	    syntax.Commands; a message (errMalformed) is a second value
+//	    when a command is malformed (the commands are still returned), so
+//	    that a pack that approves can refuse a line the shell would not
+//	    read as listed. A limit (depth, command count, size) raises a Lua
 //	    error "shell.commands: ...", so that a pack fails closed instead of
 //	    judging a partial parse. A second argument is an error.
 //	shell.unwrap(words) -> words
@@ -65,7 +68,10 @@ func (v *vm) shellSplit(L *lua.LState) int {
 	return 1
 }
 
-// shell.commands(line) -> list of {words, op, redirects, assigns, depth, via, malformed}
+// errMalformed is shell.commands' second value for a malformed line.
+const errMalformed = "shell.commands: the line is not well formed (an unclosed quote, substitution or compound command, or a stray operator)"
+
+// shell.commands(line) -> list of {words, op, redirects, assigns, depth, via, malformed} [, message]
 func (v *vm) shellCommands(L *lua.LState) int {
 	line := L.CheckString(1)
 	if L.GetTop() > 1 && L.Get(2) != lua.LNil {
@@ -78,7 +84,9 @@ func (v *vm) shellCommands(L *lua.LState) int {
 	}
 	list := L.CreateTable(len(cmds), 0)
 	list.Metatable = v.arrayMT
+	malformed := false
 	for i, c := range cmds {
+		malformed = malformed || c.Malformed
 		t := L.CreateTable(0, 7)
 		t.Metatable = v.objectMT
 		t.RawSetString("words", v.stringList(c.Words))
@@ -109,6 +117,10 @@ func (v *vm) shellCommands(L *lua.LState) int {
 		list.RawSetInt(i+1, t)
 	}
 	L.Push(list)
+	if malformed {
+		L.Push(lua.LString(errMalformed))
+		return 2
+	}
 	return 1
 }
 

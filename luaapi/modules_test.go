@@ -115,9 +115,10 @@ end }`)
 	}
 }
 
-// TestShellCommandShape pins the shape of shell.commands' tables (the one
+// TestShellCommandShape pins the shape of shell.commands' results (the one
 // definition is in mod_shell.go): every key present, empty tables for no
-// assignments or redirections, body only on here-documents.
+// assignments or redirections, body only on here-documents, a message as a
+// second value for a malformed line.
 func TestShellCommandShape(t *testing.T) {
 	got := evalLua(t, Options{}, `return { additionalContext = json.encode(shell.commands("X=1 cat <<EOF 2>&1 | sh\nbody\nEOF")) }`)
 	require.JSONEq(t, `[
@@ -128,7 +129,9 @@ func TestShellCommandShape(t *testing.T) {
 	  {"words": ["sh"], "op": ";", "depth": 0, "via": "", "malformed": false,
 	   "assigns": {}, "redirects": []}
 	]`, got)
-	got = evalLua(t, Options{}, `return { additionalContext = json.encode(shell.commands("echo $(id")) }`)
+	require.Equal(t, "1,nil", evalLua(t, Options{}, `local c, err = shell.commands("ls") return { additionalContext = show(#c, err) }`))
+	require.Equal(t, "2,"+errMalformed, evalLua(t, Options{}, `local c, err = shell.commands("echo $(id") return { additionalContext = show(#c, err) }`))
+	got = evalLua(t, Options{}, `return { additionalContext = json.encode((shell.commands("echo $(id"))) }`)
 	require.JSONEq(t, `[
 	  {"words": ["echo", "$(id"], "op": "", "depth": 0, "via": "", "malformed": true, "assigns": {}, "redirects": []},
 	  {"words": ["id"], "op": "", "depth": 1, "via": "$(", "malformed": false, "assigns": {}, "redirects": []}

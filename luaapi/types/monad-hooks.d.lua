@@ -196,6 +196,7 @@ function shell.split(cmd) end
 ---bounds (nesting, command count, size) raises an error.
 ---@param cmd string
 ---@return ShellCommand[] commands
+---@return string? err set when a command is malformed (the commands are still returned)
 function shell.commands(cmd) end
 
 ---Strips wrappers (sudo, env, nohup, time, nice, timeout, xargs, exec, command, builtin, stdbuf, ionice, doas, ...).
