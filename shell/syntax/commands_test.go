@@ -99,6 +99,7 @@ var commandCases = []struct {
 	{"heredoc no newline", "cat <<EOF", []string{`cat <<EOF{""} !`}},
 	{"heredoc crlf", "cat <<EOF\r\nx\r\nEOF\r\nls", []string{`cat <<EOF{"x\r\n"} ;`, "ls"}},
 	{"heredoc on compound", "while read l; do echo $l; done <<EOF\na\nEOF", []string{"read l <<EOF{\"a\\n\"} ;", "echo $l <<EOF{\"a\\n\"} ;"}},
+	{"heredoc body read inside a later group", "cat <<E | { a\n$(rm y)\nE\nb; }", []string{`cat <<E{"$(rm y)\n"} |`, "^1:{ a ;", "^1:{ b", "^1:$( rm y"}},
 	{"heredoc then more on line", "cat <<EOF; rm x\nbody\nEOF", []string{`cat <<EOF{"body\n"} ;`, "rm x ;"}},
 	{"bash reads heredoc", "bash <<EOF\nrm -rf /\nEOF", []string{`bash <<EOF{"rm -rf /\n"} ;`}},
 
@@ -164,6 +165,8 @@ var commandCases = []struct {
 	{"for", "for d in /*; do rm -rf $d; done", []string{"[d=/*] ;", "rm -rf $d"}},
 	{"for newline", "for f in a b\ndo\n  echo $f\ndone", []string{"[f=a] ;", "echo $f"}},
 	{"for subst", "for f in $(ls); do cat $f; done", []string{"[f=$(ls)] ;", "cat $f", "^1:$( ls"}},
+	{"for proc subst", "for v in a <(ls) >(wc); do :; done", []string{"[v=a] ;", ":", "^1:<( ls", "^1:>( wc"}},
+	{"for proc subst first", "for v in <(curl -s u); do sh $v; done", []string{`[v="<(curl -s u)"] ;`, "sh $v", "^1:<( curl -s u"}},
 	{"for no list", "for x; do echo $x; done", []string{"echo $x"}},
 	{"for arith", "for ((i=0; i<3; i++)); do echo $i; done", []string{"echo $i"}},
 	{"for brace body", "for x in a; { rm $x; }", []string{"[x=a] ;", "^1:{ rm $x"}},

@@ -30,6 +30,8 @@ type hereDoc struct {
 	strip  bool // <<-
 	quoted bool // the delimiter was quoted: the body is not expanded
 	body   string
+	depth  int    // the Depth of the command the document belongs to
+	via    string // and its Via: the body's substitutions are one deeper
 }
 
 // Stop conditions of a list: the tokens that end it at a command position.
@@ -577,7 +579,7 @@ func (p *parser) parseFor() {
 			p.pos += 2
 			for !p.done() {
 				p.skipBlanks()
-				if p.pos >= len(p.src) || meta(p.src[p.pos]) {
+				if p.pos >= len(p.src) || (meta(p.src[p.pos]) && !p.procSubstAt()) {
 					break
 				}
 				w := p.readWord(wordPlain)
@@ -880,7 +882,7 @@ func (p *parser) parseRedirect(fd string) Redirect {
 	r.Target = w.text
 	if op == "<<" || op == "<<-" {
 		raw := p.src[w.start:w.end]
-		d := &hereDoc{delim: w.text, strip: op == "<<-", quoted: strings.ContainsAny(raw, `'"\`)}
+		d := &hereDoc{delim: w.text, strip: op == "<<-", quoted: strings.ContainsAny(raw, `'"\`), depth: p.depth, via: p.via}
 		p.docs = append(p.docs, d)
 		r.doc = d
 		p.st.docs = true
@@ -935,8 +937,10 @@ func (p *parser) readDocs() {
 			d.body = p.src[start:end]
 		}
 		if !d.quoted && strings.ContainsAny(d.body, "$`") {
-			// An unquoted document is expanded: its substitutions run.
-			c := p.child(d.body, p.depth, p.via)
+			// An unquoted document is expanded: its substitutions run,
+			// nested in the command it belongs to (its body may be read
+			// inside a group opened later on the same line).
+			c := p.child(d.body, d.depth, d.via)
 			c.scanExpansions()
 			c.finish()
 			p.adopt(c)

@@ -122,7 +122,8 @@ type Command struct {
 	// Depth is 0 at the top level of the line, and one more inside each
 	// $(...), `...`, <(...), >(...), ( ), { } and command string
 	// (sh -c, eval, ssh host CMD, ...). The bodies of if, while, until,
-	// for, case and function definitions keep the depth of their keyword.
+	// for and case keep the depth of their keyword; a function's body is
+	// a group ({ } or ( )), one deeper than its definition.
 	Depth int
 	// Via tells what holds a command of Depth > 0: "$(", "`", "<(", ">(",
 	// "(" or "{" for those constructs, or the name of the command whose
