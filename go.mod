@@ -1,6 +1,6 @@
 module github.com/monad-hooks/monad-hooks
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/BurntSushi/toml v1.6.0
@@ -8,6 +8,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/yuin/gopher-lua v1.1.2
 	go.uber.org/goleak v1.3.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -26,6 +26,13 @@
 // All functions are pure: they keep no state, and are safe for concurrent
 // use.
 //
+// The parser is hand-written rather than built on mvdan.cc/sh because it
+// must survive any input in linear time and bounded depth (inputs exist
+// that overflow mvdan's stack or take it seconds), must flag rather than
+// reject malformed lines, and descends into the strings of sh -c and eval.
+// Its tests use mvdan.cc/sh as an oracle on well-formed lines
+// (oracle_test.go says what is compared).
+//
 // # What is not done
 //
 // Nothing is expanded: $VAR, ${VAR}, globs, braces and ~ stay as written,
