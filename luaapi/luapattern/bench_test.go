@@ -31,3 +31,15 @@ func BenchmarkFind(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBacktrack times CheckEvery steps of a catastrophically
+// backtracking pattern: the longest a call runs between two checks of
+// Options.Stop.
+func BenchmarkBacktrack(b *testing.B) {
+	for b.Loop() {
+		_, _, err := Find(catastrophicSrc, catastrophicPat, 0, false, Options{MaxSteps: CheckEvery})
+		if err != ErrTooManySteps {
+			b.Fatal(err)
+		}
+	}
+}
