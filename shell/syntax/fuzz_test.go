@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 )
 
 // fuzzSeeds are added to the committed corpus under testdata/fuzz.
@@ -31,10 +30,12 @@ func FuzzCommands(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		start := time.Now()
-		cmds, err := Commands(line, Options{MaxCommands: 200})
-		if d := time.Since(start); d > 2*time.Second {
-			t.Fatalf("%v for %d bytes", d, len(line))
+		cmds, steps, err := commands(line, Options{MaxCommands: 200})
+		// Linear work, counted in steps (see TestPathological): the (( look-
+		// ahead has its own budget; the rest is a bounded number of steps
+		// per byte.
+		if limit := 64*(len(line)+1) + scanBudget(len(line)); steps > limit {
+			t.Fatalf("%d steps for %d bytes, more than %d", steps, len(line), limit)
 		}
 		if err != nil && !errors.Is(err, ErrTooDeep) && !errors.Is(err, ErrTooMany) && !errors.Is(err, ErrTooLong) {
 			t.Fatalf("unexpected error %v", err)

@@ -161,6 +161,7 @@ func (p *parser) readWord(mode int) word {
 	}
 end:
 	w.end = p.pos
+	p.st.steps += 1 + w.end - w.start
 	if b == nil {
 		w.text = src[w.start:p.pos]
 	} else {
@@ -201,6 +202,7 @@ func (p *parser) fdAt() int {
 			n++
 		}
 	}
+	p.st.steps += 1 + n
 	if n == 0 || n >= len(s) || (s[n] != '<' && s[n] != '>') || (n+1 < len(s) && s[n+1] == '(') {
 		return 0
 	}
@@ -224,6 +226,7 @@ func validName(s string) bool {
 // readArray reads the elements of NAME=( ... ) up to the closing ).
 func (p *parser) readArray() {
 	for !p.done() {
+		p.st.steps++
 		p.skipNewlines()
 		if p.pos >= len(p.src) {
 			break
@@ -429,6 +432,7 @@ func (p *parser) commandSubst(via string) {
 	}
 	p.flush()
 	block := p.out
+	p.st.steps += len(block)
 	p.out, p.pending, p.pipes, p.depth, p.via, p.flatP, p.flatB, p.braces = out, append(pending, block...), pipes, depth, pvia, flatP, flatB, braces
 	if !closed {
 		p.bad = true
@@ -451,6 +455,7 @@ func (p *parser) backtick(inDQ bool) {
 		i++
 	}
 	end := min(i, len(src))
+	p.st.steps += 1 + end - start
 	if i < len(src) {
 		p.pos = i + 1
 	} else {
@@ -462,6 +467,7 @@ func (p *parser) backtick(inDQ bool) {
 		return
 	}
 	if esc {
+		p.st.steps += len(text)
 		var b strings.Builder
 		for j := 0; j < len(text); j++ {
 			if text[j] == '\\' && j+1 < len(text) {
@@ -494,6 +500,7 @@ const (
 // explicit stack, so that no input can make it recurse without bound.
 func (p *parser) skipExpansion(open ...byte) {
 	src := p.src
+	start := p.pos
 	stack := append(make([]byte, 0, 8), open...)
 	for len(stack) > 0 && p.pos < len(src) && !p.st.full {
 		top := stack[len(stack)-1]
@@ -557,6 +564,8 @@ func (p *parser) skipExpansion(open ...byte) {
 	if p.pos > len(src) {
 		p.pos = len(src)
 	}
+	// Every round advances p.pos.
+	p.st.steps += 1 + p.pos - start
 	if len(stack) > 0 {
 		p.bad = true
 	}
@@ -606,7 +615,10 @@ func (p *parser) arithCloses(i int) bool {
 		return false
 	}
 	start := i
-	defer func() { p.st.scan -= i - start + 1 }()
+	defer func() {
+		p.st.scan -= i - start + 1
+		p.st.steps += i - start + 1
+	}()
 	depth := 1
 	for i < len(src) {
 		switch src[i] {
@@ -646,9 +658,11 @@ func (p *parser) scanExpansions() {
 	for !p.done() {
 		i := strings.IndexAny(p.src[p.pos:], "\\$`")
 		if i < 0 {
+			p.st.steps += 1 + len(p.src) - p.pos
 			p.pos = len(p.src)
 			return
 		}
+		p.st.steps += 1 + i
 		p.pos += i
 		switch p.src[p.pos] {
 		case '\\':
@@ -676,6 +690,7 @@ func (p *parser) splitWords(ops bool) []string {
 		mode = wordArgs
 	}
 	for p.pos < len(p.src) {
+		p.st.steps++
 		p.skipBlanks()
 		if p.pos >= len(p.src) {
 			break

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestLimits(t *testing.T) {
@@ -129,11 +131,47 @@ var pathological = map[string]func(n int) string{
 }
 
 // TestPathological checks that every pathological input of 1 MiB is
-// parsed in bounded time, with output bounded by MaxCommands, and that the
-// time grows linearly: sixteen times the input may not take more than 48
-// times as long (quadratic growth would be 256 times; best of three runs,
-// without garbage collection, to ride out a loaded machine).
+// parsed with output bounded by MaxCommands, and that the parse is linear:
+// counted in steps (state.steps, deterministic, unlike a clock on a loaded
+// machine), sixteen times the input may take at most 20 times the steps
+// (quadratic growth would be 256 times). With MaxCommands out of the way
+// the whole input is parsed, so the limit cannot hide the growth.
 func TestPathological(t *testing.T) {
+	size := 1 << 20
+	if raceEnabled || testing.Short() {
+		size = 1 << 17
+	}
+	unbounded := Options{MaxCommands: 1 << 30}
+	for name, gen := range pathological {
+		t.Run(name, func(t *testing.T) {
+			in := gen(size)
+			cmds, _ := Commands(in, Options{})
+			assert.LessOrEqual(t, len(cmds), DefaultMaxCommands, "commands listed")
+			Split(in)
+
+			small, large := gen(1<<13), gen(1<<17)
+			for _, o := range []Options{{}, unbounded} {
+				_, ss, _ := commands(small, o)
+				_, sl, _ := commands(large, o)
+				assert.LessOrEqual(t, sl, 20*ss, "Commands(%+v) grows faster than linearly: %d steps for %d bytes, %d for %d", o, ss, len(small), sl, len(large))
+			}
+			_, sl, _ := commands(large, unbounded)
+			assert.GreaterOrEqual(t, sl, len(large)/2, "the step counter does not count the bytes read")
+			_, ss, _ := split(small)
+			_, sl, _ = split(large)
+			assert.LessOrEqual(t, sl, 20*ss, "Split grows faster than linearly: %d steps for %d bytes, %d for %d", ss, len(small), sl, len(large))
+			assert.GreaterOrEqual(t, sl, len(large)/2, "the step counter does not count the bytes read")
+		})
+	}
+}
+
+// TestPathologicalTiming checks, on the clock, what TestPathological
+// proves in steps: that the step counter misses no work that grows faster
+// than linearly. Sixteen times the input may not take more than 48 times
+// as long (best of three runs, without garbage collection). It asserts a
+// timing ratio, so it runs only with MONAD_TIMING=1 (scripts/bench.sh).
+func TestPathologicalTiming(t *testing.T) {
+	needTiming(t)
 	best := func(f func()) time.Duration {
 		// The growth of the parse, not of the collector's work: no
 		// collection during the runs.
@@ -147,29 +185,8 @@ func TestPathological(t *testing.T) {
 		}
 		return d
 	}
-	size, timing := 1<<20, true
-	if raceEnabled || testing.Short() {
-		size, timing = 1<<17, false
-	}
 	for name, gen := range pathological {
 		t.Run(name, func(t *testing.T) {
-			in := gen(size)
-			start := time.Now()
-			cmds, _ := Commands(in, Options{})
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("Commands: %v", d)
-			}
-			if len(cmds) > DefaultMaxCommands {
-				t.Errorf("%d commands", len(cmds))
-			}
-			start = time.Now()
-			Split(in)
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("Split: %v", d)
-			}
-			if !timing {
-				return
-			}
 			small, large := gen(1<<13), gen(1<<17)
 			ds := best(func() { Commands(small, Options{}) })
 			dl := best(func() { Commands(large, Options{}) })

@@ -59,6 +59,7 @@ func (p *parser) emit(c Command) int {
 		return -1
 	}
 	p.st.ncmd++
+	p.st.steps++
 	if p.bad {
 		c.Malformed = true
 		p.bad = false
@@ -70,6 +71,7 @@ func (p *parser) emit(c Command) int {
 // flush moves the pending commands after the commands of the level.
 func (p *parser) flush() {
 	if len(p.pending) > 0 {
+		p.st.steps += len(p.pending)
 		p.out = append(p.out, p.pending...)
 		p.pending = p.pending[:0]
 	}
@@ -107,6 +109,8 @@ func meta(c byte) bool {
 // skipBlanks skips blanks, line continuations and a comment (up to, not
 // including, its newline).
 func (p *parser) skipBlanks() {
+	start := p.pos
+loop:
 	for p.pos < len(p.src) {
 		c := p.src[p.pos]
 		switch {
@@ -120,11 +124,12 @@ func (p *parser) skipBlanks() {
 			} else {
 				p.pos = len(p.src)
 			}
-			return
+			break loop
 		default:
-			return
+			break loop
 		}
 	}
+	p.st.steps += 1 + p.pos - start
 }
 
 // skipNewlines skips blanks, comments and newlines (reading the bodies of
@@ -201,6 +206,7 @@ func dangling(op string) bool { return op == "|" || op == "|&" || op == "&&" || 
 func (p *parser) parseList(stop uint16) int {
 	last := -1
 	for !p.done() {
+		p.st.steps++
 		p.skipBlanks()
 		if p.pos >= len(p.src) {
 			break
@@ -337,6 +343,7 @@ func (p *parser) parsePipeline() int {
 	p.prefixes()
 	idx := p.parseCommand()
 	for !p.done() {
+		p.st.steps++
 		p.skipBlanks()
 		if p.pos >= len(p.src) || p.src[p.pos] != '|' || (p.pos+1 < len(p.src) && p.src[p.pos+1] == '|') {
 			break
@@ -367,6 +374,7 @@ func (p *parser) parsePipeline() int {
 // prefixes skips the pipeline prefixes ! and time [-p].
 func (p *parser) prefixes() {
 	for !p.done() {
+		p.st.steps++
 		p.skipBlanks()
 		if p.pos >= len(p.src) {
 			return
@@ -403,6 +411,7 @@ func (p *parser) nestOut() { p.st.nest-- }
 // listed, or -1.
 func (p *parser) parseCommand() int {
 	for !p.done() {
+		p.st.steps++
 		p.skipBlanks()
 		if p.pos >= len(p.src) {
 			return -1
@@ -522,6 +531,7 @@ func (p *parser) parseIf() {
 	p.parseList(stopThen)
 	p.expect("then")
 	for !p.done() {
+		p.st.steps++
 		p.parseList(stopFi)
 		if p.pos >= len(p.src) {
 			p.bad = true
@@ -578,6 +588,7 @@ func (p *parser) parseFor() {
 		if p.pos < len(p.src) && strings.HasPrefix(p.src[p.pos:], "in") && (p.pos+2 == len(p.src) || meta(p.src[p.pos+2])) {
 			p.pos += 2
 			for !p.done() {
+				p.st.steps++
 				p.skipBlanks()
 				if p.pos >= len(p.src) || (meta(p.src[p.pos]) && !p.procSubstAt()) {
 					break
@@ -614,6 +625,7 @@ func (p *parser) parseCase() {
 	}
 	p.pos += 2
 	for !p.done() {
+		p.st.steps++
 		p.skipNewlines()
 		if p.pos >= len(p.src) {
 			p.bad = true
@@ -628,6 +640,7 @@ func (p *parser) parseCase() {
 		}
 		// Patterns up to ")".
 		for !p.done() {
+			p.st.steps++
 			p.skipBlanks()
 			if p.pos >= len(p.src) {
 				break
@@ -690,6 +703,7 @@ func (p *parser) parseCond() {
 	p.pos += 2
 	closed := false
 	for !p.done() {
+		p.st.steps++
 		p.skipNewlines()
 		if p.pos >= len(p.src) {
 			p.bad = true
@@ -736,6 +750,7 @@ func (p *parser) parseCond() {
 func (p *parser) compoundTail(start int) int {
 	var reds []Redirect
 	for !p.done() {
+		p.st.steps++
 		p.skipBlanks()
 		if p.pos >= len(p.src) {
 			break
@@ -762,6 +777,7 @@ func (p *parser) compoundTail(start int) int {
 			return p.emit(Command{Redirects: reds, Depth: p.depth, Via: p.via})
 		}
 		for i := start; i < len(p.out); i++ {
+			p.st.steps += 1 + len(reds)
 			p.out[i].Redirects = append(p.out[i].Redirects, reds...)
 		}
 	}
@@ -778,6 +794,7 @@ func (p *parser) parseSimple() int {
 	var buf [8]string
 	words := buf[:0]
 	for !p.done() {
+		p.st.steps++
 		p.skipBlanks()
 		if p.pos >= len(p.src) {
 			break
@@ -809,6 +826,7 @@ func (p *parser) parseSimple() int {
 				for j < len(p.src) && blank(p.src[j]) {
 					j++
 				}
+				p.st.steps += j - p.pos
 				if j < len(p.src) && p.src[j] == ')' {
 					p.pos = j + 1
 					p.skipNewlines()
@@ -931,6 +949,7 @@ func (p *parser) readDocs() {
 			end = len(p.src)
 			p.bad = true
 		}
+		p.st.steps += 1 + p.pos - start // each byte scanned once (and copied once with <<-)
 		if d.strip {
 			d.body = b.String()
 		} else {
@@ -960,6 +979,7 @@ func (p *parser) child(src string, depth int, via string) *parser {
 // adopt lists the commands of a finished child parser after the current
 // pipeline, and blames its unblamed malformation on the holder.
 func (p *parser) adopt(c *parser) {
+	p.st.steps += len(c.out)
 	p.pending = append(p.pending, c.out...)
 	if c.bad {
 		p.bad = true

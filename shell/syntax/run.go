@@ -14,6 +14,9 @@ var shells = map[string]bool{
 // watch, trap, script -c, flock -c, sg, and the commands of find -exec.
 // They are listed after the current pipeline, one deeper.
 func (p *parser) runners(words []string, depth int) {
+	// Unwrap makes at most 32 passes over the words; the words' bytes were
+	// counted when they were read.
+	p.st.steps += len(words)
 	w := Unwrap(words)
 	if len(w) < 2 || p.st.split || p.st.full {
 		return

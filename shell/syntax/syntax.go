@@ -167,6 +167,13 @@ func (c Command) String() string {
 // Commands is a pure function: it is safe for concurrent use, and the
 // result shares no memory with other calls.
 func Commands(line string, opts Options) ([]Command, error) {
+	cmds, _, err := commands(line, opts)
+	return cmds, err
+}
+
+// commands is Commands, also returning the steps the parse took (see
+// state.steps).
+func commands(line string, opts Options) ([]Command, int, error) {
 	o := opts.withDefaults()
 	st := &state{opts: o, budget: o.MaxBytes, scan: scanBudget(len(line))}
 	if len(line) > o.MaxBytes {
@@ -178,15 +185,16 @@ func Commands(line string, opts Options) ([]Command, error) {
 	p.finish()
 	out := p.out
 	if st.docs {
-		fillDocs(out)
+		fillDocs(st, out)
 	}
-	return out, st.err
+	return out, st.steps, st.err
 }
 
 // fillDocs copies the here-document bodies, read after their commands were
 // listed, into the redirections.
-func fillDocs(cmds []Command) {
+func fillDocs(st *state, cmds []Command) {
 	for i := range cmds {
+		st.steps += 1 + len(cmds[i].Redirects)
 		for j := range cmds[i].Redirects {
 			r := &cmds[i].Redirects[j]
 			if r.doc != nil {
@@ -205,6 +213,12 @@ func fillDocs(cmds []Command) {
 // not read. When a quote or substitution is not closed, Split returns the
 // words read and ErrUnterminated. Split is safe for concurrent use.
 func Split(line string) ([]string, error) {
+	words, _, err := split(line)
+	return words, err
+}
+
+// split is Split, also returning the steps it took (see state.steps).
+func split(line string) ([]string, int, error) {
 	st := &state{opts: Options{}.withDefaults(), split: true, scan: scanBudget(len(line))}
 	p := &parser{st: st, src: line}
 	words := p.splitWords(true)
@@ -212,9 +226,9 @@ func Split(line string) ([]string, error) {
 		words = nil
 	}
 	if p.bad {
-		return words, ErrUnterminated
+		return words, st.steps, ErrUnterminated
 	}
-	return words, nil
+	return words, st.steps, nil
 }
 
 // state is shared by the parsers of one call (the line's, and those of the
@@ -230,6 +244,14 @@ type state struct {
 	docs   bool     // a here-document was seen
 	split  bool     // Split: list no commands
 	words  []string // backing store of the commands' words
+
+	// steps counts the work of the call: one per round of every loop of
+	// the grammar, per byte scanned (also by look-aheads that do not
+	// consume), and per command or word copied. No unit hides more than
+	// a bounded amount of work, so steps growing linearly with the input
+	// proves the parse linear; the tests check that on inputs built to
+	// defeat it (limits_test.go), without timing anything.
+	steps int
 }
 
 // keepWords copies words into the call's backing store and returns the
@@ -241,6 +263,7 @@ func (s *state) keepWords(words []string) []string {
 	if cap(s.words)-len(s.words) < len(words) {
 		s.words = make([]string, 0, max(2*cap(s.words), len(words), 8))
 	}
+	s.steps += len(words)
 	start := len(s.words)
 	s.words = append(s.words, words...)
 	return s.words[start:len(s.words):len(s.words)]
