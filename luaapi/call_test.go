@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/monad-hooks/monad-hooks/events"
 )
@@ -99,7 +102,6 @@ func TestHandlerFailures(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := handlerPool(t, c.body)
-			start := time.Now()
 			out, err := p.Call(context.Background(), 0, bashInput("ls"))
 			var he *HookError
 			if !errors.As(err, &he) {
@@ -116,9 +118,6 @@ func TestHandlerFailures(t *testing.T) {
 			}
 			if !reflect.DeepEqual(out, events.Output{}) {
 				t.Errorf("out = %+v, want zero", out)
-			}
-			if d := time.Since(start); d > 3*time.Second {
-				t.Errorf("took %v", d)
 			}
 		})
 	}
@@ -139,16 +138,16 @@ func TestErrorTableValue(t *testing.T) {
 
 func TestHugeSparseTable(t *testing.T) {
 	// With MaxArrayIndex lowered, a huge index lands in the hash part:
-	// cheap, and the host stays fine.
+	// cheap, and the host stays fine. Cheap is counted in bytes, not
+	// seconds: an array part up to 6e7 would allocate about 1 GB.
 	p := newTestPool(t, Options{}, "h.lua", "hook{event='BeforeTool', handler=function() local t = {}; t[6e7] = true; t[2^40] = 1; return { additionalContext = tostring(t[6e7]) .. #t } end}")
-	start := time.Now()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	out, err := p.Call(context.Background(), 0, bashInput("ls"))
-	if err != nil || out.AdditionalContext != "true0" {
-		t.Fatalf("out=%+v err=%v", out, err)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("took %v", d)
-	}
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	assert.Equal(t, "true0", out.AdditionalContext)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "bytes allocated by the call")
 }
 
 func TestGoPanicIsAFailure(t *testing.T) {
@@ -185,7 +184,7 @@ hook{ event = "BeforeTool", handler = function(i) return { decision = "allow" } 
 		if raceEnabled {
 			t.Skip("too slow under the race detector")
 		}
-		p := newTestPool(t, Options{DefaultTimeout: 10 * time.Second}, "h.lua",
+		p := newTestPool(t, Options{}, "h.lua",
 			"hook{event='BeforeTool', handler=function() local function f(...) return f(1, 2, 3, ...) end f() end}")
 		_, err := p.Call(context.Background(), 0, bashInput("x"))
 		var he *HookError
