@@ -26,20 +26,44 @@ import (
 // testEnv is the environment most tests give their hooks.
 var testEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C"}
 
-// quick bounds how long Run may take to return after the hook's timeout,
-// kill or exit: ExitGrace plus slack for -race on two cores busy with other
-// test suites (a quiet machine takes a few milliseconds; the logs show the
-// figures). A hang would take the 30 s the hooks below sleep.
-const quick = 2 * time.Second
+// hangGuard bounds how long a test waits for Run to return. The hooks
+// that Run must stop (by a timeout, a kill, or abandoning a pipe) sleep
+// 600 s, far longer: a Run that returns within hangGuard was stopped by the
+// mechanism under test, however loaded the machine. It is never a bound on
+// speed; the logs show the figures.
+const hangGuard = 30 * time.Second
 
+// returns calls f and returns its result and how long it took, failing the
+// test if f has not returned within hangGuard.
+func returns(t *testing.T, f func() (shell.Result, error)) (shell.Result, error, time.Duration) {
+	t.Helper()
+	type result struct {
+		r    shell.Result
+		err  error
+		took time.Duration
+	}
+	ch := make(chan result, 1)
+	go func() {
+		start := time.Now()
+		r, err := f()
+		ch <- result{r, err, time.Since(start)}
+	}()
+	select {
+	case res := <-ch:
+		return res.r, res.err, res.took
+	case <-time.After(hangGuard):
+		t.Fatalf("Run has not returned after %v: hung", hangGuard)
+		panic("unreachable")
+	}
+}
+
+// run runs c with testEnv unless c has an environment (see returns).
 func run(t *testing.T, c shell.Command, stdin string) (shell.Result, error, time.Duration) {
 	t.Helper()
 	if c.Env == nil {
 		c.Env = testEnv
 	}
-	start := time.Now()
-	r, err := shell.Run(context.Background(), c, []byte(stdin))
-	return r, err, time.Since(start)
+	return returns(t, func() (shell.Result, error) { return shell.Run(context.Background(), c, []byte(stdin)) })
 }
 
 // pidFile returns a path for a hook to write a pid to, and a func that
@@ -73,11 +97,11 @@ func alive(pid int) bool {
 	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
 }
 
-// assertDies waits a little for pid to die: a SIGKILL is delivered
-// asynchronously.
+// assertDies waits for pid to die: a SIGKILL is delivered asynchronously.
+// It waits at most hangGuard, though the process sleeps longer.
 func assertDies(t *testing.T, pid int) {
 	t.Helper()
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(hangGuard); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if !alive(pid) {
 			return
 		}
@@ -175,22 +199,19 @@ func TestRunStdinNotRead(t *testing.T) {
 	for _, line := range []string{
 		`exit 0`,
 		`echo '{}'`,
-		`sleep 0.1; echo '{}'`,    // alive for a while without reading
-		`exec 0<&-; echo '{}'`,    // closes stdin at once
-		`(sleep 30 &); echo '{}'`, // a grandchild holds stdin, unread
+		`sleep 0.1; echo '{}'`,     // alive for a while without reading
+		`exec 0<&-; echo '{}'`,     // closes stdin at once
+		`(sleep 600 &); echo '{}'`, // a grandchild holds stdin, unread
 		`head -c 10 >/dev/null; echo '{}'`,
 	} {
 		t.Run(line, func(t *testing.T) {
 			t.Parallel()
-			r, err, took := run(t, shell.Command{Line: line}, big)
+			r, err, _ := run(t, shell.Command{Line: line}, big)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if r.ExitCode != 0 {
 				t.Errorf("exit %d, stderr %q", r.ExitCode, r.Stderr)
-			}
-			if took > quick+100*time.Millisecond {
-				t.Errorf("took %v", took)
 			}
 		})
 	}
@@ -199,7 +220,7 @@ func TestRunStdinNotRead(t *testing.T) {
 func TestRunTimeoutKillsGroup(t *testing.T) {
 	t.Parallel()
 	path, readPid := pidFile(t)
-	line := fmt.Sprintf(`sleep 30 & echo $! > %s; exec sleep 30`, path)
+	line := fmt.Sprintf(`sleep 600 & echo $! > %s; exec sleep 600`, path)
 	r, err, took := run(t, shell.Command{Line: line, Timeout: 200 * time.Millisecond}, "")
 	t.Logf("timeout 200ms: Run returned after %v", took)
 	if !errors.Is(err, shell.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) || !shell.IsTimeout(err) {
@@ -208,8 +229,8 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 	if shell.Classify(err) != shell.ClassTimeout {
 		t.Errorf("Classify = %q", shell.Classify(err))
 	}
-	if took < 200*time.Millisecond || took > 200*time.Millisecond+quick {
-		t.Errorf("Run returned after %v", took)
+	if took < 200*time.Millisecond {
+		t.Errorf("Run returned after %v, before the timeout", took)
 	}
 	if r.ExitCode != -1 || r.Signal != "killed" {
 		t.Errorf("result %+v, want killed", r)
@@ -222,25 +243,25 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 
 func TestRunTimeoutIgnoringTERM(t *testing.T) {
 	t.Parallel()
-	const line = `trap '' TERM; sleep 30 & sleep 30`
+	const line = `trap '' TERM; sleep 600 & sleep 600`
 	t.Run("kill at once", func(t *testing.T) {
 		t.Parallel()
-		start := time.Now()
-		_, err := shell.Exec{}.Run(context.Background(), shell.Command{Line: line, Env: testEnv, Timeout: 200 * time.Millisecond}, nil)
-		took := time.Since(start)
-		if !shell.IsTimeout(err) || took > 200*time.Millisecond+quick {
+		_, err, took := returns(t, func() (shell.Result, error) {
+			return shell.Exec{}.Run(context.Background(), shell.Command{Line: line, Env: testEnv, Timeout: 200 * time.Millisecond}, nil)
+		})
+		if !shell.IsTimeout(err) {
 			t.Errorf("err %v after %v", err, took)
 		}
 	})
 	t.Run("TERM then KILL", func(t *testing.T) {
 		t.Parallel()
 		const grace = 300 * time.Millisecond
-		start := time.Now()
-		r, err := shell.Exec{TermGrace: grace}.Run(context.Background(), shell.Command{Line: line, Env: testEnv, Timeout: 200 * time.Millisecond}, nil)
-		took := time.Since(start)
+		r, err, took := returns(t, func() (shell.Result, error) {
+			return shell.Exec{TermGrace: grace}.Run(context.Background(), shell.Command{Line: line, Env: testEnv, Timeout: 200 * time.Millisecond}, nil)
+		})
 		t.Logf("timeout 200ms + TermGrace 300ms: Run returned after %v", took)
-		if !shell.IsTimeout(err) || took < 200*time.Millisecond+grace || took > 200*time.Millisecond+grace+quick {
-			t.Errorf("err %v after %v", err, took)
+		if !shell.IsTimeout(err) || took < 200*time.Millisecond+grace {
+			t.Errorf("err %v after %v: want a timeout after the grace", err, took)
 		}
 		if r.Signal != "killed" {
 			t.Errorf("signal %q, want killed", r.Signal)
@@ -250,15 +271,14 @@ func TestRunTimeoutIgnoringTERM(t *testing.T) {
 
 func TestRunTermGraceLetsHookCleanUp(t *testing.T) {
 	t.Parallel()
-	line := `trap 'echo cleaning up >&2; exit 3' TERM; sleep 30 & wait`
-	start := time.Now()
-	r, err := shell.Exec{TermGrace: 5 * time.Second}.Run(context.Background(), shell.Command{Line: line, Env: testEnv, Timeout: 200 * time.Millisecond}, nil)
-	took := time.Since(start)
+	// The grace is longer than hangGuard: Run returns only if the grace
+	// ends when the hook exits.
+	line := `trap 'echo cleaning up >&2; exit 3' TERM; sleep 600 & wait`
+	r, err, _ := returns(t, func() (shell.Result, error) {
+		return shell.Exec{TermGrace: time.Hour}.Run(context.Background(), shell.Command{Line: line, Env: testEnv, Timeout: 200 * time.Millisecond}, nil)
+	})
 	if !shell.IsTimeout(err) {
 		t.Fatalf("err = %v, want a timeout", err)
-	}
-	if took > 200*time.Millisecond+quick {
-		t.Errorf("took %v: the grace should end when the hook exits", took)
 	}
 	if r.ExitCode != 3 || string(r.Stderr) != "cleaning up\n" {
 		t.Errorf("result %+v", r)
@@ -269,12 +289,9 @@ func TestRunLingeringGrandchild(t *testing.T) {
 	t.Parallel()
 	// The shell exits 0 at once; a grandchild keeps stdout and stderr open.
 	path, readPid := pidFile(t)
-	line := fmt.Sprintf(`(sleep 30 & echo $! > %s); echo '{"decision":"allow"}'`, path)
+	line := fmt.Sprintf(`(sleep 600 & echo $! > %s); echo '{"decision":"allow"}'`, path)
 	r, err, took := run(t, shell.Command{Line: line}, "")
 	t.Logf("grandchild holding stdout: Run returned after %v", took)
-	if took > quick {
-		t.Errorf("Run returned after %v", took)
-	}
 	if out := mustInterpret(t, r, err); out.Decision != events.Allow {
 		t.Errorf("output %+v", out)
 	}
@@ -289,12 +306,12 @@ func TestRunEscapedGrandchild(t *testing.T) {
 	// A grandchild in a session of its own escapes the group kill and
 	// keeps stdout open: Run abandons the pipe after ExitGrace.
 	path, readPid := pidFile(t)
-	line := fmt.Sprintf(`setsid sh -c 'echo $$ > %[1]s; exec sleep 30' & until [ -s %[1]s ]; do sleep 0.01; done; echo '{}'`, path)
+	line := fmt.Sprintf(`setsid sh -c 'echo $$ > %[1]s; exec sleep 600' & until [ -s %[1]s ]; do sleep 0.01; done; echo '{}'`, path)
 	r, err, took := run(t, shell.Command{Line: line}, "")
 	t.Cleanup(func() { _ = syscall.Kill(readPid(), syscall.SIGKILL) })
 	t.Logf("grandchild in its own session holding stdout: Run returned after %v", took)
-	if took < shell.ExitGrace || took > quick {
-		t.Errorf("Run returned after %v", took)
+	if took < shell.ExitGrace {
+		t.Errorf("Run returned after %v, before ExitGrace", took)
 	}
 	if err != nil || r.ExitCode != 0 || string(r.Stdout) != "{}\n" {
 		t.Errorf("got %+v, %v", r, err)
@@ -305,14 +322,14 @@ func TestRunContextCanceled(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	start := time.Now()
-	r, err := shell.Run(ctx, shell.Command{Line: "sleep 30", Env: testEnv}, nil)
-	took := time.Since(start)
+	r, err, _ := returns(t, func() (shell.Result, error) {
+		return shell.Run(ctx, shell.Command{Line: "sleep 600", Env: testEnv}, nil)
+	})
 	if !errors.Is(err, context.Canceled) || shell.IsTimeout(err) || shell.Classify(err) != shell.ClassCanceled {
 		t.Errorf("err = %v", err)
 	}
-	if took > 100*time.Millisecond+quick || r.Signal != "killed" {
-		t.Errorf("result %+v after %v", r, took)
+	if r.Signal != "killed" {
+		t.Errorf("result %+v", r)
 	}
 }
 
@@ -321,7 +338,9 @@ func TestRunContextCause(t *testing.T) {
 	cause := errors.New("dispatch abandoned")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	time.AfterFunc(50*time.Millisecond, func() { cancel(cause) })
-	_, err := shell.Run(ctx, shell.Command{Line: "sleep 30", Env: testEnv}, nil)
+	_, err, _ := returns(t, func() (shell.Result, error) {
+		return shell.Run(ctx, shell.Command{Line: "sleep 600", Env: testEnv}, nil)
+	})
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, cause) {
 		t.Errorf("err = %v", err)
 	}
@@ -345,7 +364,9 @@ func TestRunCallerDeadline(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
-	_, err := shell.Run(ctx, shell.Command{Line: "sleep 30", Env: testEnv}, nil)
+	_, err, _ := returns(t, func() (shell.Result, error) {
+		return shell.Run(ctx, shell.Command{Line: "sleep 600", Env: testEnv}, nil)
+	})
 	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, shell.ErrTimeout) || !shell.IsTimeout(err) {
 		t.Errorf("err = %v", err)
 	}
@@ -364,9 +385,6 @@ func TestRunStdoutTooLarge(t *testing.T) {
 	}
 	if len(r.Stdout) != shell.DefaultMaxStdout || !r.StdoutTruncated || r.Signal != "killed" {
 		t.Errorf("got %d bytes, truncated %v, signal %q", len(r.Stdout), r.StdoutTruncated, r.Signal)
-	}
-	if took > 3*time.Second {
-		t.Errorf("took %v", took)
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
 		t.Errorf("allocated %d MiB", alloc>>20)
