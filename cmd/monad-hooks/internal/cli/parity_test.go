@@ -28,10 +28,9 @@ import (
 // [[case.step]]), loads without error (no loadError), is not skipped, and
 // configures only what flags and files can: command hooks, inline Lua,
 // config/policy/lua files, stdlib packs, maxStopContinues, vouch and env.
-// Left out are cases with Go handler hooks (the binary has no Go hooks),
-// with maxParallel (no flag), and, while the binary cannot load them, cases
-// with Lua or stdlib packs. The test logs the cases it includes and fails if
-// there are fewer than a floor, so that it cannot pass vacuously.
+// Left out are cases with Go handler hooks (the binary has no Go hooks) and
+// with maxParallel (no flag). The test logs the cases it includes and fails
+// if there are fewer than a floor, so that it cannot pass vacuously.
 func TestE2ETransportsAgree(t *testing.T) {
 	t.Parallel()
 	dir := specDir(t)
@@ -39,7 +38,6 @@ func TestE2ETransportsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	luaOK, stdlibOK := capabilities(t)
 
 	type job struct {
 		file string
@@ -49,7 +47,7 @@ func TestE2ETransportsAgree(t *testing.T) {
 	var left []string
 	for _, f := range files {
 		for _, c := range f.Cases {
-			if why := expressible(&c, luaOK, stdlibOK); why != "" {
+			if why := expressible(&c); why != "" {
 				left = append(left, fmt.Sprintf("%s: %s (%s)", f.Path, c.Name, why))
 				continue
 			}
@@ -59,7 +57,7 @@ func TestE2ETransportsAgree(t *testing.T) {
 	for _, j := range jobs {
 		t.Logf("included: %s: %s", j.file, j.c.Name)
 	}
-	t.Logf("%d cases included, %d left out (Lua: %v, stdlib: %v)", len(jobs), len(left), luaOK, stdlibOK)
+	t.Logf("%d cases included, %d left out", len(jobs), len(left))
 	if len(jobs) < 25 {
 		t.Fatalf("only %d cases are expressible; left out:\n%s", len(jobs), strings.Join(left, "\n"))
 	}
@@ -78,7 +76,7 @@ func TestE2ETransportsAgree(t *testing.T) {
 }
 
 // expressible says why a case cannot be run through the command line, or "".
-func expressible(c *spec.Case, luaOK, stdlibOK bool) string {
+func expressible(c *spec.Case) string {
 	switch {
 	case c.Skip != "":
 		return "skipped"
@@ -92,17 +90,10 @@ func expressible(c *spec.Case, luaOK, stdlibOK bool) string {
 		return "maxParallel"
 	case strings.Contains(c.InputJSON, "\n") && !json.Valid([]byte(c.InputJSON)):
 		return "the input is not one line"
-	case (len(c.Stdlib) > 0 || len(c.Packs) > 0) && !stdlibOK:
-		return "stdlib not in this build"
-	case len(c.Lua) > 0 && !luaOK:
-		return "Lua not in this build"
 	}
 	for _, h := range c.Hooks {
-		switch {
-		case h.Go != "":
+		if h.Go != "" {
 			return "Go handler"
-		case h.Lua != "" && !luaOK:
-			return "Lua not in this build"
 		}
 	}
 	return ""

@@ -105,7 +105,7 @@ func TestServeLinesSignalFinishesTheLineInFlight(t *testing.T) {
 		if code != ExitOK {
 			t.Errorf("exit %d: %s", code, errb.String())
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangGuard):
 		t.Fatal("serve did not return")
 	}
 	if r := decodeResult(t, out.String()); r.Reason != "finished" {
@@ -113,11 +113,16 @@ func TestServeLinesSignalFinishesTheLineInFlight(t *testing.T) {
 	}
 }
 
+// hangGuard bounds every wait of these tests. It only tells a hang from
+// progress: it is never a bound on speed, which a loaded machine cannot
+// promise.
+const hangGuard = 30 * time.Second
+
 func waitFor(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {
 	case <-ch:
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangGuard):
 		t.Fatalf("timed out waiting for %s", what)
 	}
 }
@@ -135,7 +140,7 @@ func startServe(t *testing.T, env Env, args ...string) (base string, client *htt
 	go func() {
 		done <- Run(ctx, append([]string{"serve", "--stdlib", "none"}, args...), strings.NewReader(""), &out, &errb, env)
 	}()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(hangGuard)
 	for {
 		if m := listenLine.FindStringSubmatch(errb.String()); m != nil {
 			base = m[1]
@@ -153,7 +158,7 @@ func startServe(t *testing.T, env Env, args ...string) (base string, client *htt
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	client = &http.Client{Timeout: 20 * time.Second}
+	client = &http.Client{Timeout: hangGuard}
 	if p, ok := strings.CutPrefix(base, "unix:"); ok {
 		client.Transport = &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
@@ -169,7 +174,7 @@ func startServe(t *testing.T, env Env, args ...string) (base string, client *htt
 		cancel()
 		select {
 		case code = <-done:
-		case <-time.After(20 * time.Second):
+		case <-time.After(hangGuard):
 			t.Fatal("serve did not stop")
 		}
 		if out.String() != "" {
@@ -337,13 +342,15 @@ func TestServeHTTPSignalFinishesInFlight(t *testing.T) {
 		if code != ExitOK {
 			t.Errorf("exit %d", code)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangGuard):
 		t.Fatal("serve did not exit")
 	}
 }
 
 // TestServeGraceExpires: a dispatch still running when the grace is over is
-// canceled; serve reports it and exits 1.
+// canceled; serve reports it and exits 1. The hook never returns on its
+// own, so stop returning at all (within hangGuard) proves the grace ended
+// it.
 func TestServeGraceExpires(t *testing.T) {
 	t.Parallel()
 	started, never := make(chan struct{}, 1), make(chan struct{})
@@ -356,12 +363,8 @@ func TestServeGraceExpires(t *testing.T) {
 		}
 	}()
 	waitFor(t, started, "the hook to start")
-	t0 := time.Now()
 	if code := stop(); code != ExitFail {
 		t.Errorf("exit %d", code)
-	}
-	if d := time.Since(t0); d > 5*time.Second {
-		t.Errorf("stop took %v", d)
 	}
 }
 
