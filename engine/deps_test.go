@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -18,9 +19,18 @@ type listedPackage struct {
 
 func listPackages(t *testing.T) []listedPackage {
 	t.Helper()
+	// go test puts its own go command first in PATH: a failure here is a
+	// failure of the module (a package that does not load), never a
+	// missing tool. Deps are those of the packages without their tests,
+	// so test files may import more (stdlib's tests run packs through the
+	// engine).
 	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
 	if err != nil {
-		t.Skipf("go list unavailable: %v", err)
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
 	}
 	var pkgs []listedPackage
 	dec := json.NewDecoder(strings.NewReader(string(out)))
