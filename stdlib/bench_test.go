@@ -11,10 +11,11 @@ import (
 	"github.com/monad-hooks/monad-hooks/stdlib"
 )
 
-// defaultPool loads the default set into one pool, as the engine does.
-func defaultPool(b *testing.B) (*luaapi.Pool, []luaapi.Hook) {
+// packPool loads the named packs into one pool, as the engine does, for
+// benchmarks of the packs' own cost (without the engine's overhead).
+func packPool(b *testing.B, names ...string) (*luaapi.Pool, []luaapi.Hook) {
 	var srcs []luaapi.Source
-	for _, name := range stdlib.Default() {
+	for _, name := range names {
 		info, _ := stdlib.Lookup(name)
 		srcs = append(srcs, luaapi.Source{Script: compilePack(b, info)})
 	}
@@ -30,7 +31,7 @@ func defaultPool(b *testing.B) (*luaapi.Pool, []luaapi.Hook) {
 // set that matches a shell tool call, as a dispatch would (without the
 // engine's own overhead).
 func BenchmarkDefaultSetBeforeTool(b *testing.B) {
-	p, hooks := defaultPool(b)
+	p, hooks := packPool(b, stdlib.Default()...)
 	for _, c := range []struct{ name, cmd string }{
 		{"allowed", "go test ./... -run TestFoo -count=1 2>&1 | tail -20"},
 		{"allowed-long", "cd /work/proj && git status && git diff --stat && npm run build > build.log && rm -rf ./dist && ls -la"},
@@ -85,9 +86,9 @@ func benchText(n int, secrets bool) string {
 }
 
 func BenchmarkRedactSecrets(b *testing.B) {
-	p := mustLoad(b, "redact-secrets", nil)
+	p, hooks := packPool(b, "redact-secrets")
 	idx := -1
-	for i, h := range p.hooks {
+	for i, h := range hooks {
 		if h.Event == events.AfterTool {
 			idx = i
 		}
@@ -107,7 +108,7 @@ func BenchmarkRedactSecrets(b *testing.B) {
 				b.SetBytes(int64(len(text)))
 				b.ReportAllocs()
 				for b.Loop() {
-					out, err := p.pool.Call(context.Background(), idx, &in)
+					out, err := p.Call(context.Background(), idx, &in)
 					if err != nil {
 						b.Fatal(err)
 					}

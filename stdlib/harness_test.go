@@ -2,16 +2,18 @@ package stdlib_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
@@ -20,27 +22,26 @@ import (
 // testHome is the home directory the packs see in these tests.
 const testHome = "/home/agent"
 
-// pack is one stdlib pack loaded in its own pool.
+// pack is one stdlib pack loaded by the engine, as a host configures it:
+// its parameters are checked where the engine checks them, its hooks run
+// with the engine's Lua options, and call folds their outputs with the
+// engine's dispatch. The tests test what ships.
 type pack struct {
-	name  string
-	pool  *luaapi.Pool
-	hooks []luaapi.Hook
+	name string
+	eng  *engine.Engine
 }
 
-// errMissingModule reports a pack that needs a Lua module the runtime does
-// not have yet.
-var errMissingModule = errors.New("missing module")
-
+// loadPack loads the stdlib pack name with the parameters with, as
+// engine.Files.Stdlib does; the error is engine.New's.
 func loadPack(tb testing.TB, name string, with map[string]any) (*pack, error) {
 	tb.Helper()
-	if err := stdlib.ValidateParams(name, with); err != nil {
-		return nil, err
-	}
-	return loadPackUnchecked(tb, name, with)
+	return newPack(tb, name, engine.Files{Stdlib: []engine.Pack{{Name: name, With: with}}, Home: testHome})
 }
 
-// loadPackUnchecked loads a pack without ValidateParams, as a host that
-// skips it would.
+// loadPackUnchecked loads the script of the stdlib pack name as a host's
+// own Lua script with the parameters with: nothing checks them before the
+// pack's own Lua does, as in a host that loads the packs without the
+// engine's stdlib support.
 func loadPackUnchecked(tb testing.TB, name string, with map[string]any) (*pack, error) {
 	tb.Helper()
 	info, ok := stdlib.Lookup(name)
@@ -51,19 +52,18 @@ func loadPackUnchecked(tb testing.TB, name string, with map[string]any) (*pack, 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := luaapi.Compile("stdlib/"+info.Script, src)
+	fsys := fstest.MapFS{path.Base(info.Script): {Data: src}}
+	return newPack(tb, name, engine.Files{LuaFS: []engine.ScriptFS{{FS: fsys, Dir: ".", With: with}}, Home: testHome})
+}
+
+func newPack(tb testing.TB, name string, files engine.Files) (*pack, error) {
+	tb.Helper()
+	e, err := engine.New(context.Background(), engine.WithFiles(files))
 	if err != nil {
 		return nil, err
 	}
-	p, err := luaapi.NewPool(context.Background(), []luaapi.Source{{Script: s, Params: with}}, luaapi.Options{Home: testHome, Libraries: libraries(tb)})
-	if err != nil {
-		if strings.Contains(err.Error(), "not found (available") {
-			return nil, fmt.Errorf("%w: %v", errMissingModule, err)
-		}
-		return nil, err
-	}
-	tb.Cleanup(func() { p.Close() })
-	return &pack{name: name, pool: p, hooks: p.Hooks()}, nil
+	tb.Cleanup(func() { e.Close() })
+	return &pack{name: name, eng: e}, nil
 }
 
 // libraries compiles the packs' shared libraries, as the engine does.
@@ -94,56 +94,48 @@ func compilePack(tb testing.TB, info stdlib.PackInfo) *luaapi.Script {
 	return s
 }
 
-// mustLoad loads a pack, skipping the test when the runtime lacks a module
-// the pack needs.
+// mustLoad loads a pack (see loadPack); an error fails the test.
 func mustLoad(tb testing.TB, name string, with map[string]any) *pack {
 	tb.Helper()
 	p, err := loadPack(tb, name, with)
-	if errors.Is(err, errMissingModule) {
-		tb.Skipf("%s: %v", name, err)
-	}
 	if err != nil {
 		tb.Fatalf("load %s: %v", name, err)
 	}
 	return p
 }
 
-// call runs every hook of the pack that matches the input, chaining rewrites
-// the way the engine does, and returns the combined output: the strongest
-// decision with its reason, and the last rewrite of each field.
-func (p *pack) call(tb testing.TB, in events.Input) events.Output {
+// hooks returns the pack's hooks as the engine plans them.
+func (p *pack) hooks() []engine.PlannedHook {
+	return p.eng.Plan(context.Background())
+}
+
+// timeoutAttempts is how many times call dispatches an input whose hooks
+// time out. The packs' timeouts (1 s) are wall time: a loaded machine can
+// stall a call that long, which says nothing about the pack. A pack that
+// really overruns times out every time and still fails the test.
+const timeoutAttempts = 3
+
+// call dispatches in to the pack and returns the Result. Every hook that
+// ran must have run to completion: a failed hook fails the test (after
+// timeoutAttempts attempts, for a timeout).
+func (p *pack) call(tb testing.TB, in events.Input) engine.Result {
 	tb.Helper()
-	var res events.Output
-	cur := in
-	for i, h := range p.hooks {
-		if h.Event != in.Event || !h.Matches(in.ToolName) {
+	for attempt := 1; ; attempt++ {
+		res, err := p.eng.Dispatch(context.Background(), in)
+		if err != nil {
+			tb.Fatalf("%s on %v: %v", p.name, in.Event, err)
+		}
+		i := slices.IndexFunc(res.Audit, func(r engine.Record) bool { return r.Outcome != engine.OutcomeOK })
+		if i < 0 {
+			return res
+		}
+		r := res.Audit[i]
+		if r.Outcome == engine.OutcomeTimeout && attempt < timeoutAttempts {
+			tb.Logf("%s on %v: %s timed out (attempt %d of %d): %s", p.name, in.Event, r.Hook, attempt, timeoutAttempts, r.Error)
 			continue
 		}
-		out, err := p.pool.Call(context.Background(), i, &cur)
-		if err != nil {
-			tb.Fatalf("%s hook %d on %v: %v", p.name, i, in.Event, err)
-		}
-		if out.Decision.Rank() > res.Decision.Rank() {
-			res.Decision, res.Reason = out.Decision, out.Reason
-		}
-		if out.UpdatedToolOutput != nil {
-			res.UpdatedToolOutput = out.UpdatedToolOutput
-			cur.ToolResult = out.UpdatedToolOutput
-		}
-		if out.MutatedText != nil {
-			res.MutatedText = out.MutatedText
-			if in.Event == events.AfterSubagent {
-				cur.SubagentResult = *out.MutatedText
-			} else {
-				cur.Response = *out.MutatedText
-			}
-		}
-		if out.MutatedRequest != nil {
-			res.MutatedRequest = out.MutatedRequest
-			cur.Request = out.MutatedRequest
-		}
+		tb.Fatalf("%s on %v: %s: %s: %s", p.name, in.Event, r.Hook, r.Outcome, r.Error)
 	}
-	return res
 }
 
 func shellInput(cmd string) events.Input {

@@ -188,7 +188,7 @@ func TestRedactSecretsParams(t *testing.T) {
 	if got := redactText(t, p, "a "+tok+" b ticket-123456"); got != "a "+tok+" b ticket-[REDACTED:custom]" {
 		t.Errorf("got %q", got)
 	}
-	for _, h := range p.hooks {
+	for _, h := range p.hooks() {
 		if h.Event != events.AfterModel {
 			t.Errorf("events param: hook registered at %v", h.Event)
 		}
