@@ -160,8 +160,10 @@ type Want struct {
 	// Audit, when set, must match the audit record by record (same
 	// length); each record checks only the fields it sets.
 	Audit []WantRecord `toml:"audit"`
-	// WithinMs bounds how long the dispatch may take: for timeouts, "within
-	// the timeout plus a small grace".
+	// WithinMs bounds how long the dispatch may take, in wall time. Use it
+	// as a hang guard, far above what the dispatch needs (a loaded machine
+	// is slow), against a hook that would run far longer still: returning
+	// within it proves that the timeout, not the hook, ended the call.
 	WithinMs int `toml:"withinMs"`
 }
 
