@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every Go fuzz target of the module for a while each.
-#   scripts/fuzz.sh [DURATION]      (default 30s per target; CI uses a few seconds)
+#   scripts/fuzz.sh [DURATION]      (default 30s per target)
+# Run by hand: CI stays deterministic and runs only the seed corpora (as
+# part of go test).
 # Prints each target's final line (execs, new interesting inputs); a crash
 # fails the script and leaves the failing input under the package's
 # testdata/fuzz/<Target>/ to commit as a regression case.
