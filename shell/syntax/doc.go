@@ -21,7 +21,8 @@
 // Malformed input (an unclosed quote, a missing fi) is parsed as far as it
 // goes: the words seen are kept and the commands are flagged, never
 // dropped. Every input is parsed in time and memory linear in its length
-// (with the bounds of Options).
+// (with the bounds of Options); the tests prove it by counting the
+// parser's steps on inputs built to defeat it.
 //
 // All functions are pure: they keep no state, and are safe for concurrent
 // use.
