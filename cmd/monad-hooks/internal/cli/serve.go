@@ -248,7 +248,7 @@ func serveHTTP(ctx, work context.Context, cancelWork context.CancelFunc, inv *in
 		inv.errorf("%v", err)
 		return ExitFail
 	}
-	h := &httpHandler{eng: eng, slots: make(chan struct{}, maxConcurrent), maxBody: MaxInputSize}
+	h := &httpHandler{eng: eng, work: work, slots: make(chan struct{}, maxConcurrent), maxBody: MaxInputSize}
 	srv := &http.Server{
 		Handler:           h.mux(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -273,30 +273,35 @@ func serveHTTP(ctx, work context.Context, cancelWork context.CancelFunc, inv *in
 	case <-ctx.Done():
 	}
 	fmt.Fprintf(inv.stderr, "monad-hooks serve: shutting down\n")
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	code := ExitOK
-	if err := srv.Shutdown(sctx); err != nil {
-		// The grace is over: cancel the dispatches still running (their
-		// command hooks are killed) and wait, bounded, for them to return.
+	// work ends when the grace is over (one timer, in serve): Shutdown
+	// gives up then. A dispatch that work cut short may still have been
+	// answered before Shutdown noticed, so h.canceled decides the outcome.
+	shutErr := srv.Shutdown(work)
+	if shutErr != nil {
+		// The grace is over: the dispatches still running are canceled
+		// (their command hooks are killed); wait, bounded, for them.
 		cancelWork()
 		srv.Close()
 		for i := 0; i < 500 && h.inflight.Load() > 0; i++ {
 			time.Sleep(10 * time.Millisecond)
 		}
-		inv.errorf("dispatches still running after the %v grace were canceled", grace)
-		code = ExitFail
 	}
 	<-errc
-	return code
+	if shutErr != nil || h.canceled.Load() {
+		inv.errorf("dispatches still running after the %v grace were canceled", grace)
+		return ExitFail
+	}
+	return ExitOK
 }
 
 // httpHandler serves POST /v1/dispatch and GET /healthz.
 type httpHandler struct {
 	eng      *engine.Engine
-	slots    chan struct{} // bounds the dispatches that run at once
+	work     context.Context // the dispatches' context: canceled when the grace is over
+	slots    chan struct{}   // bounds the dispatches that run at once
 	maxBody  int64
 	inflight atomic.Int64
+	canceled atomic.Bool // a dispatch ended after work was canceled
 }
 
 func (h *httpHandler) mux() http.Handler {
@@ -335,6 +340,9 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := h.eng.Dispatch(withSession(r.Context(), in.SessionID), in)
+	if h.work.Err() != nil {
+		h.canceled.Store(true)
+	}
 	switch {
 	case errors.Is(err, engine.ErrInvalidInput):
 		writeHTTP(w, http.StatusBadRequest, errorBody{err.Error()})

@@ -256,7 +256,7 @@ func TestServeHTTPBodyLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	h := (&httpHandler{eng: eng, slots: make(chan struct{}, 1), maxBody: 64}).mux()
+	h := (&httpHandler{eng: eng, work: t.Context(), slots: make(chan struct{}, 1), maxBody: 64}).mux()
 	for _, tt := range []struct {
 		body   string
 		status int
