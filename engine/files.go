@@ -41,8 +41,9 @@ type Files struct {
 	// Home is the home directory the Lua path module expands ~ to.
 	Home string
 	// Env is the environment command hooks start from; the engine strips
-	// every MONAD_* variable and every name containing KEY, TOKEN, SECRET,
-	// PASSWORD or CREDENTIAL before use.
+	// the secrets from it before use (see [shell.SanitizeEnv] for the whole
+	// rule: MONAD_*, the contract's KEY, TOKEN, SECRET, PASSWORD and
+	// CREDENTIAL, and more).
 	Env []string
 	// Runner runs command hooks; nil means the real one ([shell.Exec]).
 	Runner shell.Runner
