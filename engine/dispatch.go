@@ -40,16 +40,16 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 	if e.closed.Load() {
 		return Result{}, ErrClosed
 	}
-	if !in.Event.Valid() {
-		return Result{}, invalidEvent(in.Event)
+	if err := in.Validate(); err != nil {
+		return Result{}, invalidInput(err)
 	}
 	g := e.gen.Load()
 	if e.src != nil {
 		g = e.current(ctx)
 	}
 	hooks := g.match(in.Event, in.ToolName)
-	if p := e.cfgErr.Load(); p != nil {
-		res.ConfigError = *p
+	if f := e.cfgErr.Load(); f != nil {
+		res.ConfigError = f.msg
 	}
 	if len(hooks) == 0 && !sessionEvent(in.Event) {
 		// The fast path: nothing to run, nothing allocated.
@@ -59,12 +59,12 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 	return res, nil
 }
 
-// invalidEvent is the error of Dispatch for an invalid event, out of line so
+// invalidInput is the error of Dispatch for an invalid input, out of line so
 // that the fast path does not pay for its frame.
 //
 //go:noinline
-func invalidEvent(ev events.Event) error {
-	return fmt.Errorf("%w: field event: missing or unknown event %d", ErrInvalidInput, uint8(ev))
+func invalidInput(err error) error {
+	return fmt.Errorf("%w: %w", ErrInvalidInput, err)
 }
 
 // sessionEvents are the events whose dispatch touches session state even

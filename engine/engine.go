@@ -2,20 +2,14 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
-)
-
-// Errors returned by [Engine.Dispatch].
-var (
-	ErrClosed       = errors.New("engine: closed")
-	ErrInvalidInput = errors.New("engine: invalid input")
 )
 
 // An Engine dispatches lifecycle events to hooks. It compiles its
@@ -27,15 +21,22 @@ var (
 // one with [New].
 type Engine struct {
 	opts     options
-	src      source // nil: only the Go hooks of the options
+	src      *fileSource // nil: only the Go hooks of the options
 	gen      atomic.Pointer[generation]
 	sessions sessions
 	closed   atomic.Bool
 
-	monoBase  time.Time                  // anchors monotonic latency readings (see runHook)
-	reloadMu  sync.Mutex                 // serialises reloads; never held by the dispatch fast path
-	attempted atomic.Pointer[versionBox] // the configuration version last loaded, good or not
-	cfgErr    atomic.Pointer[string]
+	monoBase  time.Time                   // anchors monotonic latency readings (see runHook)
+	reloadMu  sync.Mutex                  // serialises reloads; never held by the dispatch fast path
+	attempted atomic.Pointer[versionBox]  // the configuration version last loaded, good or not
+	cfgErr    atomic.Pointer[loadFailure] // the last load's failure; nil when it succeeded
+}
+
+// loadFailure is why the last load failed: its error for Reload, its text
+// for Result.ConfigError.
+type loadFailure struct {
+	err error
+	msg string
 }
 
 // generation is one compiled plan and the resources it owns.
@@ -44,6 +45,9 @@ type generation struct {
 	cache   [events.Count]matchCache
 	dropped []dropped // duplicate command specs, for Plan
 	res     resources
+	// warnings are the problems of the configuration that did not stop it
+	// from loading (CodeMatcherIgnored).
+	warnings ConfigErrors
 }
 
 // resources are what a generation's hooks hold; they are released when the
@@ -58,17 +62,6 @@ func (r resources) release() {
 	}
 }
 
-// source supplies the configured (non-Go) hooks and says cheaply whether they
-// changed. Implementations live beside the config, Lua and shell glue.
-type source interface {
-	// load reads and compiles the configuration. version is a fingerprint
-	// that unchanged reports against; res is what the hooks hold.
-	load(ctx context.Context) (specs []hookSpec, res resources, version any, err error)
-	// unchanged reports whether the configuration is still the one that
-	// produced version. It is called on the dispatch path and must be cheap.
-	unchanged(version any) bool
-}
-
 // New builds an Engine from opts and compiles its first plan. ctx bounds the
 // initial load only. A configuration problem is returned as an error (a
 // *ConfigError or [ConfigErrors] listing every problem found); nothing is
@@ -79,8 +72,8 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		o(&e.opts)
 	}
 	e.sessions.init(e.opts.maxSessions, e.opts.sessions)
-	if e.opts.newSource != nil {
-		e.src = e.opts.newSource(&e.opts)
+	if e.opts.files != nil {
+		e.src = &fileSource{f: *e.opts.files, opts: &e.opts}
 	}
 	g, ver, err := e.build(ctx)
 	if err != nil {
@@ -93,16 +86,16 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 
 // build loads the configuration and compiles a plan from it. version is the
 // source's fingerprint of what it read, also when that failed to load.
-func (e *Engine) build(ctx context.Context) (g *generation, version any, err error) {
+func (e *Engine) build(ctx context.Context) (g *generation, version *fileVersion, err error) {
 	specs := make([]hookSpec, 0, len(e.opts.hooks))
 	var errs ConfigErrors
 	for i, h := range e.opts.hooks {
 		if !h.Event.Valid() {
-			errs = append(errs, &ConfigError{Code: CodeUnknownEvent, Source: fmt.Sprintf("WithHook #%d (%s)", i, h.Name), Msg: fmt.Sprintf("invalid event %v", h.Event)})
+			errs = append(errs, &ConfigError{Code: CodeUnknownEvent, Msg: fmt.Sprintf("WithHook #%d (%s): invalid event %v", i, h.Name, h.Event)})
 			continue
 		}
 		if h.Handler == nil {
-			errs = append(errs, &ConfigError{Code: CodeMissingHandler, Source: fmt.Sprintf("WithHook #%d (%s)", i, h.Name), Msg: "missing handler"})
+			errs = append(errs, &ConfigError{Code: CodeMissingHandler, Msg: fmt.Sprintf("WithHook #%d (%s): missing handler", i, h.Name)})
 			continue
 		}
 		specs = append(specs, hookSpec{
@@ -111,28 +104,30 @@ func (e *Engine) build(ctx context.Context) (g *generation, version any, err err
 			run: goRun(h.Handler),
 		})
 	}
-	var res resources
+	var ld loaded
 	if e.src != nil {
-		more, rel, ver, err := e.src.load(ctx)
-		version = ver
-		if err != nil {
-			var ce ConfigErrors
-			if !errors.As(err, &ce) {
-				return nil, version, err
-			}
-			errs = append(errs, ce...)
-		}
-		specs = append(specs, more...)
-		res = rel
+		ld = e.src.load(ctx)
+		version = ld.version
+		errs = append(errs, ld.errs...)
+		specs = append(specs, ld.specs...)
 	}
 	g, cerrs := compile(specs)
 	errs = append(errs, cerrs...)
 	if len(errs) > 0 {
-		res.release()
+		ld.res.release()
 		return nil, version, errs
 	}
-	g.res = res
+	g.res, g.warnings = ld.res, ld.warnings
 	return g, version, nil
+}
+
+// Warnings returns the warnings of the configuration in force: problems that
+// did not stop it from loading, such as a matcher on an event that is not
+// tool-scoped (CodeMatcherIgnored), in file order. A reload that compiles a
+// plan with warnings also logs them (at New, the caller reads them here).
+// The caller owns the slice.
+func (e *Engine) Warnings() ConfigErrors {
+	return slices.Clone(e.gen.Load().warnings)
 }
 
 // current returns the plan to dispatch against, reloading first when the
@@ -153,29 +148,33 @@ func (e *Engine) current(ctx context.Context) *generation {
 	ng, ver, err := e.build(ctx)
 	e.attempted.Store(&versionBox{ver})
 	if err != nil {
-		msg := fmt.Sprintf("configuration reload failed, the last good configuration stays in force: %v", err)
-		e.cfgErr.Store(&msg)
+		e.cfgErr.Store(&loadFailure{err: err, msg: fmt.Sprintf("configuration reload failed, the last good configuration stays in force: %v", err)})
 		e.opts.logger.Error("monad-hooks: configuration reload failed; keeping the last good configuration", "error", err)
 		return g
 	}
 	e.cfgErr.Store(nil)
+	if len(ng.warnings) > 0 {
+		e.opts.logger.Warn("monad-hooks: the reloaded configuration has warnings", "warnings", ng.warnings.Error())
+	}
 	e.gen.Store(ng)
 	g.res.release()
 	return ng
 }
 
-type versionBox struct{ v any }
+type versionBox struct{ v *fileVersion }
 
 // Reload checks the configuration and compiles a new plan if it changed, as
-// Dispatch does on its own. It returns the load error when the new
-// configuration is broken (the last good plan stays in force).
+// Dispatch does on its own. When the configuration in force is not the one
+// on disk because the latter failed to load, it returns that failure: a
+// [ConfigErrors] listing every problem (the last good plan stays in force).
+// It returns [ErrClosed] after Close.
 func (e *Engine) Reload(ctx context.Context) error {
 	if e.closed.Load() {
 		return ErrClosed
 	}
 	e.current(ctx)
-	if p := e.cfgErr.Load(); p != nil {
-		return errors.New(*p)
+	if f := e.cfgErr.Load(); f != nil {
+		return f.err
 	}
 	return nil
 }
@@ -207,7 +206,15 @@ type Stats struct {
 	Hooks int
 	// Lua are the counters of the generation's Lua VM pool (zero without
 	// Lua hooks); they start again at each reload.
-	Lua luaapi.Stats
+	Lua LuaStats
+}
+
+// LuaStats are the counters of a plan generation's pool of Lua VMs.
+type LuaStats struct {
+	Calls     int64 // calls that ran a handler (or tried to)
+	Created   int64 // VMs built
+	Discarded int64 // VMs closed after a failure, after their maximum number of uses, or at a reload
+	Failures  int64 // calls that returned an error
 }
 
 // Stats returns the counters of the current plan generation. It does not
@@ -219,7 +226,8 @@ func (e *Engine) Stats() Stats {
 		s.Hooks += len(hs)
 	}
 	if g.res.lua != nil {
-		s.Lua = g.res.lua.Stats()
+		ls := g.res.lua.Stats()
+		s.Lua = LuaStats{Calls: ls.Calls, Created: ls.Created, Discarded: ls.Discarded, Failures: ls.Failures}
 	}
 	return s
 }

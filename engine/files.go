@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/monad-hooks/monad-hooks/engine/config"
+	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/shell"
 )
@@ -93,7 +93,7 @@ func WithFiles(f Files) Option {
 		if f.Runner == nil {
 			f.Runner = shell.Exec{}
 		}
-		o.newSource = func(o *options) source { return &fileSource{f: f, opts: o} }
+		o.files = &f
 	}
 }
 
@@ -135,8 +135,9 @@ func (s *fileSource) stampOf(path string) stamp {
 	return stamp{path: path, exist: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
 }
 
-func (s *fileSource) unchanged(version any) bool {
-	v, _ := version.(*fileVersion)
+// unchanged reports whether the files are still those that produced v. It
+// is called on the dispatch path and must be cheap.
+func (s *fileSource) unchanged(v *fileVersion) bool {
 	if v == nil {
 		return false
 	}
@@ -167,11 +168,11 @@ func (s *fileSource) read(v *fileVersion, path string) ([]byte, error) {
 	st := s.stampOf(path)
 	v.stamps = append(v.stamps, st)
 	if st.exist && st.size > maxFileSize {
-		return nil, &ConfigError{Code: config.CodeTooLarge, Source: path, Msg: fmt.Sprintf("file is %d bytes, larger than the limit of %d", st.size, maxFileSize)}
+		return nil, &ConfigError{Code: CodeTooLarge, File: path, Msg: fmt.Sprintf("file is %d bytes, larger than the limit of %d", st.size, maxFileSize)}
 	}
 	data, err := s.f.FS.ReadFile(path)
 	if err == nil && len(data) > maxFileSize {
-		return nil, &ConfigError{Code: config.CodeTooLarge, Source: path, Msg: fmt.Sprintf("file is larger than the limit of %d bytes", maxFileSize)}
+		return nil, &ConfigError{Code: CodeTooLarge, File: path, Msg: fmt.Sprintf("file is larger than the limit of %d bytes", maxFileSize)}
 	}
 	return data, err
 }
@@ -182,22 +183,32 @@ func readError(path string, err error) *ConfigError {
 	if errors.As(err, &ce) {
 		return ce
 	}
-	return &ConfigError{Code: CodeRead, Source: path, Msg: err.Error()}
+	return &ConfigError{Code: CodeRead, File: path, Msg: err.Error()}
 }
 
-func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, error) {
+// loaded is what a load of the files produced.
+type loaded struct {
+	specs    []hookSpec
+	res      resources    // what the hooks hold; zero when errs is set
+	version  *fileVersion // what was read, also when it failed to load
+	errs     ConfigErrors // every problem found; then specs is nil
+	warnings ConfigErrors
+}
+
+// load reads and compiles the configuration files and scripts.
+func (s *fileSource) load(ctx context.Context) loaded {
 	v := &fileVersion{}
 	var specs []hookSpec
-	var errs ConfigErrors
+	var errs, warns ConfigErrors
 	var atoms []luaAtom
 	for _, p := range s.f.Stdlib {
-		atoms = append(atoms, luaAtom{stdlib: p.Name, with: p.With, source: "stdlib " + p.Name})
+		atoms = append(atoms, luaAtom{stdlib: p.Name, with: p.With, pos: config.Pos{File: "stdlib " + p.Name}})
 	}
 	for _, sfs := range s.f.LuaFS {
-		atoms = append(atoms, luaAtom{fsys: sfs.FS, path: sfs.Dir, with: sfs.With, source: "fs:" + sfs.Dir})
+		atoms = append(atoms, luaAtom{fsys: sfs.FS, path: sfs.Dir, with: sfs.With, pos: config.Pos{File: "fs:" + sfs.Dir}})
 	}
 	for _, p := range s.f.Lua {
-		atoms = append(atoms, luaAtom{path: p, source: p})
+		atoms = append(atoms, luaAtom{path: p, pos: config.Pos{File: p}})
 	}
 	env := shell.SanitizeEnv(s.f.Env)
 	for _, tier := range []struct {
@@ -213,9 +224,10 @@ func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, erro
 			}
 			file, err := config.Parse(path, data, tier.tier)
 			if err != nil {
-				errs = append(errs, fromConfigErrors(path, err)...)
+				errs = append(errs, fromParse(path, err)...)
 				continue
 			}
+			warns = append(warns, file.Warnings...)
 			for ev, groups := range file.Hooks {
 				for _, g := range groups {
 					for _, h := range g.Hooks {
@@ -224,7 +236,7 @@ func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, erro
 				}
 			}
 			for _, a := range file.Atoms {
-				atoms = append(atoms, luaAtom{path: a.Path, stdlib: a.Stdlib, with: a.With, withPos: a.WithPos, source: a.Pos.String()})
+				atoms = append(atoms, luaAtom{path: a.Path, stdlib: a.Stdlib, with: a.With, withPos: a.WithPos, pos: a.Pos})
 			}
 		}
 	}
@@ -238,9 +250,9 @@ func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, erro
 	specs = append(luaSpecs, specs...)
 	if len(errs) > 0 {
 		res.release()
-		return nil, resources{}, v, errs
+		return loaded{version: v, errs: errs}
 	}
-	return specs, res, v, nil
+	return loaded{specs: specs, res: res, version: v, warnings: warns}
 }
 
 func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h config.Hook, env []string) hookSpec {
@@ -255,7 +267,7 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 	cmd := shell.Command{Line: h.Command, Dir: s.f.Root, Env: env, Timeout: timeout}
 	runner := s.f.Runner
 	return hookSpec{
-		tier: t, kind: "command", id: h.Command, source: h.Pos.String(), event: ev,
+		tier: t, kind: "command", id: h.Command, pos: h.Pos, source: h.Pos.String(), event: ev,
 		matcher: g.Matcher, onError: onError,
 		// The runner enforces the timeout and kills the process group; the
 		// engine adds no deadline of its own.
@@ -274,14 +286,11 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 	}
 }
 
-func fromConfigErrors(path string, err error) ConfigErrors {
-	var ce config.Errors
+// fromParse returns the problems of config.Parse as ConfigErrors.
+func fromParse(path string, err error) ConfigErrors {
+	var ce ConfigErrors
 	if !errors.As(err, &ce) {
-		return ConfigErrors{{Code: CodeRead, Source: path, Msg: err.Error()}}
+		return ConfigErrors{{Code: CodeRead, File: path, Msg: err.Error()}}
 	}
-	out := make(ConfigErrors, 0, len(ce))
-	for _, e := range ce {
-		out = append(out, &ConfigError{Code: e.Code, Source: e.Pos().String(), Msg: e.Msg})
-	}
-	return out
+	return ce
 }

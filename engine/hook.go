@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -114,9 +115,10 @@ type GoHook struct {
 // hookSpec is a hook as loaded, before the plan compiles it.
 type hookSpec struct {
 	tier    Tier
-	kind    string // "go", "lua", "command"
-	id      string // identity shown in the audit
-	source  string // file:line, when known
+	kind    string     // "go", "lua", "command"
+	id      string     // identity shown in the audit
+	pos     config.Pos // where it is defined: file:line:col, when known
+	source  string     // pos as a string, for Plan and the audit
 	event   events.Event
 	matcher string
 	onError OnError

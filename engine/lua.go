@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/monad-hooks/monad-hooks/engine/config"
+	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
@@ -26,7 +26,7 @@ type luaAtom struct {
 	stdlib  string
 	with    map[string]any
 	withPos map[string]config.Pos // of the keys of with, when it comes from a file
-	source  string                // where it was configured, for errors
+	pos     config.Pos            // where it was configured, for errors
 }
 
 // WithLuaPool sets the size of each plan generation's Lua VM pool (default:
@@ -44,7 +44,7 @@ type luaScript struct {
 	name   string
 	src    []byte
 	params map[string]any
-	source string
+	pos    config.Pos // where it was configured
 }
 
 // loadLua reads and compiles the Lua atoms, builds one VM pool for all of
@@ -85,14 +85,14 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 	for _, sc := range scripts {
 		compiled, err := luaapi.Compile(sc.name, sc.src)
 		if err != nil {
-			errs = append(errs, luaError(sc.source, err))
+			errs = append(errs, luaError(sc.pos, err))
 			continue
 		}
 		srcs = append(srcs, luaapi.Source{Script: compiled, Params: sc.params})
 	}
 	libs, err := stdlibLibraries()
 	if err != nil {
-		errs = append(errs, luaError("", err))
+		errs = append(errs, luaError(config.Pos{}, err))
 	}
 	if len(errs) > 0 {
 		return nil, nil, errs
@@ -106,14 +106,14 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		Now:            s.opts.now,
 	})
 	if err != nil {
-		return nil, nil, ConfigErrors{luaError("", err)}
+		return nil, nil, ConfigErrors{luaError(config.Pos{}, err)}
 	}
 	var specs []hookSpec
 	for i, h := range pool.Hooks() {
 		onError, _ := ParseOnError(h.OnError)
 		specs = append(specs, hookSpec{
 			tier: TierAtom, kind: "lua", id: "lua:" + h.Script + ":" + strconv.Itoa(h.Line),
-			source: h.Script + ":" + strconv.Itoa(h.Line), event: h.Event, matcher: h.Matcher,
+			pos: config.Pos{File: h.Script, Line: h.Line}, source: h.Script + ":" + strconv.Itoa(h.Line), event: h.Event, matcher: h.Matcher,
 			onError: onError, shownTimeout: h.Timeout, validated: true,
 			// The pool enforces the hook's timeout itself.
 			run: func(ctx context.Context, c *call) (events.Output, []string, error) {
@@ -152,23 +152,23 @@ func stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 		}
 		var errs ConfigErrors
 		for _, p := range problems {
-			src := a.source
+			pos := a.pos
 			var pe *stdlib.ParamError
 			if errors.As(p, &pe) {
-				if pos, ok := a.withPos[pe.Param]; ok {
-					src = pos.String()
+				if kp, ok := a.withPos[pe.Param]; ok {
+					pos = kp
 				}
 			}
-			errs = append(errs, &ConfigError{Code: CodeBadAtom, Source: src, Msg: p.Error()})
+			errs = append(errs, atomError(CodeBadAtom, pos, p))
 		}
 		return luaScript{}, errs
 	}
 	info, _ := stdlib.Lookup(a.stdlib)
 	src, err := fs.ReadFile(stdlib.FS(), info.Script)
 	if err != nil {
-		return luaScript{}, ConfigErrors{{Code: CodeBadAtom, Source: a.source, Msg: err.Error()}}
+		return luaScript{}, ConfigErrors{atomError(CodeBadAtom, a.pos, err)}
 	}
-	return luaScript{name: "stdlib/" + a.stdlib, src: src, params: a.with, source: a.source}, nil
+	return luaScript{name: "stdlib/" + a.stdlib, src: src, params: a.with, pos: a.pos}, nil
 }
 
 // readLuaPath reads a script, or the *.lua files of a folder in lexical
@@ -178,14 +178,14 @@ func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, *Confi
 	fi, err := s.f.FS.Stat(a.path)
 	if err != nil {
 		v.stamps = append(v.stamps, stamp{path: a.path})
-		return nil, &ConfigError{Code: CodeRead, Source: a.source, Msg: err.Error()}
+		return nil, atomError(CodeRead, a.pos, err)
 	}
 	paths := []string{a.path}
 	if fi.IsDir() {
 		v.stamps = append(v.stamps, s.stampOf(a.path))
 		entries, err := s.f.FS.ReadDir(a.path)
 		if err != nil {
-			return nil, &ConfigError{Code: CodeRead, Source: a.source, Msg: err.Error()}
+			return nil, atomError(CodeRead, a.pos, err)
 		}
 		paths = paths[:0]
 		for _, e := range entries {
@@ -201,21 +201,22 @@ func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, *Confi
 		if err != nil {
 			return nil, readError(p, err)
 		}
-		out = append(out, luaScript{name: p, src: src, params: a.with, source: p})
+		out = append(out, luaScript{name: p, src: src, params: a.with, pos: config.Pos{File: p}})
 	}
 	return out, nil
 }
 
-func luaError(source string, err error) *ConfigError {
+func luaError(pos config.Pos, err error) *ConfigError {
 	var se *luaapi.ScriptError
 	if errors.As(err, &se) {
-		src := se.Script
-		if se.Line > 0 {
-			src += ":" + strconv.Itoa(se.Line)
-		}
-		return &ConfigError{Code: CodeLuaLoad, Source: src, Msg: se.Msg}
+		return &ConfigError{Code: CodeLuaLoad, File: se.Script, Line: se.Line, Msg: se.Msg}
 	}
-	return &ConfigError{Code: CodeLuaLoad, Source: source, Msg: err.Error()}
+	return atomError(CodeLuaLoad, pos, err)
+}
+
+// atomError is a problem of the atom configured at pos.
+func atomError(code string, pos config.Pos, err error) *ConfigError {
+	return &ConfigError{Code: code, File: pos.File, Line: pos.Line, Col: pos.Col, Msg: err.Error()}
 }
 
 // maxLogLines bounds the log lines of one hook call kept in its Record.
@@ -236,7 +237,7 @@ func logLines(logs []luaapi.LogEntry) []string {
 func readLuaFS(a luaAtom) ([]luaScript, *ConfigError) {
 	entries, err := fs.ReadDir(a.fsys, a.path)
 	if err != nil {
-		return nil, &ConfigError{Code: CodeRead, Source: a.source, Msg: err.Error()}
+		return nil, atomError(CodeRead, a.pos, err)
 	}
 	var out []luaScript
 	for _, e := range entries { // fs.ReadDir sorts by name
@@ -246,12 +247,12 @@ func readLuaFS(a luaAtom) ([]luaScript, *ConfigError) {
 		p := path.Join(a.path, e.Name())
 		src, err := fs.ReadFile(a.fsys, p)
 		if err != nil {
-			return nil, &ConfigError{Code: CodeRead, Source: "fs:" + p, Msg: err.Error()}
+			return nil, &ConfigError{Code: CodeRead, File: "fs:" + p, Msg: err.Error()}
 		}
 		if len(src) > maxFileSize {
-			return nil, &ConfigError{Code: config.CodeTooLarge, Source: "fs:" + p, Msg: fmt.Sprintf("script is larger than the limit of %d bytes", maxFileSize)}
+			return nil, &ConfigError{Code: CodeTooLarge, File: "fs:" + p, Msg: fmt.Sprintf("script is larger than the limit of %d bytes", maxFileSize)}
 		}
-		out = append(out, luaScript{name: "fs:" + p, src: src, params: a.with, source: "fs:" + p})
+		out = append(out, luaScript{name: "fs:" + p, src: src, params: a.with, pos: config.Pos{File: "fs:" + p}})
 	}
 	return out, nil
 }

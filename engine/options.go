@@ -19,7 +19,7 @@ type options struct {
 	maxParallel      int
 	maxSessions      int
 	sessions         map[string]SessionState
-	newSource        func(*options) source
+	files            *Files // nil: no file-based configuration
 	reloadInterval   time.Duration
 	luaPoolSize      int
 	luaTimeout       time.Duration

@@ -249,6 +249,9 @@ func (c *common) open(ctx context.Context, inv *invocation, withRuntime bool, ex
 		return nil, reportErr(inv, err)
 	}
 	o.eng = eng
+	for _, w := range eng.Warnings() {
+		inv.errorf("warning: %v", w)
+	}
 	return o, -1
 }
 

@@ -1,0 +1,75 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monad-hooks/monad-hooks/engine"
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// TestDispatchValidatesInput: Dispatch refuses an input that fails
+// events.Input.Validate with an error wrapping ErrInvalidInput, whether or
+// not a hook would match it, and runs nothing (issue 11.4).
+func TestDispatchValidatesInput(t *testing.T) {
+	ran := 0
+	eng, err := engine.New(t.Context(), engine.WithHook(engine.GoHook{Name: "h", Event: events.BeforeTool, Matcher: "^bash$",
+		Handler: engine.HandlerFunc(func(context.Context, *events.Input) (events.Output, error) {
+			ran++
+			return events.Output{}, nil
+		})}))
+	require.NoError(t, err)
+	defer eng.Close()
+	cost := math.NaN()
+	for _, in := range []events.Input{
+		{Event: events.BeforeTool, ToolName: "bash", Timestamp: "yesterday"},
+		{Event: events.BeforeTool, ToolName: "read_file", Timestamp: "yesterday"}, // no hook matches
+		{Event: events.AfterTurn, Reason: "bored"},
+		{Event: events.BeforeTool, ToolName: "bash", Caller: &events.Caller{Kind: "robot"}},
+		{Event: events.AfterModel, Cost: &cost},
+		{Event: events.Event(200)},
+	} {
+		res, err := eng.Dispatch(t.Context(), in)
+		assert.ErrorIs(t, err, engine.ErrInvalidInput, "%+v", in)
+		assert.Empty(t, res.Audit)
+	}
+	assert.Zero(t, ran, "a hook ran for an invalid input")
+	cost = 0.5
+	_, err = eng.Dispatch(t.Context(), events.Input{Event: events.AfterModel, Cost: &cost, Timestamp: "2026-01-02T03:04:05Z"})
+	assert.NoError(t, err)
+}
+
+// TestReloadReturnsConfigErrors: a broken reload is returned as the
+// structured ConfigErrors, each with its file, line and column (issue 11.4).
+func TestReloadReturnsConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "agents.json")
+	writeConfig(t, cfg, config("v1"))
+	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir, Runner: fakeRunner}))
+	require.NoError(t, err)
+	defer eng.Close()
+	writeConfig(t, cfg, "{\n  \"hooks\": {\"BeforeTool\": [{\"hooks\": [{\"command\": \"x\", \"timeoutMs\": -1}]}]}\n}")
+	err = eng.Reload(t.Context())
+	var ce engine.ConfigErrors
+	require.True(t, errors.As(err, &ce), "Reload returned %T %v", err, err)
+	require.Len(t, ce, 1)
+	assert.Equal(t, engine.CodeBadTimeout, ce[0].Code)
+	assert.Equal(t, cfg, ce[0].File)
+	assert.Equal(t, 2, ce[0].Line)
+	assert.Equal(t, 69, ce[0].Col) // the value -1
+	var one *engine.ConfigError
+	require.True(t, errors.As(err, &one))
+	assert.Same(t, ce[0], one)
+
+	// The last good plan stays in force, and the error is in the Result.
+	res, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "bash"})
+	require.NoError(t, err)
+	assert.Equal(t, events.Deny, res.Decision)
+	assert.Contains(t, res.ConfigError, "bad_timeout")
+}
