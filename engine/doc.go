@@ -12,8 +12,10 @@
 // Atom hooks run first (Go handlers in registration order, then Lua hooks in
 // script load order), then operator policy command hooks, then user command
 // hooks. Identical command specs (same command, timeout and onError) run once
-// per event; the first occurrence keeps its place, so a command listed by
-// both the policy and the user runs once, as policy.
+// per dispatch, among the hooks whose matcher matched, in the place of the
+// first of them: a command listed by both the policy and the user runs once,
+// as policy, for the tools the policy's matcher selects, and as user for
+// the others.
 //
 // # Matching
 //

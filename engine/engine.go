@@ -41,10 +41,16 @@ type loadFailure struct {
 
 // generation is one compiled plan and the resources it owns.
 type generation struct {
+	// byEvent lists every hook of each event in plan order, duplicate
+	// command specs included.
 	byEvent [events.Count][]*hook
-	cache   [events.Count]matchCache
-	dropped []dropped // duplicate command specs, for Plan
-	res     resources
+	// groups counts the dedup groups of each event (see hook.group).
+	groups [events.Count]int
+	// always lists, for the events that are not tool-scoped, the hooks
+	// that run at every dispatch: byEvent without duplicates.
+	always [events.Count][]*hook
+	cache  [events.Count]matchCache // tool-scoped events: the hooks that run per tool name
+	res    resources
 	// warnings are the problems of the configuration that did not stop it
 	// from loading (CodeMatcherIgnored).
 	warnings ConfigErrors

@@ -141,6 +141,15 @@ type hookSpec struct {
 type hook struct {
 	hookSpec
 	re *regexp.Regexp // nil: matches every tool
+	// group, when not 0, numbers the command spec this hook shares with
+	// others of its event: of a group, only the first hook that matches
+	// runs in a dispatch.
+	group int
+	// dupOf is the first hook of the group, when it is not this one.
+	dupOf *hook
+	// neverRuns: an earlier hook of the group matches every tool this one
+	// matches.
+	neverRuns bool
 }
 
 func (h *hook) matches(spec events.Spec, toolName string) bool {

@@ -102,9 +102,10 @@ const helpCheck = `Usage: monad-hooks check [FLAGS]
 Check loads the configuration, the Lua scripts and the stdlib packs, and
 prints the plan: for each event, the hooks in dispatch order with their
 tier, kind, matcher, source (file:line), timeout and onError. Identical
-command hooks (same command, timeout and onError) run once, where they first
-occur; the dropped duplicates are listed after them, marked "dropped", with
-the hook that runs in their place. It exits 0. When anything is wrong it
+command hooks (same command, timeout and onError) run once per dispatch, in
+the place of the first of them whose matcher matched: a duplicate is listed
+in its place with the hook it is identical to, and marked "dropped" when
+that hook matches every tool it matches. It exits 0. When anything is wrong it
 lists every error (file:line:col: code: message) on stderr and exits 1.
 
 	--json    print the plan as a JSON array
@@ -119,10 +120,10 @@ const helpExplain = `Usage: monad-hooks explain EVENT [FLAGS] < input.json
 
 Explain reads a HookInput like run, but runs no hook: it prints which hooks
 would run for the input, in order, and for every other hook why it would not
-(another event, a matcher that does not match the tool, ...). Use it to find
-out why a hook did not fire.
+(another event, a matcher that does not match the tool, an identical command
+that runs in its place, ...). Use it to find out why a hook did not fire.
 
-	--json    print one JSON object per hook, with "matched" and "why"
+	--json    print one JSON object per hook, with "matched", "runs" and "why"
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 

@@ -41,13 +41,17 @@ func printPlan(ctx context.Context, w io.Writer, eng *engine.Engine, asJSON bool
 			}
 			fmt.Fprintf(tw, "%s (%s)\n", h.Event, mode)
 		}
-		if h.DuplicateOf != "" {
-			fmt.Fprintf(tw, "  -\t%s\t%s\t%s\t%s\tdropped: identical to %s, which runs once\n", h.Tier, h.Kind, h.ID, orDash(h.Source), h.DuplicateOf)
+		if h.Dropped {
+			fmt.Fprintf(tw, "  -\t%s\t%s\t%s\t%s\tdropped: identical to %s, which runs in its place\n", h.Tier, h.Kind, h.ID, orDash(h.Source), h.DuplicateOf)
 			continue
 		}
 		n++
 		running++
-		fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n, h.Tier, h.Kind, h.ID, orDash(h.Source), matcherText(h), timeoutText(h.TimeoutMs), "onError="+h.OnError)
+		dup := ""
+		if h.DuplicateOf != "" {
+			dup = "\t(identical to " + h.DuplicateOf + ": runs only for tools that one does not match)"
+		}
+		fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", n, h.Tier, h.Kind, h.ID, orDash(h.Source), matcherText(h), timeoutText(h.TimeoutMs), "onError="+h.OnError, dup)
 	}
 	fmt.Fprintf(tw, "%d %s at %d %s\n", running, plural(running, "hook", "hooks"), nEvents, plural(nEvents, "event", "events"))
 	return tw.Flush()
@@ -94,6 +98,7 @@ func printExplain(ctx context.Context, w io.Writer, eng *engine.Engine, in event
 		type otherEvent struct {
 			engine.PlannedHook
 			Matched bool   `json:"matched"`
+			Runs    bool   `json:"runs"`
 			Why     string `json:"why"`
 		}
 		out := make([]any, 0, len(xs)+len(others))
@@ -101,13 +106,13 @@ func printExplain(ctx context.Context, w io.Writer, eng *engine.Engine, in event
 			out = append(out, x)
 		}
 		for _, h := range others {
-			out = append(out, otherEvent{h, false, "other event: " + h.Event.String()})
+			out = append(out, otherEvent{h, false, false, "other event: " + h.Event.String()})
 		}
 		return writeJSONLine(w, out)
 	}
 	var run, skip []engine.Explanation
 	for _, x := range xs {
-		if x.Matched {
+		if x.Runs {
 			run = append(run, x)
 		} else {
 			skip = append(skip, x)

@@ -29,3 +29,28 @@ func TestWarningsPrinted(t *testing.T) {
 		assert.Contains(t, stderr, "warning: "+want, "%v", args)
 	}
 }
+
+// TestCheckAndExplainShowDedup: check and explain show the per-dispatch
+// dedup the way Dispatch applies it (issue 11.1).
+func TestCheckAndExplainShowDedup(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	cfg := filepath.Join(env.Dir, "agents.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"hooks":{"BeforeTool":[
+  {"matcher":"^bash$","hooks":[{"command":"./g.sh"}]},
+  {"hooks":[{"command":"./g.sh"}]}]}}`), 0o644))
+	code, out, stderr := runCLI(t, env, "", "check", "--stdlib", "none", "--config", cfg)
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Regexp(t, `1\.\s+user\s+command\s+\./g\.sh\s+\S+:2:32\s+matcher="\^bash\$"`, out)
+	assert.Regexp(t, `2\.\s+user\s+command\s+\./g\.sh\s+\S+:3:13\s+every tool.*\(identical to user \S+:2:32: runs only for tools that one does not match\)`, out)
+
+	code, out, stderr = runCLI(t, env, `{"toolName":"bash"}`, "explain", "BeforeTool", "--stdlib", "none", "--config", cfg)
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Contains(t, out, "1 of 2 hooks would run")
+	assert.Regexp(t, `Would not run:\n\s+-\s+user\s+command\s+\./g\.sh\s+\S+:3:13\s+the matcher matches every tool, but the identical command spec of user \S+:2:32 runs in its place`, out)
+
+	code, out, stderr = runCLI(t, env, `{"toolName":"write_file"}`, "explain", "BeforeTool", "--stdlib", "none", "--config", cfg)
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Contains(t, out, "1 of 2 hooks would run")
+	assert.Regexp(t, `1\.\s+user\s+command\s+\./g\.sh\s+\S+:3:13\s+the matcher matches every tool`, out)
+}
