@@ -320,7 +320,7 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 // runHook runs one hook with its timeout, recovering a panic, validates what
 // it returned and fills *rec (which must be zero), but for what fold adds.
 func (e *Engine) runHook(ctx context.Context, h *hook, c *call, rec *Record) (out events.Output) {
-	rec.Event, rec.Tier, rec.Kind, rec.Hook, rec.Source = h.event, h.tier, h.kind, h.id, h.source
+	rec.Event, rec.Tier, rec.Kind, rec.Hook, rec.Source, rec.RegisteredBy = h.event, h.tier, h.kind, h.id, h.source, h.registeredBy
 	hctx := ctx
 	if h.timeout > 0 {
 		var cancel context.CancelFunc

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,7 +106,7 @@ func (e *Engine) build(ctx context.Context) (g *generation, version *fileVersion
 			continue
 		}
 		specs = append(specs, hookSpec{
-			tier: TierAtom, kind: "go", id: "go:" + h.Name, event: h.Event,
+			tier: TierAtom, kind: "go", id: "go:" + h.Name, registeredBy: "WithHook #" + strconv.Itoa(i), event: h.Event,
 			matcher: h.Matcher, onError: h.OnError, timeout: h.Timeout,
 			run: goRun(h.Handler),
 		})

@@ -56,6 +56,7 @@ const (
 	CodeMissingHandler = config.CodeMissingHandler // a Go hook has no handler
 	CodeLuaLoad        = config.CodeLuaLoad        // a Lua script does not compile or fails while it loads
 	CodeRead           = config.CodeRead           // a file or script cannot be read
+	CodeDuplicatePack  = config.CodeDuplicatePack  // a stdlib pack is named twice
 
 	CodeMatcherIgnored = config.CodeMatcherIgnored // warning: a matcher on an event that is not tool-scoped
 )

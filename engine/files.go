@@ -29,7 +29,11 @@ type Files struct {
 	// Lua are Lua atom-pack scripts, or folders whose *.lua files load in
 	// lexical order.
 	Lua []string
-	// Stdlib are embedded stdlib packs, loaded before the Lua scripts.
+	// Stdlib are embedded stdlib packs, loaded before the Lua scripts (a
+	// host's default set). A pack that a user file names in its atoms
+	// replaces the one of Stdlib, in its place, with the user's parameters:
+	// a pack loads once per plan. A pack named twice (in Stdlib, or in user
+	// files) is a configuration error (CodeDuplicatePack).
 	Stdlib []Pack
 	// LuaFS are Lua scripts embedded in the host (go:embed) or from any
 	// fs.FS, loaded after the stdlib packs and before Lua: every *.lua file
@@ -201,7 +205,13 @@ func (s *fileSource) load(ctx context.Context) loaded {
 	var specs []hookSpec
 	var errs, warns ConfigErrors
 	var atoms []luaAtom
+	stdlibAt := map[string]int{} // the index in atoms of each pack of Files.Stdlib
 	for _, p := range s.f.Stdlib {
+		if _, dup := stdlibAt[p.Name]; dup {
+			errs = append(errs, &ConfigError{Code: CodeDuplicatePack, File: "stdlib " + p.Name, Msg: fmt.Sprintf("Files.Stdlib names pack %q twice: a pack loads once", p.Name)})
+			continue
+		}
+		stdlibAt[p.Name] = len(atoms)
 		atoms = append(atoms, luaAtom{stdlib: p.Name, with: p.With, pos: config.Pos{File: "stdlib " + p.Name}})
 	}
 	for _, sfs := range s.f.LuaFS {
@@ -211,6 +221,7 @@ func (s *fileSource) load(ctx context.Context) loaded {
 		atoms = append(atoms, luaAtom{path: p, pos: config.Pos{File: p}})
 	}
 	env := shell.SanitizeEnv(s.f.Env)
+	userPack := map[string]config.Pos{} // where user files named each pack
 	for _, tier := range []struct {
 		paths []string
 		tier  config.Tier
@@ -236,7 +247,23 @@ func (s *fileSource) load(ctx context.Context) loaded {
 				}
 			}
 			for _, a := range file.Atoms {
-				atoms = append(atoms, luaAtom{path: a.Path, stdlib: a.Stdlib, with: a.With, withPos: a.WithPos, pos: a.Pos})
+				la := luaAtom{path: a.Path, stdlib: a.Stdlib, with: a.With, withPos: a.WithPos, pos: a.Pos}
+				if a.Stdlib != "" {
+					// One copy of a pack per plan: the user's replaces the
+					// one of Files.Stdlib, in its place, so that its
+					// parameters are in force.
+					if first, dup := userPack[a.Stdlib]; dup {
+						errs = append(errs, &ConfigError{Code: CodeDuplicatePack, File: a.Pos.File, Line: a.Pos.Line, Col: a.Pos.Col,
+							Msg: fmt.Sprintf("stdlib pack %q is already named at %s: a pack loads once, with one set of parameters", a.Stdlib, first)})
+						continue
+					}
+					userPack[a.Stdlib] = a.Pos
+					if i, ok := stdlibAt[a.Stdlib]; ok {
+						atoms[i] = la
+						continue
+					}
+				}
+				atoms = append(atoms, la)
 			}
 		}
 	}
@@ -267,7 +294,7 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 	cmd := shell.Command{Line: h.Command, Dir: s.f.Root, Env: env, Timeout: timeout}
 	runner := s.f.Runner
 	return hookSpec{
-		tier: t, kind: "command", id: h.Command, pos: h.Pos, source: h.Pos.String(), event: ev,
+		tier: t, kind: "command", id: h.Command, pos: h.Pos, source: h.Pos.String(), registeredBy: h.Pos.String(), event: ev,
 		matcher: g.Matcher, onError: onError,
 		// The runner enforces the timeout and kills the process group; the
 		// engine adds no deadline of its own.

@@ -114,15 +114,19 @@ type GoHook struct {
 
 // hookSpec is a hook as loaded, before the plan compiles it.
 type hookSpec struct {
-	tier    Tier
-	kind    string     // "go", "lua", "command"
-	id      string     // identity shown in the audit
-	pos     config.Pos // where it is defined: file:line:col, when known
-	source  string     // pos as a string, for Plan and the audit
-	event   events.Event
-	matcher string
-	onError OnError
-	timeout time.Duration
+	tier   Tier
+	kind   string     // "go", "lua", "command"
+	id     string     // identity shown in the audit
+	pos    config.Pos // where it is defined: file:line:col, when known
+	source string     // pos as a string, for Plan and the audit
+	// registeredBy says what configured the hook: the file:line:col of the
+	// command hook or of the atoms entry that loaded its script, the
+	// script path given to Files.Lua, "stdlib NAME", "WithHook #N".
+	registeredBy string
+	event        events.Event
+	matcher      string
+	onError      OnError
+	timeout      time.Duration
 	// dedup, when non-empty, is the identity under which identical command
 	// specs run once per event.
 	dedup string

@@ -82,7 +82,9 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		scripts = append(scripts, more...)
 	}
 	var srcs []luaapi.Source
+	registeredBy := make(map[string]string, len(scripts)) // script name -> where it was configured
 	for _, sc := range scripts {
+		registeredBy[sc.name] = sc.pos.String()
 		compiled, err := luaapi.Compile(sc.name, sc.src)
 		if err != nil {
 			errs = append(errs, luaError(sc.pos, err))
@@ -113,7 +115,8 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		onError, _ := ParseOnError(h.OnError)
 		specs = append(specs, hookSpec{
 			tier: TierAtom, kind: "lua", id: "lua:" + h.Script + ":" + strconv.Itoa(h.Line),
-			pos: config.Pos{File: h.Script, Line: h.Line}, source: h.Script + ":" + strconv.Itoa(h.Line), event: h.Event, matcher: h.Matcher,
+			pos: config.Pos{File: h.Script, Line: h.Line}, source: h.Script + ":" + strconv.Itoa(h.Line),
+			registeredBy: registeredBy[h.Script], event: h.Event, matcher: h.Matcher,
 			onError: onError, shownTimeout: h.Timeout, validated: true,
 			// The pool enforces the hook's timeout itself.
 			run: func(ctx context.Context, c *call) (events.Output, []string, error) {

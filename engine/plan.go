@@ -108,6 +108,8 @@ type PlannedHook struct {
 	Kind   string       `json:"kind"`
 	ID     string       `json:"hook"`
 	Source string       `json:"source,omitempty"`
+	// RegisteredBy is what configured the hook (see Record.RegisteredBy).
+	RegisteredBy string `json:"registeredBy,omitempty"`
 	// Matcher is the tool-name matcher as configured ("" matches all).
 	Matcher string `json:"matcher,omitempty"`
 	// TimeoutMs is the hook's timeout; 0 means none beyond the dispatch
@@ -133,7 +135,8 @@ func planned(h *hook) PlannedHook {
 	if t == 0 {
 		t = h.shownTimeout
 	}
-	p := PlannedHook{Event: h.event, Tier: h.tier, Kind: h.kind, ID: h.id, Source: h.source, Matcher: h.matcher, TimeoutMs: t.Milliseconds(), OnError: h.onError.String()}
+	p := PlannedHook{Event: h.event, Tier: h.tier, Kind: h.kind, ID: h.id, Source: h.source, RegisteredBy: h.registeredBy,
+		Matcher: h.matcher, TimeoutMs: t.Milliseconds(), OnError: h.onError.String()}
 	if h.dupOf != nil {
 		p.DuplicateOf = h.dupOf.tier.String() + " " + h.dupOf.source
 		p.Dropped = h.neverRuns

@@ -73,3 +73,18 @@ func TestReloadReturnsConfigErrors(t *testing.T) {
 	assert.Equal(t, events.Deny, res.Decision)
 	assert.Contains(t, res.ConfigError, "bad_timeout")
 }
+
+// TestDuplicatePackNamesBothPositions: the same stdlib pack named twice in
+// user files is refused with both positions (issue 11.2).
+func TestDuplicatePackNamesBothPositions(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "agents.json"), filepath.Join(dir, "more.toml")
+	writeConfig(t, a, `{"atoms":[{"stdlib":"protect-paths"}]}`)
+	writeConfig(t, b, "atoms = [{ stdlib = \"protect-paths\" }]\n")
+	_, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{a, b}, Root: dir, Runner: fakeRunner}))
+	var ce engine.ConfigErrors
+	require.True(t, errors.As(err, &ce), "%v", err)
+	require.Len(t, ce, 1, "%v", err)
+	assert.Equal(t, engine.CodeDuplicatePack, ce[0].Code)
+	assert.Equal(t, b+`:1:10: duplicate_pack: stdlib pack "protect-paths" is already named at `+a+`:1:11: a pack loads once, with one set of parameters`, ce[0].Error())
+}

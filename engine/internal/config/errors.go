@@ -89,6 +89,10 @@ const (
 	// CodeRead: a configuration file or script cannot be read (missing,
 	// unreadable).
 	CodeRead = "read_error"
+	// CodeDuplicatePack: a stdlib pack is named twice (in user files, or in
+	// the host's list): a pack loads once per plan, with one set of
+	// parameters.
+	CodeDuplicatePack = "duplicate_pack"
 )
 
 // An Error is one configuration problem: what (Code, Msg), where in the file

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -53,4 +54,21 @@ func TestCheckAndExplainShowDedup(t *testing.T) {
 	require.Equal(t, ExitOK, code, stderr)
 	assert.Contains(t, out, "1 of 2 hooks would run")
 	assert.Regexp(t, `1\.\s+user\s+command\s+\./g\.sh\s+\S+:3:13\s+the matcher matches every tool`, out)
+}
+
+// TestCheckAndExplainShowRegisteredBy: check and explain say which file and
+// line registered a stdlib pack's hooks (issue 11.2).
+func TestCheckAndExplainShowRegisteredBy(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	cfg := filepath.Join(env.Dir, "agents.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"atoms":[{"stdlib":"deny-destructive","with":{"protectedBranches":["staging"]}}]}`), 0o644))
+	code, out, stderr := runCLI(t, env, "", "check", "--stdlib", "deny-destructive,protect-paths", "--config", cfg)
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Regexp(t, `stdlib/deny-destructive:\d+ \(registered by \S+agents\.json:1:11\)`, out)
+	assert.Regexp(t, `stdlib/protect-paths:\d+ \(registered by stdlib protect-paths\)`, out)
+	assert.Equal(t, 1, strings.Count(out, "lua:stdlib/deny-destructive:"), "one copy of the pack:\n%s", out)
+	code, out, stderr = runCLI(t, env, `{"toolName":"bash","toolInput":{"command":"ls"}}`, "explain", "BeforeTool", "--stdlib", "deny-destructive", "--config", cfg)
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Regexp(t, `stdlib/deny-destructive:\d+ \(registered by \S+agents\.json:1:11\)`, out)
 }
