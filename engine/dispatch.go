@@ -14,11 +14,13 @@ import (
 
 // Dispatch runs the hooks that match in and returns their combined Result.
 //
-// Before it runs anything, Dispatch makes sure the plan is current: when the
-// configuration changed since the last dispatch it is reloaded (a broken new
-// configuration keeps the last good one in force and sets
-// Result.ConfigError). With no matching hook it returns at once, runs and
-// allocates nothing.
+// Dispatch runs against the plan in force when it starts. When it notices
+// that the configuration files changed, it starts a load of them in the
+// background and does not wait for it: the new plan serves the dispatches
+// that start after it is swapped in (see [Engine.Reload] to wait). While the
+// files on disk fail to load, the last good plan stays in force and
+// Result.ConfigError says why. With no matching hook Dispatch returns at
+// once, runs and allocates nothing.
 //
 // Serial events chain: each hook sees the input as rewritten by the hooks
 // before it, and the first deny stops the chain. Parallel events fan out
@@ -45,12 +47,15 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 	}
 	g := e.gen.Load()
 	if e.src != nil {
-		g = e.current(ctx)
+		// Start a load in the background if the files changed; this
+		// dispatch goes on with the plan in force.
+		st := e.state.Load()
+		if e.flight.Load() == nil && e.stale(st) {
+			e.startLoad()
+		}
+		res.ConfigError = st.msg
 	}
 	hooks := g.match(in.Event, in.ToolName)
-	if f := e.cfgErr.Load(); f != nil {
-		res.ConfigError = f.msg
-	}
 	if len(hooks) == 0 && !sessionEvent(in.Event) {
 		// The fast path: nothing to run, nothing allocated.
 		return res, nil

@@ -26,18 +26,16 @@ type Engine struct {
 	gen      atomic.Pointer[generation]
 	sessions sessions
 	closed   atomic.Bool
+	monoBase time.Time // anchors monotonic latency readings (see runHook)
 
-	monoBase  time.Time                   // anchors monotonic latency readings (see runHook)
-	reloadMu  sync.Mutex                  // serialises reloads; never held by the dispatch fast path
-	attempted atomic.Pointer[versionBox]  // the configuration version last loaded, good or not
-	cfgErr    atomic.Pointer[loadFailure] // the last load's failure; nil when it succeeded
-}
-
-// loadFailure is why the last load failed: its error for Reload, its text
-// for Result.ConfigError.
-type loadFailure struct {
-	err error
-	msg string
+	// Reloads (see reload.go). Dispatch reads state and may start a load;
+	// it never waits for one.
+	state  atomic.Pointer[loadState] // what the last finished load found
+	flight atomic.Pointer[flight]    // the load in progress; nil when none
+	life   context.Context           // bounds every load; canceled by Close
+	stop   context.CancelFunc
+	loads  sync.WaitGroup // the load goroutine, for Close
+	swapMu sync.Mutex     // orders a load's swap with Close
 }
 
 // generation is one compiled plan and the resources it owns.
@@ -55,6 +53,9 @@ type generation struct {
 	// warnings are the problems of the configuration that did not stop it
 	// from loading (CodeMatcherIgnored).
 	warnings ConfigErrors
+	// fileHooks counts the hooks each configuration file or script on disk
+	// gave the plan, by path.
+	fileHooks map[string]int
 }
 
 // resources are what a generation's hooks hold; they are released when the
@@ -70,9 +71,10 @@ func (r resources) release() {
 }
 
 // New builds an Engine from opts and compiles its first plan. ctx bounds the
-// initial load only. A configuration problem is returned as an error (a
-// *ConfigError or [ConfigErrors] listing every problem found); nothing is
-// dispatched from a configuration that failed to load.
+// initial load only; later loads run on the engine's own context (see
+// [WithReloadTimeout]). A configuration problem is returned as [ConfigErrors]
+// listing every problem found; nothing is dispatched from a configuration
+// that failed to load.
 func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	e := &Engine{opts: defaultOptions(), monoBase: time.Now()}
 	for _, o := range opts {
@@ -82,18 +84,21 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	if e.opts.files != nil {
 		e.src = &fileSource{f: *e.opts.files, opts: &e.opts}
 	}
-	g, ver, err := e.build(ctx)
+	g, ld, err := e.build(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
+	e.life, e.stop = context.WithCancel(context.WithoutCancel(ctx))
 	e.gen.Store(g)
-	e.attempted.Store(&versionBox{ver})
+	e.state.Store(&loadState{version: ld.version})
 	return e, nil
 }
 
-// build loads the configuration and compiles a plan from it. version is the
-// source's fingerprint of what it read, also when that failed to load.
-func (e *Engine) build(ctx context.Context) (g *generation, version *fileVersion, err error) {
+// build loads the configuration and compiles a plan from it. prev is the
+// plan in force (nil at New): a file that gave it hooks may not give the new
+// one none (see fileSource.load). ld is what the load found, also when it
+// failed (its version says what was read).
+func (e *Engine) build(ctx context.Context, prev *generation) (g *generation, ld loaded, err error) {
 	specs := make([]hookSpec, 0, len(e.opts.hooks))
 	var errs ConfigErrors
 	for i, h := range e.opts.hooks {
@@ -111,10 +116,11 @@ func (e *Engine) build(ctx context.Context) (g *generation, version *fileVersion
 			run: goRun(h.Handler),
 		})
 	}
-	var ld loaded
 	if e.src != nil {
-		ld = e.src.load(ctx)
-		version = ld.version
+		ld = e.src.load(ctx, prev)
+		if ld.transient != nil {
+			return nil, ld, ld.transient
+		}
 		errs = append(errs, ld.errs...)
 		specs = append(specs, ld.specs...)
 	}
@@ -122,10 +128,10 @@ func (e *Engine) build(ctx context.Context) (g *generation, version *fileVersion
 	errs = append(errs, cerrs...)
 	if len(errs) > 0 {
 		ld.res.release()
-		return nil, version, errs
+		return nil, ld, errs
 	}
-	g.res, g.warnings = ld.res, ld.warnings
-	return g, version, nil
+	g.res, g.warnings, g.fileHooks = ld.res, ld.warnings, ld.fileHooks
+	return g, ld, nil
 }
 
 // Warnings returns the warnings of the configuration in force: problems that
@@ -135,68 +141,6 @@ func (e *Engine) build(ctx context.Context) (g *generation, version *fileVersion
 // The caller owns the slice.
 func (e *Engine) Warnings() ConfigErrors {
 	return slices.Clone(e.gen.Load().warnings)
-}
-
-// current returns the plan to dispatch against, reloading first when the
-// configuration changed. A failed reload keeps the last good plan, is
-// reported in the Result, and is not retried until the configuration changes
-// again.
-func (e *Engine) current(ctx context.Context) *generation {
-	g := e.gen.Load()
-	if e.src == nil || e.src.unchanged(e.attempted.Load().v) {
-		return g
-	}
-	e.reloadMu.Lock()
-	defer e.reloadMu.Unlock()
-	g = e.gen.Load()
-	if e.src.unchanged(e.attempted.Load().v) || e.closed.Load() {
-		return g
-	}
-	ng, ver, err := e.build(ctx)
-	e.attempted.Store(&versionBox{ver})
-	if err != nil {
-		e.cfgErr.Store(&loadFailure{err: err, msg: fmt.Sprintf("configuration reload failed, the last good configuration stays in force: %v", err)})
-		e.opts.logger.Error("monad-hooks: configuration reload failed; keeping the last good configuration", "error", err)
-		return g
-	}
-	e.cfgErr.Store(nil)
-	if len(ng.warnings) > 0 {
-		e.opts.logger.Warn("monad-hooks: the reloaded configuration has warnings", "warnings", ng.warnings.Error())
-	}
-	e.gen.Store(ng)
-	g.res.release()
-	return ng
-}
-
-type versionBox struct{ v *fileVersion }
-
-// Reload checks the configuration and compiles a new plan if it changed, as
-// Dispatch does on its own. When the configuration in force is not the one
-// on disk because the latter failed to load, it returns that failure: a
-// [ConfigErrors] listing every problem (the last good plan stays in force).
-// It returns [ErrClosed] after Close.
-func (e *Engine) Reload(ctx context.Context) error {
-	if e.closed.Load() {
-		return ErrClosed
-	}
-	e.current(ctx)
-	if f := e.cfgErr.Load(); f != nil {
-		return f.err
-	}
-	return nil
-}
-
-// Close releases the plan's resources (pooled Lua VMs). Dispatches in flight
-// finish on the plan they started with; later dispatches return [ErrClosed].
-// Close is safe to call more than once.
-func (e *Engine) Close() error {
-	if e.closed.Swap(true) {
-		return nil
-	}
-	e.reloadMu.Lock()
-	defer e.reloadMu.Unlock()
-	e.gen.Load().res.release()
-	return nil
 }
 
 func goRun(h Handler) func(context.Context, *call) (events.Output, []string, error) {

@@ -57,6 +57,7 @@ const (
 	CodeLuaLoad        = config.CodeLuaLoad        // a Lua script does not compile or fails while it loads
 	CodeRead           = config.CodeRead           // a file or script cannot be read
 	CodeDuplicatePack  = config.CodeDuplicatePack  // a stdlib pack is named twice
+	CodeNoHooks        = config.CodeNoHooks        // at a reload, a file that gave the plan hooks gives none (empty or cut short?)
 
 	CodeMatcherIgnored = config.CodeMatcherIgnored // warning: a matcher on an event that is not tool-scoped
 )

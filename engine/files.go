@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/engine/internal/config"
@@ -166,19 +168,57 @@ func (s *fileSource) unchanged(v *fileVersion) bool {
 // script: larger files are refused without being read.
 const maxFileSize = config.MaxFileSize
 
-// read reads a file and records its stamp. A file larger than maxFileSize is
-// a *ConfigError with code config.CodeTooLarge.
+// maxReadTries bounds how often read reads a file that changes while it is
+// read before it gives up (a transient failure: the load is retried).
+const maxReadTries = 3
+
+// transientError is a failure to load that is not the files' content: an I/O
+// error, a file that kept changing while it was read. The load is retried
+// at the next dispatch instead of waiting for the files to change.
+type transientError struct{ err error }
+
+func (e *transientError) Error() string { return e.err.Error() }
+func (e *transientError) Unwrap() error { return e.err }
+
+// read reads a file and records its stamp. It stats the file before and
+// after reading it: when the two differ, or a regular file's size is not
+// what was read, the file changed while it was read (a writer rewriting it
+// in place) and it is read again, up to maxReadTries times. A file larger
+// than maxFileSize is a *ConfigError with code CodeTooLarge; an I/O error
+// other than a missing, unreadable or wrong kind of file is a
+// *transientError.
 func (s *fileSource) read(v *fileVersion, path string) ([]byte, error) {
-	st := s.stampOf(path)
-	v.stamps = append(v.stamps, st)
-	if st.exist && st.size > maxFileSize {
-		return nil, &ConfigError{Code: CodeTooLarge, File: path, Msg: fmt.Sprintf("file is %d bytes, larger than the limit of %d", st.size, maxFileSize)}
+	for try := 1; ; try++ {
+		before := s.stampOf(path)
+		if before.exist && before.size > maxFileSize {
+			v.stamps = append(v.stamps, before)
+			return nil, &ConfigError{Code: CodeTooLarge, File: path, Msg: fmt.Sprintf("file is %d bytes, larger than the limit of %d", before.size, maxFileSize)}
+		}
+		data, err := s.f.FS.ReadFile(path)
+		after := s.stampOf(path)
+		if before == after && (err != nil || !before.mode.IsRegular() || int64(len(data)) == before.size) {
+			v.stamps = append(v.stamps, before)
+			switch {
+			case err != nil && !permanentReadError(err):
+				return nil, &transientError{err}
+			case err == nil && len(data) > maxFileSize:
+				return nil, &ConfigError{Code: CodeTooLarge, File: path, Msg: fmt.Sprintf("file is larger than the limit of %d bytes", maxFileSize)}
+			}
+			return data, err
+		}
+		if try == maxReadTries {
+			v.stamps = append(v.stamps, after)
+			return nil, &transientError{fmt.Errorf("%s changed while it was read, %d times in a row", path, maxReadTries)}
+		}
 	}
-	data, err := s.f.FS.ReadFile(path)
-	if err == nil && len(data) > maxFileSize {
-		return nil, &ConfigError{Code: CodeTooLarge, File: path, Msg: fmt.Sprintf("file is larger than the limit of %d bytes", maxFileSize)}
-	}
-	return data, err
+}
+
+// permanentReadError reports whether a read error stays until the files
+// change: a missing file, one the process may not read, a folder where a
+// file belongs.
+func permanentReadError(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrInvalid) ||
+		errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // readError turns an error of read into a ConfigError.
@@ -197,11 +237,21 @@ type loaded struct {
 	version  *fileVersion // what was read, also when it failed to load
 	errs     ConfigErrors // every problem found; then specs is nil
 	warnings ConfigErrors
+	// transient, when set, is why the load stopped without looking at the
+	// files' content (see transientError); the rest is then empty.
+	transient error
+	// fileHooks counts the hooks each file on disk gave, by path.
+	fileHooks map[string]int
 }
 
-// load reads and compiles the configuration files and scripts.
-func (s *fileSource) load(ctx context.Context) loaded {
+// load reads and compiles the configuration files and scripts. prev is the
+// plan in force (nil at New): a configuration file or script that gave it
+// hooks and now gives none (it is empty, or a TOML file without its hooks
+// key, or a script that registers no hook: a file cut short mid-write looks
+// like that) is a CodeNoHooks error, so that it never replaces that plan.
+func (s *fileSource) load(ctx context.Context, prev *generation) loaded {
 	v := &fileVersion{}
+	fileHooks := map[string]int{}
 	var specs []hookSpec
 	var errs, warns ConfigErrors
 	var atoms []luaAtom
@@ -226,9 +276,14 @@ func (s *fileSource) load(ctx context.Context) loaded {
 		paths []string
 		tier  config.Tier
 		t     Tier
-	}{{s.f.Policy, config.TierPolicy, TierPolicy}, {s.f.User, config.TierUser, TierUser}} {
+		key   string
+	}{{s.f.Policy, config.TierPolicy, TierPolicy, "policyHooks"}, {s.f.User, config.TierUser, TierUser, "hooks"}} {
 		for _, path := range tier.paths {
 			data, err := s.read(v, path)
+			var te *transientError
+			if errors.As(err, &te) {
+				return loaded{version: v, transient: te}
+			}
 			if err != nil {
 				errs = append(errs, readError(path, err))
 				continue
@@ -239,12 +294,19 @@ func (s *fileSource) load(ctx context.Context) loaded {
 				continue
 			}
 			warns = append(warns, file.Warnings...)
+			n := 0
 			for ev, groups := range file.Hooks {
 				for _, g := range groups {
 					for _, h := range g.Hooks {
 						specs = append(specs, s.commandSpec(tier.t, ev, g, h, env))
+						n++
 					}
 				}
+			}
+			fileHooks[path] = n
+			if had := prev.hooksFrom(path); had > 0 && n == 0 && (len(bytes.TrimSpace(data)) == 0 || !file.HooksKey) {
+				errs = append(errs, &ConfigError{Code: CodeNoHooks, File: path, Msg: fmt.Sprintf(
+					"the file gave the configuration in force %d hooks and now has no %s key (empty, or cut short mid-write?); to remove all its hooks, write the key with no event", had, tier.key)})
 			}
 			for _, a := range file.Atoms {
 				la := luaAtom{path: a.Path, stdlib: a.Stdlib, with: a.With, withPos: a.WithPos, pos: a.Pos}
@@ -271,7 +333,10 @@ func (s *fileSource) load(ctx context.Context) loaded {
 	// plan keeps file order per event, which is all that matters, but make
 	// the spec order deterministic for Plan.
 	sortSpecsStable(specs)
-	luaSpecs, pool, lerrs := s.loadLua(ctx, v, atoms)
+	luaSpecs, pool, lerrs, terr := s.loadLua(ctx, v, atoms, prev, fileHooks)
+	if terr != nil {
+		return loaded{version: v, transient: terr}
+	}
 	res := resources{lua: pool}
 	errs = append(errs, lerrs...)
 	specs = append(luaSpecs, specs...)
@@ -279,7 +344,16 @@ func (s *fileSource) load(ctx context.Context) loaded {
 		res.release()
 		return loaded{version: v, errs: errs}
 	}
-	return loaded{specs: specs, res: res, version: v, warnings: warns}
+	return loaded{specs: specs, res: res, version: v, warnings: warns, fileHooks: fileHooks}
+}
+
+// hooksFrom returns how many hooks the file or script at path gave g (0 for a
+// nil g).
+func (g *generation) hooksFrom(path string) int {
+	if g == nil {
+		return 0
+	}
+	return g.fileHooks[path]
 }
 
 func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h config.Hook, env []string) hookSpec {

@@ -48,12 +48,14 @@ type luaScript struct {
 }
 
 // loadLua reads and compiles the Lua atoms, builds one VM pool for all of
-// them and returns one hookSpec per hook{} registration, in load order.
-func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom) ([]hookSpec, *luaapi.Pool, ConfigErrors) {
+// them and returns one hookSpec per hook{} registration, in load order. It
+// counts the hooks of each script file into fileHooks; a script that gave
+// prev hooks and registers none now is a CodeNoHooks error. terr is a
+// transient failure to read a script (see transientError).
+func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom, prev *generation, fileHooks map[string]int) (specs []hookSpec, pool *luaapi.Pool, errs ConfigErrors, terr error) {
 	if len(atoms) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
-	var errs ConfigErrors
 	var scripts []luaScript
 	for _, a := range atoms {
 		if a.stdlib != "" {
@@ -75,9 +77,16 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			continue
 		}
 		more, err := s.readLuaPath(v, a)
+		var te *transientError
+		if errors.As(err, &te) {
+			return nil, nil, nil, te
+		}
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, readError(a.pos.File, err))
 			continue
+		}
+		for _, sc := range more {
+			fileHooks[sc.name] = 0
 		}
 		scripts = append(scripts, more...)
 	}
@@ -97,9 +106,9 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		errs = append(errs, luaError(config.Pos{}, err))
 	}
 	if len(errs) > 0 {
-		return nil, nil, errs
+		return nil, nil, errs, nil
 	}
-	pool, err := luaapi.NewPool(ctx, srcs, luaapi.Options{
+	pool, err = luaapi.NewPool(ctx, srcs, luaapi.Options{
 		Libraries:      libs,
 		PoolSize:       s.opts.luaPoolSize,
 		DefaultTimeout: s.opts.luaTimeout,
@@ -108,10 +117,12 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		Now:            s.opts.now,
 	})
 	if err != nil {
-		return nil, nil, ConfigErrors{luaError(config.Pos{}, err)}
+		return nil, nil, ConfigErrors{luaError(config.Pos{}, err)}, nil
 	}
-	var specs []hookSpec
 	for i, h := range pool.Hooks() {
+		if _, onDisk := fileHooks[h.Script]; onDisk {
+			fileHooks[h.Script]++
+		}
 		onError, _ := ParseOnError(h.OnError)
 		specs = append(specs, hookSpec{
 			tier: TierAtom, kind: "lua", id: "lua:" + h.Script + ":" + strconv.Itoa(h.Line),
@@ -125,7 +136,17 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			},
 		})
 	}
-	return specs, pool, nil
+	for name, n := range fileHooks {
+		if had := prev.hooksFrom(name); had > 0 && n == 0 {
+			errs = append(errs, &ConfigError{Code: CodeNoHooks, File: name, Msg: fmt.Sprintf(
+				"the script gave the configuration in force %d hooks and now registers none (empty, or cut short mid-write?); to remove all its hooks, remove the script", had)})
+		}
+	}
+	if len(errs) > 0 {
+		pool.Close()
+		return nil, nil, errs, nil
+	}
+	return specs, pool, nil, nil
 }
 
 // stdlibLibraries compiles the stdlib's shared Lua libraries (require
@@ -177,7 +198,7 @@ func stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 // readLuaPath reads a script, or the *.lua files of a folder in lexical
 // order, recording their stamps (and the folder's, so that an added or
 // removed script is noticed).
-func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, *ConfigError) {
+func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, error) {
 	fi, err := s.f.FS.Stat(a.path)
 	if err != nil {
 		v.stamps = append(v.stamps, stamp{path: a.path})
@@ -201,6 +222,10 @@ func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, *Confi
 	var out []luaScript
 	for _, p := range paths {
 		src, err := s.read(v, p)
+		var te *transientError
+		if errors.As(err, &te) {
+			return nil, te
+		}
 		if err != nil {
 			return nil, readError(p, err)
 		}

@@ -21,6 +21,7 @@ type options struct {
 	sessions         map[string]SessionState
 	files            *Files // nil: no file-based configuration
 	reloadInterval   time.Duration
+	reloadTimeout    time.Duration
 	luaPoolSize      int
 	luaTimeout       time.Duration
 }
@@ -44,6 +45,7 @@ func defaultOptions() options {
 		maxStopContinues: DefaultMaxStopContinues,
 		maxParallel:      DefaultMaxParallel,
 		maxSessions:      DefaultMaxSessions,
+		reloadTimeout:    DefaultReloadTimeout,
 	}
 }
 

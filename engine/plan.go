@@ -146,10 +146,12 @@ func planned(h *hook) PlannedHook {
 
 // Plan returns every hook of the current plan, event by event in firing
 // order, each event's hooks in plan order; duplicate command specs are in
-// their place, with DuplicateOf set. It reloads first if the configuration
-// changed. The caller owns the slice.
+// their place, with DuplicateOf set. When the configuration files changed it
+// first waits for them to load, as [Engine.Reload] does (bounded by ctx).
+// The caller owns the slice.
 func (e *Engine) Plan(ctx context.Context) []PlannedHook {
-	g := e.current(ctx)
+	e.sync(ctx)
+	g := e.gen.Load()
 	var out []PlannedHook
 	for _, ev := range events.All() {
 		for _, h := range g.byEvent[ev] {
@@ -174,9 +176,11 @@ type Explanation struct {
 
 // Explain returns, for each hook of in.Event in plan order, whether it would
 // run for in and why, exactly as Dispatch would decide, without running any
-// hook. It reloads first if the configuration changed.
+// hook. When the configuration files changed it first waits for them to
+// load, as [Engine.Reload] does (bounded by ctx).
 func (e *Engine) Explain(ctx context.Context, in events.Input) []Explanation {
-	g := e.current(ctx)
+	e.sync(ctx)
+	g := e.gen.Load()
 	if !in.Event.Valid() {
 		return nil
 	}

@@ -139,6 +139,10 @@ func TestReloadChecksNoFilesWithinInterval(t *testing.T) {
 	mu.Lock()
 	now = now.Add(2 * time.Second)
 	mu.Unlock()
+	eng.Dispatch(t.Context(), in) // notices the change: loads it in the background
+	if err := eng.Reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	if res, _ := eng.Dispatch(t.Context(), in); res.Reason != "v2" {
 		t.Errorf("after the interval: reason %q, want v2", res.Reason)
 	}

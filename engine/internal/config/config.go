@@ -91,6 +91,11 @@ type File struct {
 	// group, are in file order. Events with no groups are left out; Hooks is
 	// nil when there are none.
 	Hooks map[events.Event][]Group
+	// HooksKey reports whether the file holds its tier's hooks key (hooks,
+	// or policyHooks for a policy file), even with no event in it. (A TOML
+	// file cut short mid-write can still parse; the engine tells it from an
+	// intended file with no hooks by this key.)
+	HooksKey bool
 	// Atoms lists the atoms entries in file order (always empty for a policy
 	// file).
 	Atoms []Atom

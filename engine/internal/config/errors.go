@@ -93,6 +93,11 @@ const (
 	// the host's list): a pack loads once per plan, with one set of
 	// parameters.
 	CodeDuplicatePack = "duplicate_pack"
+	// CodeNoHooks: at a reload, a configuration file or script that gave
+	// the plan in force hooks gives none: it is empty, a TOML file without
+	// its hooks key, or a script that registers no hook, which is what a
+	// file cut short mid-write looks like. The plan in force stays.
+	CodeNoHooks = "no_hooks"
 )
 
 // An Error is one configuration problem: what (Code, Msg), where in the file

@@ -197,13 +197,13 @@ func (v *validator) document(root *node) *File {
 				v.errKey(m, CodeHooksInPolicy, field, `"hooks" in a policy file: the operator's command hooks belong under "policyHooks"`)
 				continue
 			}
-			f.Hooks = v.hooks(m.val, field)
+			f.Hooks, f.HooksKey = v.hooks(m.val, field), true
 		case "policyHooks":
 			if v.tier == TierUser {
 				v.errKey(m, CodePolicyInUser, field, `"policyHooks" in a user file: policy hooks come only from the operator's policy source`)
 				continue
 			}
-			f.Hooks = v.hooks(m.val, field)
+			f.Hooks, f.HooksKey = v.hooks(m.val, field), true
 		case "atoms":
 			if v.tier == TierPolicy {
 				v.errKey(m, CodeAtomsInPolicy, field, `"atoms" in a policy file: the policy tier holds shell command hooks only`)
