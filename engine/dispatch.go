@@ -55,6 +55,10 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 		}
 		res.ConfigError = st.msg
 	}
+	if g.failClosed != nil && canDeny[in.Event] {
+		e.failClosed(ctx, g, &res)
+		return res, nil
+	}
 	hooks := g.match(in.Event, in.ToolName)
 	if len(hooks) == 0 && !sessionEvent(in.Event) {
 		// The fast path: nothing to run, nothing allocated.
@@ -70,6 +74,31 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 //go:noinline
 func invalidInput(err error) error {
 	return fmt.Errorf("%w: %w", ErrInvalidInput, err)
+}
+
+// canDeny[ev] reports whether ev honours a deny.
+var canDeny = func() (t [events.Count]bool) {
+	for _, s := range events.Specs() {
+		t[s.Event] = s.Decisions.Has(events.Deny)
+	}
+	return t
+}()
+
+// failClosed denies a dispatch because policy files failed to load at a
+// degraded start: no hook runs, and the audit has one record, for the
+// policy that could not be applied.
+func (e *Engine) failClosed(ctx context.Context, g *generation, res *Result) {
+	first := g.failClosed[0]
+	res.Decision = events.Deny
+	res.Reason = "the operator policy failed to load, so this dispatch fails closed: " + first.Error()
+	if n := len(g.failClosed) - 1; n > 0 {
+		res.Reason += fmt.Sprintf(" (and %d more)", n)
+	}
+	res.Audit = []Record{{
+		Event: res.Event, Tier: TierPolicy, Kind: "config", Hook: first.File, Source: first.Pos().String(), RegisteredBy: first.File,
+		Outcome: OutcomeError, FailedClosed: true, Error: truncate(first.Error(), 2048),
+	}}
+	e.record(ctx, &res.Audit[0])
 }
 
 // sessionEvents are the events whose dispatch touches session state even

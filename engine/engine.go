@@ -56,6 +56,10 @@ type generation struct {
 	// fileHooks counts the hooks each configuration file or script on disk
 	// gave the plan, by path.
 	fileHooks map[string]int
+	// failClosed, set at a degraded start when policy files failed to
+	// load, lists their problems: dispatches at events that can deny are
+	// denied (see WithDegradedStart).
+	failClosed ConfigErrors
 }
 
 // resources are what a generation's hooks hold; they are released when the
@@ -84,21 +88,49 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	if e.opts.files != nil {
 		e.src = &fileSource{f: *e.opts.files, opts: &e.opts}
 	}
-	g, ld, err := e.build(ctx, nil)
+	g, ld, err := e.build(ctx, nil, e.opts.degradedStart)
 	if err != nil {
 		return nil, err
 	}
 	e.life, e.stop = context.WithCancel(context.WithoutCancel(ctx))
 	e.gen.Store(g)
-	e.state.Store(&loadState{version: ld.version})
+	st := &loadState{version: ld.version, retry: ld.retry}
+	if len(ld.errs) > 0 { // a degraded start
+		st.err = ld.errs
+		how := "the engine runs without what failed"
+		if g.failClosed != nil {
+			how = "the engine runs without what failed, and denies where it can (a policy file failed)"
+		}
+		st.msg = fmt.Sprintf("configuration failed to load; %s: %v", how, ld.errs)
+	}
+	e.state.Store(st)
 	return e, nil
+}
+
+// WithDegradedStart makes [New] start even when configuration files or
+// scripts fail to load, for one-shot hosts that cannot tell a failed start
+// from "no guard" (monad-hooks run). New then compiles everything that
+// loaded: a user file or script that fails is left out (a stdlib pack it
+// replaced loads instead), and every Result carries the problems in
+// ConfigError ([Engine.Reload] returns them). A policy file that fails
+// makes the engine fail closed: at the events that can deny, every dispatch
+// is a deny whose reason names the problem, and no hook runs; other events
+// run the hooks that loaded. Problems of the options themselves (a Go hook
+// without handler) still fail New, and later reloads are not degraded: a
+// broken change keeps the plan in force.
+func WithDegradedStart() Option {
+	return func(o *options) { o.degradedStart = true }
 }
 
 // build loads the configuration and compiles a plan from it. prev is the
 // plan in force (nil at New): a file that gave it hooks may not give the new
 // one none (see fileSource.load). ld is what the load found, also when it
 // failed (its version says what was read).
-func (e *Engine) build(ctx context.Context, prev *generation) (g *generation, ld loaded, err error) {
+//
+// When degraded, problems of the files do not fail the build: they are in
+// ld.errs, the plan has what loaded, and g.failClosed is set when a policy
+// file failed.
+func (e *Engine) build(ctx context.Context, prev *generation, degraded bool) (g *generation, ld loaded, err error) {
 	specs := make([]hookSpec, 0, len(e.opts.hooks))
 	var errs ConfigErrors
 	for i, h := range e.opts.hooks {
@@ -116,21 +148,26 @@ func (e *Engine) build(ctx context.Context, prev *generation) (g *generation, ld
 			run: goRun(h.Handler),
 		})
 	}
+	if len(errs) > 0 { // the options themselves
+		return nil, ld, errs
+	}
 	if e.src != nil {
-		ld = e.src.load(ctx, prev)
+		ld = e.src.load(ctx, prev, degraded)
 		if ld.transient != nil {
 			return nil, ld, ld.transient
 		}
-		errs = append(errs, ld.errs...)
 		specs = append(specs, ld.specs...)
 	}
 	g, cerrs := compile(specs)
-	errs = append(errs, cerrs...)
-	if len(errs) > 0 {
+	ld.errs = append(ld.errs, cerrs...)
+	if len(ld.errs) > 0 && !degraded {
 		ld.res.release()
-		return nil, ld, errs
+		return nil, ld, ld.errs
 	}
 	g.res, g.warnings, g.fileHooks = ld.res, ld.warnings, ld.fileHooks
+	if len(ld.policyErrs) > 0 {
+		g.failClosed = ld.policyErrs
+	}
 	return g, ld, nil
 }
 

@@ -235,11 +235,15 @@ type loaded struct {
 	specs    []hookSpec
 	res      resources    // what the hooks hold; zero when errs is set
 	version  *fileVersion // what was read, also when it failed to load
-	errs     ConfigErrors // every problem found; then specs is nil
+	errs     ConfigErrors // every problem found; then specs is nil, unless degraded
 	warnings ConfigErrors
 	// transient, when set, is why the load stopped without looking at the
 	// files' content (see transientError); the rest is then empty.
 	transient error
+	// policyErrs are the problems of policy files (a degraded load).
+	policyErrs ConfigErrors
+	// retry: a degraded load met a transient failure; load again.
+	retry bool
 	// fileHooks counts the hooks each file on disk gave, by path.
 	fileHooks map[string]int
 }
@@ -249,9 +253,17 @@ type loaded struct {
 // hooks and now gives none (it is empty, or a TOML file without its hooks
 // key, or a script that registers no hook: a file cut short mid-write looks
 // like that) is a CodeNoHooks error, so that it never replaces that plan.
-func (s *fileSource) load(ctx context.Context, prev *generation) loaded {
+//
+// When degraded (a degraded start, see WithDegradedStart), a file or script
+// that fails to load is left out and the rest loads: errs lists every
+// problem, policyErrs those of policy files, and the result has specs and
+// resources all the same. A transient failure is then a read error of its
+// file, and retry is set.
+func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) loaded {
 	v := &fileVersion{}
 	fileHooks := map[string]int{}
+	var policyErrs ConfigErrors
+	retry := false
 	var specs []hookSpec
 	var errs, warns ConfigErrors
 	var atoms []luaAtom
@@ -282,15 +294,23 @@ func (s *fileSource) load(ctx context.Context, prev *generation) loaded {
 			data, err := s.read(v, path)
 			var te *transientError
 			if errors.As(err, &te) {
-				return loaded{version: v, transient: te}
+				if !degraded {
+					return loaded{version: v, transient: te}
+				}
+				retry = true
 			}
+			var ferrs ConfigErrors
+			var file *config.File
 			if err != nil {
-				errs = append(errs, readError(path, err))
-				continue
+				ferrs = ConfigErrors{readError(path, err)}
+			} else if file, err = config.Parse(path, data, tier.tier); err != nil {
+				ferrs = fromParse(path, err)
 			}
-			file, err := config.Parse(path, data, tier.tier)
-			if err != nil {
-				errs = append(errs, fromParse(path, err)...)
+			if ferrs != nil {
+				errs = append(errs, ferrs...)
+				if tier.t == TierPolicy {
+					policyErrs = append(policyErrs, ferrs...)
+				}
 				continue
 			}
 			warns = append(warns, file.Warnings...)
@@ -321,6 +341,8 @@ func (s *fileSource) load(ctx context.Context, prev *generation) loaded {
 					}
 					userPack[a.Stdlib] = a.Pos
 					if i, ok := stdlibAt[a.Stdlib]; ok {
+						orig := atoms[i]
+						la.fallback = &orig
 						atoms[i] = la
 						continue
 					}
@@ -333,18 +355,18 @@ func (s *fileSource) load(ctx context.Context, prev *generation) loaded {
 	// plan keeps file order per event, which is all that matters, but make
 	// the spec order deterministic for Plan.
 	sortSpecsStable(specs)
-	luaSpecs, pool, lerrs, terr := s.loadLua(ctx, v, atoms, prev, fileHooks)
+	luaSpecs, pool, lerrs, terr := s.loadLua(ctx, v, atoms, prev, fileHooks, degraded)
 	if terr != nil {
 		return loaded{version: v, transient: terr}
 	}
 	res := resources{lua: pool}
 	errs = append(errs, lerrs...)
 	specs = append(luaSpecs, specs...)
-	if len(errs) > 0 {
+	if len(errs) > 0 && !degraded {
 		res.release()
 		return loaded{version: v, errs: errs}
 	}
-	return loaded{specs: specs, res: res, version: v, warnings: warns, fileHooks: fileHooks}
+	return loaded{specs: specs, res: res, version: v, errs: errs, policyErrs: policyErrs, warnings: warns, fileHooks: fileHooks, retry: retry}
 }
 
 // hooksFrom returns how many hooks the file or script at path gave g (0 for a

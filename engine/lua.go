@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,6 +28,9 @@ type luaAtom struct {
 	with    map[string]any
 	withPos map[string]config.Pos // of the keys of with, when it comes from a file
 	pos     config.Pos            // where it was configured, for errors
+	// fallback is the pack of Files.Stdlib that this atom of a user file
+	// replaced: it loads instead when this one fails at a degraded start.
+	fallback *luaAtom
 }
 
 // WithLuaPool sets the size of each plan generation's Lua VM pool (default:
@@ -51,42 +55,34 @@ type luaScript struct {
 // them and returns one hookSpec per hook{} registration, in load order. It
 // counts the hooks of each script file into fileHooks; a script that gave
 // prev hooks and registers none now is a CodeNoHooks error. terr is a
-// transient failure to read a script (see transientError).
-func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom, prev *generation, fileHooks map[string]int) (specs []hookSpec, pool *luaapi.Pool, errs ConfigErrors, terr error) {
+// transient failure to read a script (see transientError). When degraded,
+// a script that fails is left out (a pack that replaced one of
+// Files.Stdlib falls back to it) and the others load: errs lists what was
+// left out, and terr is reported as a read error.
+func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom, prev *generation, fileHooks map[string]int, degraded bool) (specs []hookSpec, pool *luaapi.Pool, errs ConfigErrors, terr error) {
 	if len(atoms) == 0 {
 		return nil, nil, nil, nil
 	}
 	var scripts []luaScript
 	for _, a := range atoms {
-		if a.stdlib != "" {
-			sc, perrs := stdlibScript(a)
-			if perrs != nil {
-				errs = append(errs, perrs...)
-				continue
-			}
-			scripts = append(scripts, sc)
-			continue
-		}
-		if a.fsys != nil {
-			more, err := readLuaFS(a)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			scripts = append(scripts, more...)
-			continue
-		}
-		more, err := s.readLuaPath(v, a)
+		more, err := s.readAtom(v, a)
 		var te *transientError
-		if errors.As(err, &te) {
+		if errors.As(err, &te) && !degraded {
 			return nil, nil, nil, te
 		}
+		if err != nil && degraded && a.fallback != nil {
+			errs = append(errs, atomProblems(a.pos.File, err)...)
+			a = *a.fallback
+			more, err = s.readAtom(v, a)
+		}
 		if err != nil {
-			errs = append(errs, readError(a.pos.File, err))
+			errs = append(errs, atomProblems(a.pos.File, err)...)
 			continue
 		}
-		for _, sc := range more {
-			fileHooks[sc.name] = 0
+		if a.stdlib == "" && a.fsys == nil {
+			for _, sc := range more {
+				fileHooks[sc.name] = 0 // a script on disk: count its hooks
+			}
 		}
 		scripts = append(scripts, more...)
 	}
@@ -105,19 +101,34 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 	if err != nil {
 		errs = append(errs, luaError(config.Pos{}, err))
 	}
-	if len(errs) > 0 {
+	if len(errs) > 0 && !degraded {
 		return nil, nil, errs, nil
 	}
-	pool, err = luaapi.NewPool(ctx, srcs, luaapi.Options{
-		Libraries:      libs,
-		PoolSize:       s.opts.luaPoolSize,
-		DefaultTimeout: s.opts.luaTimeout,
-		Logger:         s.opts.logger,
-		Home:           s.f.Home,
-		Now:            s.opts.now,
-	})
-	if err != nil {
-		return nil, nil, ConfigErrors{luaError(config.Pos{}, err)}, nil
+	for {
+		var err error
+		pool, err = luaapi.NewPool(ctx, srcs, luaapi.Options{
+			Libraries:      libs,
+			PoolSize:       s.opts.luaPoolSize,
+			DefaultTimeout: s.opts.luaTimeout,
+			Logger:         s.opts.logger,
+			Home:           s.f.Home,
+			Now:            s.opts.now,
+		})
+		if err == nil {
+			break
+		}
+		errs = append(errs, luaError(config.Pos{}, err))
+		// Degraded: leave out the script that failed to load and try
+		// the others again.
+		var se *luaapi.ScriptError
+		if !degraded || !errors.As(err, &se) || ctx.Err() != nil {
+			return nil, nil, errs, nil
+		}
+		n := len(srcs)
+		srcs = slices.DeleteFunc(srcs, func(src luaapi.Source) bool { return src.Script.Name() == se.Script })
+		if len(srcs) == n {
+			return nil, nil, errs, nil
+		}
 	}
 	for i, h := range pool.Hooks() {
 		if _, onDisk := fileHooks[h.Script]; onDisk {
@@ -142,11 +153,41 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 				"the script gave the configuration in force %d hooks and now registers none (empty, or cut short mid-write?); to remove all its hooks, remove the script", had)})
 		}
 	}
-	if len(errs) > 0 {
+	if len(errs) > 0 && !degraded {
 		pool.Close()
 		return nil, nil, errs, nil
 	}
-	return specs, pool, nil, nil
+	return specs, pool, errs, nil
+}
+
+// atomProblems turns an error of readAtom into ConfigErrors.
+func atomProblems(file string, err error) ConfigErrors {
+	var ce ConfigErrors
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return ConfigErrors{readError(file, err)}
+}
+
+// readAtom reads the script or scripts of one atom, recording the stamps of
+// files on disk. Its error is a transientError, ConfigErrors or a
+// *ConfigError.
+func (s *fileSource) readAtom(v *fileVersion, a luaAtom) ([]luaScript, error) {
+	switch {
+	case a.stdlib != "":
+		sc, perrs := stdlibScript(a)
+		if perrs != nil {
+			return nil, perrs
+		}
+		return []luaScript{sc}, nil
+	case a.fsys != nil:
+		more, err := readLuaFS(a)
+		if err != nil {
+			return nil, err
+		}
+		return more, nil
+	}
+	return s.readLuaPath(v, a)
 }
 
 // stdlibLibraries compiles the stdlib's shared Lua libraries (require

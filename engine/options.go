@@ -22,6 +22,7 @@ type options struct {
 	files            *Files // nil: no file-based configuration
 	reloadInterval   time.Duration
 	reloadTimeout    time.Duration
+	degradedStart    bool
 	luaPoolSize      int
 	luaTimeout       time.Duration
 }

@@ -89,7 +89,7 @@ func (e *Engine) load(f *flight) {
 	ctx, cancel := context.WithTimeout(e.life, e.opts.reloadTimeout)
 	defer cancel()
 	prev := e.gen.Load()
-	g, ld, err := e.build(ctx, prev)
+	g, ld, err := e.build(ctx, prev, false)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 		g.res.release()

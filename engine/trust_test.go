@@ -88,3 +88,44 @@ func TestDuplicatePackNamesBothPositions(t *testing.T) {
 	assert.Equal(t, engine.CodeDuplicatePack, ce[0].Code)
 	assert.Equal(t, b+`:1:10: duplicate_pack: stdlib pack "protect-paths" is already named at `+a+`:1:11: a pack loads once, with one set of parameters`, ce[0].Error())
 }
+
+// TestDegradedStart: with WithDegradedStart, New leaves out what fails to
+// load and keeps the rest: a pack whose user parameters are refused falls
+// back to the copy of Files.Stdlib it replaced, a script that fails at load
+// is left out while the others load; the problems are in Reload and every
+// Result (issue 11.8).
+func TestDegradedStart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "agents.json")
+	bad, good := filepath.Join(dir, "bad.lua"), filepath.Join(dir, "good.lua")
+	writeConfig(t, cfg, `{"atoms":[{"stdlib":"deny-destructive","with":{"protectedBranch":["main"]}}]}`)
+	writeConfig(t, bad, `error("boom")`)
+	writeConfig(t, good, `hook{ event = "AfterModel", handler = function() return { mutatedText = "good" } end }`)
+	files := engine.Files{User: []string{cfg}, Lua: []string{bad, good}, Stdlib: []engine.Pack{{Name: "deny-destructive"}}, Root: dir, Runner: fakeRunner}
+	_, err := engine.New(t.Context(), engine.WithFiles(files))
+	require.Error(t, err, "without WithDegradedStart, New refuses")
+
+	eng, err := engine.New(t.Context(), engine.WithFiles(files), engine.WithDegradedStart())
+	require.NoError(t, err)
+	defer eng.Close()
+	var ce engine.ConfigErrors
+	require.True(t, errors.As(eng.Reload(t.Context()), &ce))
+	var codes []string
+	for _, e := range ce {
+		codes = append(codes, e.Code)
+	}
+	assert.ElementsMatch(t, []string{engine.CodeBadAtom, engine.CodeLuaLoad}, codes, "%v", ce)
+
+	res, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "bash", ToolInput: map[string]any{"command": "rm -rf /"}})
+	require.NoError(t, err)
+	assert.Equal(t, events.Deny, res.Decision)
+	require.Len(t, res.Audit, 1)
+	assert.Equal(t, "stdlib deny-destructive", res.Audit[0].RegisteredBy, "the default copy runs in place of the refused one")
+	assert.Contains(t, res.ConfigError, "protectedBranch")
+
+	res, err = eng.Dispatch(t.Context(), events.Input{Event: events.AfterModel, Response: "x"})
+	require.NoError(t, err)
+	require.NotNil(t, res.MutatedText)
+	assert.Equal(t, "good", *res.MutatedText)
+	assert.Contains(t, res.ConfigError, "boom")
+}

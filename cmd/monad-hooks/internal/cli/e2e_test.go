@@ -185,11 +185,18 @@ func TestE2ERun(t *testing.T) {
 			t.Errorf("%v: exit %d, want 64: %s", args, o.code, o.stderr)
 		}
 	}
-	// A broken configuration: every error, with its position and code.
+	// A broken configuration: every error, with its position and code; run
+	// still answers (exit 0, the errors in configError), check fails.
 	writeFile(t, filepath.Join(dir, "bad.json"), `{"hooks":{"BeforeTool":[{"matcher":"(","hooks":[{"command":"x","timeoutMs":-1}]}]}}`)
+	errs := []*regexp.Regexp{regexp.MustCompile(`bad\.json:1:\d+: bad_matcher`), regexp.MustCompile(`bad\.json:1:\d+: bad_timeout`)}
 	o = mh(t, dir, `{"toolName":"bash"}`, "run", "BeforeTool", "--config", "bad.json", "--stdlib", "none")
-	if o.code != 1 || o.stdout != "" || !regexp.MustCompile(`bad\.json:1:\d+: bad_matcher`).MatchString(o.stderr) || !regexp.MustCompile(`bad\.json:1:\d+: bad_timeout`).MatchString(o.stderr) {
-		t.Errorf("bad config: %+v", o)
+	r := parseResult(t, o.stdout)
+	if o.code != 0 || !errs[0].MatchString(o.stderr) || !errs[1].MatchString(o.stderr) || !errs[0].MatchString(r.ConfigError) || !errs[1].MatchString(r.ConfigError) {
+		t.Errorf("run, bad config: %+v", o)
+	}
+	o = mh(t, dir, "", "check", "--config", "bad.json", "--stdlib", "none")
+	if o.code != 1 || o.stdout != "" || !errs[0].MatchString(o.stderr) || !errs[1].MatchString(o.stderr) {
+		t.Errorf("check, bad config: %+v", o)
 	}
 }
 

@@ -45,8 +45,17 @@ Result is also a valid HookOutput, so "monad-hooks run EVENT" can itself be
 configured as a command hook.
 
 The input's "event", when present, must be EVENT; when absent it is set to
-EVENT. Invalid input or configuration is reported on stderr with exit 1
-(every configuration error, as file:line:col: code: message).
+EVENT. Invalid input is reported on stderr with exit 1.
+
+A broken configuration file does not switch the guards off (a host reads
+any exit but 0 and 2 as "the hook failed, proceed"): run still exits 0 and
+prints the Result, with every configuration error on stderr (file:line:col:
+code: message) and in the Result's "configError". A broken user file or
+script is left out: the policy, the stdlib and the other files run. A
+broken policy file fails closed: at events that can deny (BeforeTurn,
+BeforeModel, BeforeTool, ApprovalRequest) the Result is a deny whose reason
+names the error; other events run the rest. Use check (exit 1 on any
+configuration error) in CI.
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 

@@ -72,3 +72,75 @@ func TestCheckAndExplainShowRegisteredBy(t *testing.T) {
 	require.Equal(t, ExitOK, code, stderr)
 	assert.Regexp(t, `stdlib/deny-destructive:\d+ \(registered by \S+agents\.json:1:11\)`, out)
 }
+
+// TestRunWithABrokenUserFile: a host reads any exit but 0 and 2 as "the hook
+// failed, proceed", so a broken user file must not switch the guards off:
+// the policy, the stdlib and the other files still run, the Result carries
+// configError, stderr says it, and run exits 0 (issue 11.8).
+func TestRunWithABrokenUserFile(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	pol := filepath.Join(env.Dir, "policy.json")
+	bad := filepath.Join(env.Dir, "agents.json")
+	good := filepath.Join(env.Dir, "more.json")
+	require.NoError(t, os.WriteFile(pol, []byte(`{"policyHooks":{"BeforeTool":[{"matcher":"^bash$","hooks":[{"command":"echo policy >&2; exit 2"}]}]}}`), 0o644))
+	require.NoError(t, os.WriteFile(bad, []byte(`{"hooks":{"BeforeTool":[`), 0o644))
+	require.NoError(t, os.WriteFile(good, []byte(`{"hooks":{"AfterModel":[{"hooks":[{"command":"echo '{\"mutatedText\":\"checked\"}'"}]}]}}`), 0o644))
+	args := []string{"--policy", pol, "--config", bad, "--config", good}
+
+	code, out, stderr := runCLI(t, env, `{"toolName":"bash","toolInput":{"command":"ls"}}`, append([]string{"run", "BeforeTool"}, args...)...)
+	require.Equal(t, ExitOK, code, stderr)
+	res := decodeResult(t, out)
+	assert.Equal(t, "deny", string(res.Decision))
+	assert.Equal(t, "policy", res.Reason)
+	assert.Contains(t, res.ConfigError, bad+":1:25: syntax")
+	assert.Contains(t, stderr, bad+":1:25: syntax")
+
+	code, out, stderr = runCLI(t, env, `{"toolName":"shell_exec","toolInput":{"command":"rm -rf /"}}`, append([]string{"run", "BeforeTool"}, args...)...)
+	require.Equal(t, ExitOK, code, stderr)
+	res = decodeResult(t, out)
+	assert.Equal(t, "deny", string(res.Decision), "the default stdlib set still runs")
+
+	code, out, stderr = runCLI(t, env, `{"response":"hi"}`, append([]string{"run", "AfterModel"}, args...)...)
+	require.Equal(t, ExitOK, code, stderr)
+	res = decodeResult(t, out)
+	require.NotNil(t, res.MutatedText, "the other user file still runs")
+	assert.Equal(t, "checked", *res.MutatedText)
+	assert.Contains(t, res.ConfigError, "syntax")
+
+	code, _, stderr = runCLI(t, env, "", append([]string{"check"}, args...)...)
+	assert.Equal(t, ExitFail, code, "check stays the place that fails on any configuration error")
+	assert.Contains(t, stderr, "syntax")
+}
+
+// TestRunWithABrokenPolicyFile: a broken policy file fails closed. At events
+// that can deny the Result is a deny whose reason names the configuration
+// error; other events proceed with configError; run exits 0 (issue 11.9).
+func TestRunWithABrokenPolicyFile(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	pol := filepath.Join(env.Dir, "policy.toml")
+	usr := filepath.Join(env.Dir, "agents.json")
+	require.NoError(t, os.WriteFile(pol, []byte("[[policyHooks.BeforeTool]]\nhooks = [{ command = \"./guard.sh\", timeoutMs = \"soon\" }]\n"), 0o644))
+	require.NoError(t, os.WriteFile(usr, []byte(`{"hooks":{"BeforeTool":[{"hooks":[{"command":"echo '{\"decision\":\"allow\"}'"}]}],"AfterModel":[{"hooks":[{"command":"echo '{\"mutatedText\":\"checked\"}'"}]}]}}`), 0o644))
+	args := []string{"--policy", pol, "--config", usr, "--stdlib", "none"}
+
+	for _, ev := range []string{"BeforeTool", "ApprovalRequest", "BeforeTurn", "BeforeModel"} {
+		code, out, stderr := runCLI(t, env, `{"toolName":"read_file","prompt":"hi"}`, append([]string{"run", ev}, args...)...)
+		require.Equal(t, ExitOK, code, stderr)
+		res := decodeResult(t, out)
+		assert.Equal(t, "deny", string(res.Decision), ev)
+		assert.Contains(t, res.Reason, pol+":2:48: bad_timeout", ev)
+		assert.Contains(t, res.ConfigError, "bad_timeout", ev)
+		require.Len(t, res.Audit, 1, "%s: no hook runs, the failure is the record", ev)
+		assert.True(t, res.Audit[0].FailedClosed)
+		assert.Equal(t, "policy", res.Audit[0].Tier.String())
+		assert.Contains(t, stderr, "bad_timeout")
+	}
+	code, out, stderr := runCLI(t, env, `{"response":"hi"}`, append([]string{"run", "AfterModel"}, args...)...)
+	require.Equal(t, ExitOK, code, stderr)
+	res := decodeResult(t, out)
+	require.NotNil(t, res.MutatedText, "events that cannot deny proceed")
+	assert.Equal(t, "checked", *res.MutatedText)
+	assert.Contains(t, res.ConfigError, "bad_timeout")
+}
