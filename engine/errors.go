@@ -58,6 +58,7 @@ const (
 	CodeRead           = config.CodeRead           // a file or script cannot be read
 	CodeDuplicatePack  = config.CodeDuplicatePack  // a stdlib pack is named twice
 	CodeNoHooks        = config.CodeNoHooks        // at a reload, a file that gave the plan hooks gives none (empty or cut short?)
+	CodeRelativePath   = config.CodeRelativePath   // a policy command names a path that would be resolved in the sandbox root
 
 	CodeMatcherIgnored = config.CodeMatcherIgnored // warning: a matcher on an event that is not tool-scoped
 )

@@ -24,7 +24,10 @@ import (
 type Files struct {
 	// Policy are the operator's policy files (agents.json or agents.toml
 	// shape, key "policyHooks"). Their command hooks run before every user
-	// hook and no user file can remove or replace them.
+	// hook and no user file can remove or replace them. A relative path as
+	// the first word of a policy command names a file beside the policy
+	// file; any other relative path in it that would be resolved in Root is
+	// an error (CodeRelativePath).
 	Policy []string
 	// User are user configuration files (keys "hooks" and "atoms").
 	User []string
@@ -318,6 +321,15 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 			for ev, groups := range file.Hooks {
 				for _, g := range groups {
 					for _, h := range g.Hooks {
+						if tier.t == TierPolicy {
+							line, perr := s.policyCommand(path, h)
+							if perr != nil {
+								errs = append(errs, perr)
+								policyErrs = append(policyErrs, perr)
+								continue
+							}
+							h.Command = line
+						}
 						specs = append(specs, s.commandSpec(tier.t, ev, g, h, env))
 						n++
 					}

@@ -98,6 +98,11 @@ const (
 	// its hooks key, or a script that registers no hook, which is what a
 	// file cut short mid-write looks like. The plan in force stays.
 	CodeNoHooks = "no_hooks"
+	// CodeRelativePath: a policy command names a relative path that would
+	// be resolved in the sandbox root, which the agent can write (only a
+	// relative path as the first word of the line is resolved, beside the
+	// policy file).
+	CodeRelativePath = "relative_path"
 )
 
 // An Error is one configuration problem: what (Code, Msg), where in the file

@@ -144,3 +144,16 @@ func TestRunWithABrokenPolicyFile(t *testing.T) {
 	assert.Equal(t, "checked", *res.MutatedText)
 	assert.Contains(t, res.ConfigError, "bad_timeout")
 }
+
+// TestCheckShowsResolvedPolicyPath: check shows the script a relative policy
+// command resolves to (issue 11.10).
+func TestCheckShowsResolvedPolicyPath(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	require.NoError(t, os.Mkdir(filepath.Join(env.Dir, "ops"), 0o755))
+	pol := filepath.Join(env.Dir, "ops", "policy.json")
+	require.NoError(t, os.WriteFile(pol, []byte(`{"policyHooks":{"BeforeTool":[{"hooks":[{"command":"./guard.sh --strict"}]}]}}`), 0o644))
+	code, out, stderr := runCLI(t, env, "", "check", "--stdlib", "none", "--policy", pol)
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Contains(t, out, "policy  command  "+filepath.Join(env.Dir, "ops", "guard.sh")+" --strict")
+}
