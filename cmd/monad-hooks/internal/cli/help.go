@@ -78,12 +78,22 @@ the end of stdin serve exits 0.
 With --listen ADDR it serves HTTP on ADDR (127.0.0.1:PORT, [::1]:PORT,
 localhost:PORT, or unix:PATH; the endpoint has no authentication, so other
 addresses are refused). The address it listens on is printed on stderr
-(useful with port 0).
+(useful with port 0). It answers the local agent only: a request whose Host
+is not the listen address, localhost or a loopback IP with its port (a web
+page reaching it by DNS rebinding), or that carries an Origin of another
+site (a web page), is refused with 403 and runs no hook. A unix socket is
+created with mode 0600.
 
-	POST /v1/dispatch   a HookInput as the body -> 200 and the Result;
-	                    400 {"error"} for an invalid input, 413 for a body
-	                    larger than 16 MiB
+	POST /v1/dispatch   a HookInput as the body, with Content-Type:
+	                    application/json -> 200 and the Result; 400 for an
+	                    invalid input, 413 for a body larger than 16 MiB,
+	                    415 for another Content-Type
 	GET  /healthz       200 ok
+
+Every error is JSON: {"error": "..."} (403, 404, 405, 413, 415 too). A body
+is read only once its request has a dispatch slot (--max-concurrent) and
+its bytes fit the body memory (16 MiB of bodies at once): a dozen clients
+sending 15 MiB bodies at once peak under 1 GiB of resident memory.
 
 On SIGINT or SIGTERM serve stops taking input, lets the dispatches in flight
 finish and deliver their Results (for up to --grace, then they are
