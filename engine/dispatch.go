@@ -56,7 +56,7 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 		res.ConfigError = st.msg
 	}
 	if g.failClosed != nil && canDeny[in.Event] {
-		e.failClosed(ctx, g, &res)
+		e.failClosed(ctx, g, in.SessionID, &res)
 		return res, nil
 	}
 	hooks := g.match(in.Event, in.ToolName)
@@ -87,7 +87,7 @@ var canDeny = func() (t [events.Count]bool) {
 // failClosed denies a dispatch because policy files failed to load at a
 // degraded start: no hook runs, and the audit has one record, for the
 // policy that could not be applied.
-func (e *Engine) failClosed(ctx context.Context, g *generation, res *Result) {
+func (e *Engine) failClosed(ctx context.Context, g *generation, sessionID string, res *Result) {
 	first := g.failClosed[0]
 	res.Decision = events.Deny
 	res.Reason = "the operator policy failed to load, so this dispatch fails closed: " + first.Error()
@@ -95,7 +95,7 @@ func (e *Engine) failClosed(ctx context.Context, g *generation, res *Result) {
 		res.Reason += fmt.Sprintf(" (and %d more)", n)
 	}
 	res.Audit = []Record{{
-		Event: res.Event, Tier: TierPolicy, Kind: "config", Hook: first.File, Source: first.Pos().String(), RegisteredBy: first.File,
+		Event: res.Event, SessionID: sessionID, Tier: TierPolicy, Kind: "config", Hook: first.File, Source: first.Pos().String(), RegisteredBy: first.File,
 		Outcome: OutcomeError, FailedClosed: true, Error: truncate(first.Error(), 2048),
 	}}
 	e.record(ctx, &res.Audit[0])
@@ -164,18 +164,19 @@ func (e *Engine) sessionRules(spec events.Spec, in *events.Input, res *Result) {
 		if res.Decision == events.Deny {
 			return // the stash waits for the first turn that runs
 		}
-		if st := e.sessions.get(in.SessionID); st.Context != "" {
-			res.AdditionalContext = joinContext(st.Context, res.AdditionalContext)
-			e.sessions.update(in.SessionID, func(s *SessionState) { s.Context = "" })
+		// Taken and cleared at once: of concurrent turns, one gets it.
+		if stash := e.sessions.takeContext(in.SessionID); stash != "" {
+			res.AdditionalContext = joinContext(stash, res.AdditionalContext)
 		}
 	case events.AfterTurn:
 		if res.ContinueWork == nil {
-			if in.StopContinues != 0 {
-				e.sessions.update(in.SessionID, func(s *SessionState) { s.StopContinues = 0 })
-			}
+			e.sessions.resetContinues(in.SessionID)
 			return
 		}
-		if in.StopContinues >= e.opts.maxStopContinues {
+		// The count is read and bumped at once, so that concurrent turns
+		// of a session never lose one; the hooks saw it as it was when
+		// the dispatch started.
+		if !e.sessions.continueOnce(in.SessionID, e.opts.maxStopContinues) {
 			res.ContinueWork = nil
 			for i := len(res.Audit) - 1; i >= 0; i-- {
 				if r := &res.Audit[i]; hasField(r.Fields, "continueWork") && !hasField(r.Ignored, "continueWork") {
@@ -184,10 +185,7 @@ func (e *Engine) sessionRules(spec events.Spec, in *events.Input, res *Result) {
 					break
 				}
 			}
-			e.sessions.update(in.SessionID, func(s *SessionState) { s.StopContinues = 0 })
-			return
 		}
-		e.sessions.update(in.SessionID, func(s *SessionState) { s.StopContinues = in.StopContinues + 1 })
 	case events.SessionEnd:
 		e.sessions.drop(in.SessionID)
 	}
@@ -354,7 +352,7 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 // runHook runs one hook with its timeout, recovering a panic, validates what
 // it returned and fills *rec (which must be zero), but for what fold adds.
 func (e *Engine) runHook(ctx context.Context, h *hook, c *call, rec *Record) (out events.Output) {
-	rec.Event, rec.Tier, rec.Kind, rec.Hook, rec.Source, rec.RegisteredBy = h.event, h.tier, h.kind, h.id, h.source, h.registeredBy
+	rec.Event, rec.SessionID, rec.Tier, rec.Kind, rec.Hook, rec.Source, rec.RegisteredBy = h.event, c.in.SessionID, h.tier, h.kind, h.id, h.source, h.registeredBy
 	hctx := ctx
 	if h.timeout > 0 {
 		var cancel context.CancelFunc

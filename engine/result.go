@@ -62,7 +62,9 @@ const (
 // never the payloads it saw or returned.
 type Record struct {
 	Event events.Event `json:"event"`
-	Tier  Tier         `json:"tier"`
+	// SessionID is the session of the dispatch (the input's sessionId).
+	SessionID string `json:"sessionId,omitempty"`
+	Tier      Tier   `json:"tier"`
 	// Kind is "go", "lua" or "command".
 	Kind string `json:"kind"`
 	// Hook is the hook's identity: "go:<name>", "lua:<script>:<line>" or

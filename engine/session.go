@@ -3,6 +3,8 @@ package engine
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/monad-hooks/monad-hooks/events"
 )
 
 // SessionState is what the engine keeps per session between dispatches: the
@@ -64,6 +66,46 @@ func (s *sessions) update(id string, fn func(*SessionState)) {
 	}
 	fn(&st)
 	s.setLocked(id, st)
+}
+
+// takeContext returns the context stashed for id and clears it, at once.
+func (s *sessions) takeContext(id string) string {
+	if s.count.Load() == 0 {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.m[id]
+	if e == nil || e.Context == "" {
+		return ""
+	}
+	st := e.SessionState
+	stash := st.Context
+	st.Context = ""
+	s.setLocked(id, st)
+	return stash
+}
+
+// continueOnce counts one more continuation of id and reports true, or, when
+// id has reached max, resets its count and reports false (the continuation
+// is capped), at once.
+func (s *sessions) continueOnce(id string, max int) (ok bool) {
+	s.update(id, func(st *SessionState) {
+		if ok = st.StopContinues < max; ok {
+			st.StopContinues++
+		} else {
+			st.StopContinues = 0
+		}
+	})
+	return ok
+}
+
+// resetContinues sets the continuation count of id to 0.
+func (s *sessions) resetContinues(id string) {
+	if s.count.Load() == 0 {
+		return // no session has state: nothing to reset, no lock
+	}
+	s.update(id, func(st *SessionState) { st.StopContinues = 0 })
 }
 
 func (s *sessions) set(id string, st SessionState) {
@@ -131,3 +173,9 @@ func (s *sessions) snapshot() map[string]SessionState {
 func (e *Engine) SessionState() map[string]SessionState {
 	return e.sessions.snapshot()
 }
+
+// ChangesSessionState reports whether a dispatch of ev may read or change the
+// state the engine keeps per session (SessionStart, BeforeTurn, AfterTurn and
+// SessionEnd do): a host that persists [Engine.SessionState] across processes
+// needs to load it before, and save it after, only those dispatches.
+func ChangesSessionState(ev events.Event) bool { return sessionEvent(ev) }

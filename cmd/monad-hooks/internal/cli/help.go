@@ -23,7 +23,10 @@ Configuration flags:
 	--vouch-model NAME       a model whose modelOverride is honoured;
 	                         repeatable (without it no override applies)
 	--state FILE             session state (JSON), read before and written
-	                         atomically after (run, serve; ignored elsewhere)
+	                         atomically after (run, serve; ignored
+	                         elsewhere); run takes its lock (FILE.lock)
+	                         from the read to the write of the session
+	                         events, and leaves it alone at the others
 	--audit FILE             append one JSON line per executed hook (run,
 	                         serve; ignored elsewhere)
 

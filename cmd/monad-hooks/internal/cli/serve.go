@@ -166,7 +166,7 @@ func serveLines(ctx, work context.Context, inv *invocation, eng *engine.Engine) 
 		default:
 			if in, err := events.DecodeInput(line); err != nil {
 				out = errorBody{"invalid input: " + err.Error()}
-			} else if res, err := eng.Dispatch(withSession(work, in.SessionID), in); err != nil {
+			} else if res, err := eng.Dispatch(work, in); err != nil {
 				out = errorBody{err.Error()}
 			} else {
 				out = res
@@ -472,7 +472,7 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 		writeHTTP(w, http.StatusBadRequest, errorBody{"invalid input: " + err.Error()})
 		return
 	}
-	res, err := h.eng.Dispatch(withSession(r.Context(), in.SessionID), in)
+	res, err := h.eng.Dispatch(r.Context(), in)
 	switch {
 	case errors.Is(err, engine.ErrInvalidInput):
 		writeHTTP(w, http.StatusBadRequest, errorBody{err.Error()})

@@ -1,13 +1,19 @@
 package cli
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/monad-hooks/monad-hooks/engine"
+	"github.com/monad-hooks/monad-hooks/events"
 )
 
 // TestWarningsPrinted: a warning of the configuration (a matcher on an event
@@ -156,4 +162,64 @@ func TestCheckShowsResolvedPolicyPath(t *testing.T) {
 	code, out, stderr := runCLI(t, env, "", "check", "--stdlib", "none", "--policy", pol)
 	require.Equal(t, ExitOK, code, stderr)
 	assert.Contains(t, out, "policy  command  "+filepath.Join(env.Dir, "ops", "guard.sh")+" --strict")
+}
+
+// TestConcurrentRunsShareAStateFile: concurrent runs with one --state file
+// never lose a session: every SessionStart's context is there for its
+// session's first BeforeTurn (issue 11.13).
+func TestConcurrentRunsShareAStateFile(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, engine.GoHook{Name: "ctx", Event: events.SessionStart, Handler: engine.HandlerFunc(func(_ context.Context, in *events.Input) (events.Output, error) {
+		return events.Output{AdditionalContext: "context of " + in.SessionID}, nil
+	})})
+	state := filepath.Join(env.Dir, "state.json")
+	const n = 20
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			in := fmt.Sprintf(`{"sessionId":"s%d"}`, i)
+			if code, _, stderr := runCLI(t, env, in, "run", "SessionStart", "--stdlib", "none", "--state", state); code != ExitOK {
+				t.Errorf("SessionStart s%d: exit %d: %s", i, code, stderr)
+			}
+		})
+	}
+	wg.Wait()
+	lost := 0
+	for i := range n {
+		_, out, _ := runCLI(t, env, fmt.Sprintf(`{"sessionId":"s%d","prompt":"hi"}`, i), "run", "BeforeTurn", "--stdlib", "none", "--state", state)
+		if decodeResult(t, out).AdditionalContext != fmt.Sprintf("context of s%d", i) {
+			lost++
+		}
+	}
+	assert.Zero(t, lost, "sessions lost their SessionStart context")
+}
+
+// TestRunLocksStateForSessionEventsOnly: run takes the state lock around the
+// read, the dispatch and the write of a session event, and neither locks,
+// reads nor writes the state for the other events (issue 11.13).
+func TestRunLocksStateForSessionEventsOnly(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	state := filepath.Join(env.Dir, "state.json")
+	var locked, unlocked []string
+	env.lockState = func(p string) (func() error, error) {
+		locked = append(locked, p)
+		_, err := os.Stat(p)
+		assert.True(t, os.IsNotExist(err) || len(unlocked) < len(locked), "locked before the read")
+		return func() error {
+			_, err := os.Stat(p)
+			assert.NoError(t, err, "unlocked after the write")
+			unlocked = append(unlocked, p)
+			return nil
+		}, nil
+	}
+	code, _, stderr := runCLI(t, env, `{"toolName":"bash"}`, "run", "BeforeTool", "--stdlib", "none", "--state", state)
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Empty(t, locked)
+	_, err := os.Stat(state)
+	assert.True(t, os.IsNotExist(err), "a BeforeTool run wrote the state")
+	code, _, stderr = runCLI(t, env, `{"sessionId":"s"}`, "run", "SessionStart", "--stdlib", "none", "--state", state)
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Equal(t, []string{state}, locked)
+	assert.Equal(t, []string{state}, unlocked)
 }
