@@ -37,7 +37,8 @@ import (
 // Dispatch does not modify in or anything it references.
 func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err error) {
 	// The Result is built in place, in the named result: Input and Result
-	// are large values, and their copies were most of the fast path.
+	// are large values, and their copies were most of the fast path
+	// (BenchmarkDispatchFastPath).
 	res.Event = in.Event
 	if e.closed.Load() {
 		return Result{}, ErrClosed
@@ -69,7 +70,7 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 }
 
 // invalidInput is the error of Dispatch for an invalid input, out of line so
-// that the fast path does not pay for its frame.
+// that the fast path does not pay for its frame (BenchmarkDispatchFastPath).
 //
 //go:noinline
 func invalidInput(err error) error {
@@ -101,14 +102,6 @@ func (e *Engine) failClosed(ctx context.Context, g *generation, sessionID string
 	e.record(ctx, &res.Audit[0])
 }
 
-// sessionEvents are the events whose dispatch touches session state even
-// without a hook.
-var sessionEvents = [events.Count]bool{
-	events.SessionStart: true, events.BeforeTurn: true, events.AfterTurn: true, events.SessionEnd: true,
-}
-
-func sessionEvent(ev events.Event) bool { return int(ev) < len(sessionEvents) && sessionEvents[ev] }
-
 // dispatch is the slow path of Dispatch: hooks are the hooks that match, in
 // plan order; res holds the event and any configuration error. in is not
 // modified: serial events chain on a private copy.
@@ -121,7 +114,8 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 	case 1:
 		// The most common slow path, one matching hook: the call and the
 		// audit share one allocation (the Result then keeps the call's
-		// copy of the input alive; its JSON encoding is dropped below).
+		// copy of the input alive; its JSON encoding is dropped below)
+		// (BenchmarkDispatchOneGo, TestOneHookAllocations).
 		x := &callOne{c: call{in: *in}}
 		c = &x.c
 		res.Audit = x.audit[:0]
@@ -129,9 +123,7 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 		c = &call{in: *in}
 		res.Audit = make([]Record, 0, len(hooks))
 	}
-	if in.Event == events.AfterTurn {
-		c.in.StopContinues = e.sessions.get(in.SessionID).StopContinues
-	}
+	e.sessions.before(&c.in)
 	if len(hooks) > 0 {
 		if spec.Parallel {
 			e.fanOut(ctx, spec, hooks, c, res)
@@ -139,7 +131,7 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 			e.chain(ctx, spec, hooks, c, res)
 		}
 	}
-	e.sessionRules(spec, &c.in, res)
+	e.sessions.after(&c.in, res, e.opts.maxStopContinues)
 	c.changed() // the Result may keep c: not its encoding of the input
 }
 
@@ -147,48 +139,6 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 type callOne struct {
 	c     call
 	audit [1]Record
-}
-
-// sessionRules applies the per-session rules after the hooks ran: the
-// SessionStart stash, its injection into the first BeforeTurn, the
-// maxStopContinues bound and the SessionEnd cleanup.
-func (e *Engine) sessionRules(spec events.Spec, in *events.Input, res *Result) {
-	switch in.Event {
-	case events.SessionStart:
-		if res.AdditionalContext != "" {
-			ctx := res.AdditionalContext
-			res.AdditionalContext = ""
-			e.sessions.update(in.SessionID, func(s *SessionState) { s.Context = joinContext(s.Context, ctx) })
-		}
-	case events.BeforeTurn:
-		if res.Decision == events.Deny {
-			return // the stash waits for the first turn that runs
-		}
-		// Taken and cleared at once: of concurrent turns, one gets it.
-		if stash := e.sessions.takeContext(in.SessionID); stash != "" {
-			res.AdditionalContext = joinContext(stash, res.AdditionalContext)
-		}
-	case events.AfterTurn:
-		if res.ContinueWork == nil {
-			e.sessions.resetContinues(in.SessionID)
-			return
-		}
-		// The count is read and bumped at once, so that concurrent turns
-		// of a session never lose one; the hooks saw it as it was when
-		// the dispatch started.
-		if !e.sessions.continueOnce(in.SessionID, e.opts.maxStopContinues) {
-			res.ContinueWork = nil
-			for i := len(res.Audit) - 1; i >= 0; i-- {
-				if r := &res.Audit[i]; hasField(r.Fields, "continueWork") && !hasField(r.Ignored, "continueWork") {
-					r.Capped = true
-					r.Ignored = append(r.Ignored, "continueWork")
-					break
-				}
-			}
-		}
-	case events.SessionEnd:
-		e.sessions.drop(in.SessionID)
-	}
 }
 
 func hasField(fs []string, f string) bool {
@@ -232,7 +182,7 @@ func (e *Engine) chain(ctx context.Context, spec events.Spec, hooks []*hook, c *
 // fanOut runs the hooks of a parallel event concurrently, bounded, and merges
 // their outputs in plan order. Each Record is built in place, in res.Audit.
 // When every hook fits in the bound, the first one runs on the dispatching
-// goroutine, which would otherwise only wait.
+// goroutine, which would otherwise only wait (BenchmarkDispatchParallel5).
 func (e *Engine) fanOut(ctx context.Context, spec events.Spec, hooks []*hook, c *call, res *Result) {
 	for _, h := range hooks {
 		if h.kind == "command" {
@@ -268,7 +218,8 @@ func (e *Engine) fanOut(ctx context.Context, spec events.Spec, hooks []*hook, c 
 }
 
 // fanHook runs one hook of a fan-out on its own goroutine (one allocation
-// per goroutine, where wg.Go with a closure costs two).
+// per goroutine, where wg.Go with a closure costs two:
+// BenchmarkDispatchParallel5).
 func (e *Engine) fanHook(ctx context.Context, wg *sync.WaitGroup, h *hook, c *call, rec *Record, out *events.Output) {
 	defer wg.Done()
 	*out = e.runHook(ctx, h, c, rec)
@@ -337,7 +288,8 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 	}
 	if kept.MutatedText != nil {
 		res.MutatedText = kept.MutatedText
-		if spec.Event == events.AfterSubagent {
+		// The event's spec says which input field the text chains into.
+		if spec.ChainsInto(events.FieldMutatedText) == "subagentResult" {
 			cur.SubagentResult = *kept.MutatedText
 		} else {
 			cur.Response = *kept.MutatedText
@@ -362,7 +314,8 @@ func (e *Engine) runHook(ctx context.Context, h *hook, c *call, rec *Record) (ou
 	var err error
 	if !e.opts.clockSet {
 		// time.Since of a base reads the monotonic clock only, which is
-		// cheaper than the two wall-clock reads of time.Now.
+		// cheaper than the two wall-clock reads of time.Now
+		// (BenchmarkDispatchOneGo).
 		start := time.Since(e.monoBase)
 		out, rec.Logs, err = runRecovered(hctx, h, c)
 		rec.LatencyMs = float64(time.Since(e.monoBase)-start) / float64(time.Millisecond)
@@ -429,7 +382,8 @@ func truncate(s string, n int) string {
 }
 
 // fieldNameSets holds the JSON names of every set of Output fields, computed
-// once, so that a Record's Fields cost no allocation. It is never modified.
+// once, so that a Record's Fields cost no allocation (BenchmarkDispatchOneGo,
+// TestOneHookAllocations). It is never modified.
 var fieldNameSets = func() (t [1 << 8][]string) {
 	for f := range t {
 		if names := events.Field(f).Names(); len(names) > 0 {

@@ -151,6 +151,7 @@ func (s *fileSource) unchanged(v *fileVersion) bool {
 		return false
 	}
 	if iv := s.opts.reloadInterval; iv > 0 {
+		// Within the interval: no system call (BenchmarkConfigResolution/interval).
 		now := s.opts.now().UnixNano()
 		if now-s.lastCheck.Load() < int64(iv) {
 			return true

@@ -135,7 +135,8 @@ type hookSpec struct {
 	shownTimeout time.Duration
 	// validated is set when run already returns only outputs that pass
 	// events.Output.Validate (luaapi and shell.Interpret do), so the engine
-	// does not check them a second time.
+	// does not check them a second time (BenchmarkLuaGuard,
+	// BenchmarkCommandHook).
 	validated bool
 	// run runs the hook once; logs are what it logged, for the audit.
 	run func(ctx context.Context, c *call) (out events.Output, logs []string, err error)
@@ -178,7 +179,8 @@ func compileMatcher(m string) (*regexp.Regexp, error) {
 
 // call is what a hook runs on: the dispatch's working copy of the input and,
 // for command hooks, its JSON encoding, made at most once per version of the
-// input (serial events invalidate it when a rewrite chains into the input).
+// input (serial events invalidate it when a rewrite chains into the input):
+// several command hooks share one encoding (TestInputMarshalledOncePerVersion).
 type call struct {
 	in   events.Input
 	json []byte
