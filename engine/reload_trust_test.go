@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,92 +21,108 @@ import (
 const denyBashLua = `hook{ event = "BeforeTool", matcher = "^bash$", handler = function() return { additionalContext = "lua" } end }
 `
 
+// v1Engine writes agents.json denying bash with reason v1 and returns its
+// path and an engine on it that reads files through fsys (nil: the
+// operating system's), closed at the end of the test.
+func v1Engine(t *testing.T, fsys *testFS, lua ...string) (*engine.Engine, string) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "agents.json")
+	writeConfig(t, cfg, config("v1"))
+	if fsys != nil {
+		fsys.path = cfg
+	}
+	files := engine.Files{User: []string{cfg}, Lua: lua, Root: dir, Runner: fakeRunner}
+	if fsys != nil {
+		files.FS = fsys
+	}
+	eng, err := engine.New(t.Context(), engine.WithFiles(files))
+	require.NoError(t, err)
+	t.Cleanup(func() { eng.Close() })
+	return eng, cfg
+}
+
+// wantReason dispatches a BeforeTool of bash and checks that it is denied
+// with reason, and that no configuration error is reported.
+func wantReason(t *testing.T, eng *engine.Engine, reason string) {
+	t.Helper()
+	res, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "bash"})
+	require.NoError(t, err)
+	assert.Equal(t, reason, res.Reason)
+	assert.Empty(t, res.ConfigError)
+}
+
 // TestCancelledDispatchDoesNotPinAReload: a load runs on its own context,
 // so a dispatch whose caller hung up does not leave the new configuration
 // unapplied and a "context canceled" pinned (issue 11.5).
 func TestCancelledDispatchDoesNotPinAReload(t *testing.T) {
-	dir := t.TempDir()
-	cfg, script := filepath.Join(dir, "agents.json"), filepath.Join(dir, "guard.lua")
-	writeConfig(t, cfg, config("v1"))
 	// Work at the top level, so that loading the script checks its
 	// context (the stdlib packs do as much).
+	script := filepath.Join(t.TempDir(), "guard.lua")
 	writeConfig(t, script, "local n = 0\nfor i = 1, 100000 do n = n + i end\n"+denyBashLua)
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{cfg}, Lua: []string{script}, Root: dir, Runner: fakeRunner}))
-	require.NoError(t, err)
-	defer eng.Close()
-	in := events.Input{Event: events.BeforeTool, ToolName: "bash"}
-
+	eng, cfg := v1Engine(t, nil, script)
 	writeConfig(t, cfg, config("v2"))
 	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
-	eng.Dispatch(cancelled, in)
+	eng.Dispatch(cancelled, events.Input{Event: events.BeforeTool, ToolName: "bash"})
 	require.NoError(t, eng.Reload(t.Context()))
-	res, err := eng.Dispatch(t.Context(), in)
-	require.NoError(t, err)
-	assert.Equal(t, "v2", res.Reason)
-	assert.Empty(t, res.ConfigError)
+	wantReason(t, eng, "v2")
 }
 
-// flakyFS fails the next read of one file with an I/O error, or blocks it
-// until released.
-type flakyFS struct {
+// testFS is the operating system's filesystem, but for the reads of one
+// file: the next one can fail with an I/O error (failOne), be cut short
+// (cut), or wait until released (block).
+type testFS struct {
 	path    string
 	failOne atomic.Bool
+	cut     atomic.Bool
 	block   atomic.Pointer[chan struct{}] // reads wait for it to close
 	reading chan struct{}                 // a blocked read has started
+	reads   atomic.Int64
 }
 
-func (f *flakyFS) ReadFile(name string) ([]byte, error) {
-	if name == f.path {
-		if f.failOne.Swap(false) {
-			return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("input/output error")}
-		}
-		if ch := f.block.Load(); ch != nil {
-			f.reading <- struct{}{}
-			<-*ch
-		}
+func (f *testFS) ReadFile(name string) ([]byte, error) {
+	if name != f.path {
+		return os.ReadFile(name)
 	}
-	return os.ReadFile(name)
+	f.reads.Add(1)
+	if f.failOne.Swap(false) {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("input/output error")}
+	}
+	if ch := f.block.Load(); ch != nil {
+		f.reading <- struct{}{}
+		<-*ch
+	}
+	b, err := os.ReadFile(name)
+	if f.cut.Swap(false) {
+		b = b[:len(b)/2]
+	}
+	return b, err
 }
-func (f *flakyFS) Stat(name string) (os.FileInfo, error)      { return os.Stat(name) }
-func (f *flakyFS) ReadDir(name string) ([]os.DirEntry, error) { return os.ReadDir(name) }
+func (f *testFS) Stat(name string) (os.FileInfo, error)      { return os.Stat(name) }
+func (f *testFS) ReadDir(name string) ([]os.DirEntry, error) { return os.ReadDir(name) }
 
 // TestFailedLoadIsRetried: a load that failed for a reason other than the
 // files' content (an I/O error) is tried again, without waiting for the
 // files to change (issue 11.5).
 func TestFailedLoadIsRetried(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "agents.json")
-	writeConfig(t, cfg, config("v1"))
-	fsys := &flakyFS{path: cfg}
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir, Runner: fakeRunner, FS: fsys}))
-	require.NoError(t, err)
-	defer eng.Close()
-	in := events.Input{Event: events.BeforeTool, ToolName: "bash"}
-
+	fsys := &testFS{}
+	eng, cfg := v1Engine(t, fsys)
 	writeConfig(t, cfg, config("v2"))
 	fsys.failOne.Store(true)
 	assert.ErrorContains(t, eng.Reload(t.Context()), "input/output error")
-	res, err := eng.Dispatch(t.Context(), in) // retries
+	_, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "bash"}) // retries
 	require.NoError(t, err)
 	require.NoError(t, eng.Reload(t.Context()))
-	res, err = eng.Dispatch(t.Context(), in)
-	require.NoError(t, err)
-	assert.Equal(t, "v2", res.Reason)
-	assert.Empty(t, res.ConfigError)
+	wantReason(t, eng, "v2")
 }
 
 // TestCompilingNeverBlocksDispatch: while a new configuration is read and
 // compiled, dispatches go on with the current plan; the new one is swapped
 // in when ready (issue 11.7).
 func TestCompilingNeverBlocksDispatch(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "agents.json")
-	writeConfig(t, cfg, config("v1"))
-	fsys := &flakyFS{path: cfg, reading: make(chan struct{}, 1)}
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir, Runner: fakeRunner, FS: fsys}))
-	require.NoError(t, err)
-	defer eng.Close()
+	fsys := &testFS{reading: make(chan struct{}, 1)}
+	eng, cfg := v1Engine(t, fsys)
 	in := events.Input{Event: events.BeforeTool, ToolName: "bash"}
 
 	release := make(chan struct{})
@@ -132,9 +147,7 @@ func TestCompilingNeverBlocksDispatch(t *testing.T) {
 	fsys.block.Store(nil)
 	close(release)
 	require.NoError(t, eng.Reload(t.Context()))
-	res, err := eng.Dispatch(t.Context(), in)
-	require.NoError(t, err)
-	assert.Equal(t, "v2", res.Reason)
+	wantReason(t, eng, "v2")
 }
 
 // rewriteInPlace rewrites a file the way an editor that does not rename
@@ -171,30 +184,16 @@ func TestInPlaceRewritesNeverDropThePolicy(t *testing.T) {
 	require.NoError(t, err)
 	defer eng.Close()
 
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var dispatched atomic.Int64
-	for range 2 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				res, err := eng.Dispatch(context.Background(), events.Input{Event: events.BeforeTool, ToolName: "bash"})
-				dispatched.Add(1)
-				// The Lua hook is in the plan (on a loaded machine it may
-				// time out: its record is there all the same), and the
-				// policy denies.
-				if err != nil || res.Decision != events.Deny || res.Reason != "policy" || len(res.Audit) != 2 || res.Audit[0].Kind != "lua" {
-					t.Errorf("a dispatch saw %q %q (err %v, configError %q, audit %+v), want the Lua hook and the policy deny",
-						res.Decision, res.Reason, err, res.ConfigError, res.Audit)
-					return
-				}
-			}
-		})
-	}
+	wait := hammer(eng, 2, events.Input{Event: events.BeforeTool, ToolName: "bash"}, func(res engine.Result, err error) bool {
+		// The Lua hook is in the plan (on a loaded machine it may time
+		// out: its record is there all the same), and the policy denies.
+		if err != nil || res.Decision != events.Deny || res.Reason != "policy" || len(res.Audit) != 2 || res.Audit[0].Kind != "lua" {
+			t.Errorf("a dispatch saw %q %q (err %v, configError %q, audit %+v), want the Lua hook and the policy deny",
+				res.Decision, res.Reason, err, res.ConfigError, res.Audit)
+			return false
+		}
+		return true
+	})
 	const rewrites = 60
 	for i := 1; i <= rewrites; i++ {
 		p, l := policy(i%7), lua(i%5)
@@ -204,56 +203,22 @@ func TestInPlaceRewritesNeverDropThePolicy(t *testing.T) {
 			break
 		}
 	}
-	close(stop)
-	wg.Wait()
-	t.Logf("%d dispatches across %d in-place rewrites of each file", dispatched.Load(), rewrites)
+	t.Logf("%d dispatches across %d in-place rewrites of each file", wait(), rewrites)
 	// The files are still now: the next reload applies their last content.
 	require.NoError(t, eng.Reload(t.Context()))
-	res, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "bash"})
-	require.NoError(t, err)
-	assert.Equal(t, "policy", res.Reason)
-	assert.Empty(t, res.ConfigError)
+	wantReason(t, eng, "policy")
 }
-
-// shortReadFS returns the first read of one file cut short, as a read that
-// races a writer would see it.
-type shortReadFS struct {
-	path  string
-	cut   atomic.Bool
-	reads atomic.Int64
-}
-
-func (f *shortReadFS) ReadFile(name string) ([]byte, error) {
-	b, err := os.ReadFile(name)
-	if name == f.path {
-		f.reads.Add(1)
-		if f.cut.Swap(false) {
-			b = b[:len(b)/2]
-		}
-	}
-	return b, err
-}
-func (f *shortReadFS) Stat(name string) (os.FileInfo, error)      { return os.Stat(name) }
-func (f *shortReadFS) ReadDir(name string) ([]os.DirEntry, error) { return os.ReadDir(name) }
 
 // TestShortReadIsReadAgain: a read that returns less than the file's size
 // (the file changed while it was read) is read again, not parsed (issue
 // 11.6).
 func TestShortReadIsReadAgain(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "agents.json")
-	writeConfig(t, cfg, config("v1"))
-	fsys := &shortReadFS{path: cfg}
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir, Runner: fakeRunner, FS: fsys}))
-	require.NoError(t, err)
-	defer eng.Close()
+	fsys := &testFS{}
+	eng, cfg := v1Engine(t, fsys)
 	writeConfig(t, cfg, config("v2"))
 	fsys.cut.Store(true)
 	before := fsys.reads.Load()
 	require.NoError(t, eng.Reload(t.Context()))
 	assert.Equal(t, int64(2), fsys.reads.Load()-before, "the short read and the read again")
-	res, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "bash"})
-	require.NoError(t, err)
-	assert.Equal(t, "v2", res.Reason)
-	assert.Empty(t, res.ConfigError)
+	wantReason(t, eng, "v2")
 }
