@@ -18,9 +18,10 @@ import (
 )
 
 // Files configures the hooks that come from files: operator policy files,
-// user configuration files, Lua scripts and embedded stdlib packs. They are
-// resolved per call: a changed file is picked up by the next dispatch (see
-// [WithReloadInterval]).
+// user configuration files, Lua scripts and embedded stdlib packs. Every
+// dispatch checks whether they changed (see [WithReloadInterval]); a change
+// is loaded in the background and swapped in when complete (see
+// [Engine.Reload]).
 type Files struct {
 	// Policy are the operator's policy files (agents.json or agents.toml
 	// shape, key "policyHooks"). Their command hooks run before every user
@@ -109,7 +110,8 @@ func WithFiles(f Files) Option {
 // WithReloadInterval sets how often Dispatch checks the configuration files
 // for changes. The default, 0, checks on every dispatch (one stat per file,
 // "resolved per call"); a positive interval checks at most that often, so
-// that dispatches in between make no system call at all.
+// that dispatches in between make no system call at all. A change is loaded
+// in the background: the dispatch that notices it does not wait.
 func WithReloadInterval(d time.Duration) Option {
 	return func(o *options) { o.reloadInterval = max(d, 0) }
 }
