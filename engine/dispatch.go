@@ -31,8 +31,11 @@ import (
 // The outcomes are:
 //   - (Result, nil): the dispatch ran; every decision, rewrite and hook
 //     failure is in the Result and its Audit.
-//   - (Result{}, err): nothing ran: err wraps [ErrInvalidInput] (in fails
-//     [events.Input.Validate]) or is [ErrClosed].
+//   - (Result{}, err): nothing ran: err is [ErrClosed], or wraps
+//     [ErrInvalidInput]: in's event is missing or unknown, or, when a hook
+//     would run or the event touches session state, in fails
+//     [events.Input.Validate] (a dispatch that runs nothing checks only
+//     the event: no hook reads the rest).
 //
 // Dispatch does not modify in or anything it references.
 func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err error) {
@@ -43,8 +46,8 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 	if e.closed.Load() {
 		return Result{}, ErrClosed
 	}
-	if err := in.Validate(); err != nil {
-		return Result{}, invalidInput(err)
+	if !in.Event.Valid() {
+		return Result{}, invalidInput(&events.FieldError{Field: "event", Msg: fmt.Sprintf("missing or unknown event %d", uint8(in.Event))})
 	}
 	g := e.gen.Load()
 	if e.src != nil {
@@ -62,8 +65,13 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 	}
 	hooks := g.match(in.Event, in.ToolName)
 	if len(hooks) == 0 && !sessionEvent(in.Event) {
-		// The fast path: nothing to run, nothing allocated.
+		// The fast path: nothing to run, nothing allocated, and nothing
+		// but the event checked: walking the payloads would be most of
+		// its cost (BenchmarkDispatchFastPath).
 		return res, nil
+	}
+	if err := in.Validate(); err != nil {
+		return Result{}, invalidInput(err)
 	}
 	e.dispatch(ctx, hooks, &in, &res)
 	return res, nil

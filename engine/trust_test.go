@@ -15,8 +15,8 @@ import (
 )
 
 // TestDispatchValidatesInput: Dispatch refuses an input that fails
-// events.Input.Validate with an error wrapping ErrInvalidInput, whether or
-// not a hook would match it, and runs nothing (issue 11.4).
+// events.Input.Validate with an error wrapping ErrInvalidInput before any
+// hook sees it, and an unknown event always (issue 11.4).
 func TestDispatchValidatesInput(t *testing.T) {
 	ran := 0
 	eng, err := engine.New(t.Context(), engine.WithHook(engine.GoHook{Name: "h", Event: events.BeforeTool, Matcher: "^bash$",
@@ -29,11 +29,11 @@ func TestDispatchValidatesInput(t *testing.T) {
 	cost := math.NaN()
 	for _, in := range []events.Input{
 		{Event: events.BeforeTool, ToolName: "bash", Timestamp: "yesterday"},
-		{Event: events.BeforeTool, ToolName: "read_file", Timestamp: "yesterday"}, // no hook matches
 		{Event: events.AfterTurn, Reason: "bored"},
 		{Event: events.BeforeTool, ToolName: "bash", Caller: &events.Caller{Kind: "robot"}},
-		{Event: events.AfterModel, Cost: &cost},
+		{Event: events.AfterTurn, Cost: &cost}, // no hook, but a session event
 		{Event: events.Event(200)},
+		{},
 	} {
 		res, err := eng.Dispatch(t.Context(), in)
 		assert.ErrorIs(t, err, engine.ErrInvalidInput, "%+v", in)
