@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
@@ -55,27 +57,48 @@ func TestInputMarshalledOncePerVersion(t *testing.T) {
 	}
 }
 
-// TestPlanListsDroppedDuplicates proves Plan shows a deduplicated command
-// hook, and which hook runs in its place.
-func TestPlanListsDroppedDuplicates(t *testing.T) {
+// TestDedupPlanAndExplain: Plan lists every hook in its place, a command
+// identical to an earlier one with DuplicateOf set (and Dropped when the
+// earlier one runs whenever it would); Explain says, for an input, which
+// duplicate runs and which does not, as Dispatch decides (issue 11.1).
+func TestDedupPlanAndExplain(t *testing.T) {
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "policy.json")
 	usr := filepath.Join(dir, "agents.json")
-	os.WriteFile(pol, []byte(`{"policyHooks":{"BeforeTool":[{"hooks":[{"command":"x"}]}]}}`), 0o644)
-	os.WriteFile(usr, []byte(`{"hooks":{"BeforeTool":[{"hooks":[{"command":"x"},{"command":"y"}]}]}}`), 0o644)
+	require.NoError(t, os.WriteFile(pol, []byte(`{"policyHooks":{"BeforeTool":[{"matcher":"^bash$","hooks":[{"command":"x"}]}]}}`), 0o644))
+	require.NoError(t, os.WriteFile(usr, []byte(`{"hooks":{"BeforeTool":[{"hooks":[{"command":"x"},{"command":"y"}]}],"AfterModel":[{"hooks":[{"command":"z"},{"command":"z"}]}]}}`), 0o644))
 	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Policy: []string{pol}, User: []string{usr}, Root: dir, Runner: fakeRunner}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer eng.Close()
-	plan := eng.Plan(t.Context())
-	if len(plan) != 3 {
-		t.Fatalf("plan has %d entries, want 3: %+v", len(plan), plan)
+	type row struct {
+		ev        events.Event
+		tier      engine.Tier
+		id, dupOf string
+		dropped   bool
 	}
-	if plan[0].Tier != engine.TierPolicy || plan[1].ID != "y" || plan[2].DuplicateOf == "" || plan[2].Tier != engine.TierUser {
-		t.Errorf("plan = %+v", plan)
+	var got []row
+	for _, h := range eng.Plan(t.Context()) {
+		got = append(got, row{h.Event, h.Tier, h.ID, h.DuplicateOf, h.Dropped})
 	}
-	if !strings.HasPrefix(plan[2].DuplicateOf, "policy "+pol) {
-		t.Errorf("DuplicateOf = %q, want the policy hook", plan[2].DuplicateOf)
+	assert.Equal(t, []row{
+		{events.BeforeTool, engine.TierPolicy, "x", "", false},
+		{events.BeforeTool, engine.TierUser, "x", "policy " + pol + ":1:60", false},
+		{events.BeforeTool, engine.TierUser, "y", "", false},
+		{events.AfterModel, engine.TierUser, "z", "", false},
+		{events.AfterModel, engine.TierUser, "z", "user " + usr + ":1:94", true},
+	}, got)
+
+	explain := func(tool string) (runs []string) {
+		for _, x := range eng.Explain(t.Context(), events.Input{Event: events.BeforeTool, ToolName: tool}) {
+			if x.Runs {
+				runs = append(runs, x.Tier.String()+" "+x.ID)
+			}
+			if x.Matched && !x.Runs {
+				assert.Contains(t, x.Why, "identical", tool)
+			}
+		}
+		return runs
 	}
+	assert.Equal(t, []string{"policy x", "user y"}, explain("bash"))
+	assert.Equal(t, []string{"user x", "user y"}, explain("write_file"))
 }

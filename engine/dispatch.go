@@ -14,11 +14,13 @@ import (
 
 // Dispatch runs the hooks that match in and returns their combined Result.
 //
-// Before it runs anything, Dispatch makes sure the plan is current: when the
-// configuration changed since the last dispatch it is reloaded (a broken new
-// configuration keeps the last good one in force and sets
-// Result.ConfigError). With no matching hook it returns at once, runs and
-// allocates nothing.
+// Dispatch runs against the plan in force when it starts. When it notices
+// that the configuration files changed, it starts a load of them in the
+// background and does not wait for it: the new plan serves the dispatches
+// that start after it is swapped in (see [Engine.Reload] to wait). While the
+// files on disk fail to load, the last good plan stays in force and
+// Result.ConfigError says why. With no matching hook Dispatch returns at
+// once, runs and allocates nothing.
 //
 // Serial events chain: each hook sees the input as rewritten by the hooks
 // before it, and the first deny stops the chain. Parallel events fan out
@@ -29,51 +31,84 @@ import (
 // The outcomes are:
 //   - (Result, nil): the dispatch ran; every decision, rewrite and hook
 //     failure is in the Result and its Audit.
-//   - (Result{}, err): nothing ran: err wraps [ErrInvalidInput] (in fails
-//     [events.Input.Validate]) or is [ErrClosed].
+//   - (Result{}, err): nothing ran: err is [ErrClosed], or wraps
+//     [ErrInvalidInput]: in's event is missing or unknown, or, when a hook
+//     would run or the event touches session state, in fails
+//     [events.Input.Validate] (a dispatch that runs nothing checks only
+//     the event: no hook reads the rest).
 //
 // Dispatch does not modify in or anything it references.
 func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err error) {
 	// The Result is built in place, in the named result: Input and Result
-	// are large values, and their copies were most of the fast path.
+	// are large values, and their copies were most of the fast path
+	// (BenchmarkDispatchFastPath).
 	res.Event = in.Event
 	if e.closed.Load() {
 		return Result{}, ErrClosed
 	}
 	if !in.Event.Valid() {
-		return Result{}, invalidEvent(in.Event)
+		return Result{}, invalidInput(&events.FieldError{Field: "event", Msg: fmt.Sprintf("missing or unknown event %d", uint8(in.Event))})
 	}
 	g := e.gen.Load()
 	if e.src != nil {
-		g = e.current(ctx)
+		// Start a load in the background if the files changed; this
+		// dispatch goes on with the plan in force.
+		st := e.state.Load()
+		if e.flight.Load() == nil && e.stale(st) {
+			e.startLoad()
+		}
+		res.ConfigError = st.msg
+	}
+	if g.failClosed != nil && canDeny[in.Event] {
+		e.failClosed(ctx, g, in.SessionID, &res)
+		return res, nil
 	}
 	hooks := g.match(in.Event, in.ToolName)
-	if p := e.cfgErr.Load(); p != nil {
-		res.ConfigError = *p
-	}
 	if len(hooks) == 0 && !sessionEvent(in.Event) {
-		// The fast path: nothing to run, nothing allocated.
+		// The fast path: nothing to run, nothing allocated, and nothing
+		// but the event checked: walking the payloads would be most of
+		// its cost (BenchmarkDispatchFastPath).
 		return res, nil
+	}
+	if err := in.Validate(); err != nil {
+		return Result{}, invalidInput(err)
 	}
 	e.dispatch(ctx, hooks, &in, &res)
 	return res, nil
 }
 
-// invalidEvent is the error of Dispatch for an invalid event, out of line so
-// that the fast path does not pay for its frame.
+// invalidInput is the error of Dispatch for an invalid input, out of line so
+// that the fast path does not pay for its frame (BenchmarkDispatchFastPath).
 //
 //go:noinline
-func invalidEvent(ev events.Event) error {
-	return fmt.Errorf("%w: field event: missing or unknown event %d", ErrInvalidInput, uint8(ev))
+func invalidInput(err error) error {
+	return fmt.Errorf("%w: %w", ErrInvalidInput, err)
 }
 
-// sessionEvents are the events whose dispatch touches session state even
-// without a hook.
-var sessionEvents = [events.Count]bool{
-	events.SessionStart: true, events.BeforeTurn: true, events.AfterTurn: true, events.SessionEnd: true,
-}
+// canDeny[ev] reports whether ev honours a deny.
+var canDeny = func() (t [events.Count]bool) {
+	for _, s := range events.Specs() {
+		t[s.Event] = s.Decisions.Has(events.Deny)
+	}
+	return t
+}()
 
-func sessionEvent(ev events.Event) bool { return int(ev) < len(sessionEvents) && sessionEvents[ev] }
+// failClosed denies a dispatch because policy files failed to load at a
+// degraded start: no hook runs, and the audit has one record, for the
+// policy that could not be applied.
+func (e *Engine) failClosed(ctx context.Context, g *generation, sessionID string, res *Result) {
+	first := g.failClosed[0]
+	res.Decision = events.Deny
+	res.Reason = "the operator policy failed to load, so this dispatch fails closed: " + first.Error()
+	if n := len(g.failClosed) - 1; n > 0 {
+		res.Reason += fmt.Sprintf(" (and %d more)", n)
+	}
+	res.Audit = []Record{{
+		Event: res.Event, SessionID: sessionID, Tier: TierPolicy, Kind: "config", Hook: first.File, Source: first.Pos().String(), RegisteredBy: first.File,
+		Outcome: OutcomeError, FailedClosed: true, Error: truncate(first.Error(), 2048),
+	}}
+	e.record(ctx, &res.Audit[0])
+}
 
 // dispatch is the slow path of Dispatch: hooks are the hooks that match, in
 // plan order; res holds the event and any configuration error. in is not
@@ -87,7 +122,8 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 	case 1:
 		// The most common slow path, one matching hook: the call and the
 		// audit share one allocation (the Result then keeps the call's
-		// copy of the input alive; its JSON encoding is dropped below).
+		// copy of the input alive; its JSON encoding is dropped below)
+		// (BenchmarkDispatchOneGo, TestOneHookAllocations).
 		x := &callOne{c: call{in: *in}}
 		c = &x.c
 		res.Audit = x.audit[:0]
@@ -95,9 +131,7 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 		c = &call{in: *in}
 		res.Audit = make([]Record, 0, len(hooks))
 	}
-	if in.Event == events.AfterTurn {
-		c.in.StopContinues = e.sessions.get(in.SessionID).StopContinues
-	}
+	e.sessions.before(&c.in)
 	if len(hooks) > 0 {
 		if spec.Parallel {
 			e.fanOut(ctx, spec, hooks, c, res)
@@ -105,7 +139,7 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 			e.chain(ctx, spec, hooks, c, res)
 		}
 	}
-	e.sessionRules(spec, &c.in, res)
+	e.sessions.after(&c.in, res, e.opts.maxStopContinues)
 	c.changed() // the Result may keep c: not its encoding of the input
 }
 
@@ -113,50 +147,6 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 type callOne struct {
 	c     call
 	audit [1]Record
-}
-
-// sessionRules applies the per-session rules after the hooks ran: the
-// SessionStart stash, its injection into the first BeforeTurn, the
-// maxStopContinues bound and the SessionEnd cleanup.
-func (e *Engine) sessionRules(spec events.Spec, in *events.Input, res *Result) {
-	switch in.Event {
-	case events.SessionStart:
-		if res.AdditionalContext != "" {
-			ctx := res.AdditionalContext
-			res.AdditionalContext = ""
-			e.sessions.update(in.SessionID, func(s *SessionState) { s.Context = joinContext(s.Context, ctx) })
-		}
-	case events.BeforeTurn:
-		if res.Decision == events.Deny {
-			return // the stash waits for the first turn that runs
-		}
-		if st := e.sessions.get(in.SessionID); st.Context != "" {
-			res.AdditionalContext = joinContext(st.Context, res.AdditionalContext)
-			e.sessions.update(in.SessionID, func(s *SessionState) { s.Context = "" })
-		}
-	case events.AfterTurn:
-		if res.ContinueWork == nil {
-			if in.StopContinues != 0 {
-				e.sessions.update(in.SessionID, func(s *SessionState) { s.StopContinues = 0 })
-			}
-			return
-		}
-		if in.StopContinues >= e.opts.maxStopContinues {
-			res.ContinueWork = nil
-			for i := len(res.Audit) - 1; i >= 0; i-- {
-				if r := &res.Audit[i]; hasField(r.Fields, "continueWork") && !hasField(r.Ignored, "continueWork") {
-					r.Capped = true
-					r.Ignored = append(r.Ignored, "continueWork")
-					break
-				}
-			}
-			e.sessions.update(in.SessionID, func(s *SessionState) { s.StopContinues = 0 })
-			return
-		}
-		e.sessions.update(in.SessionID, func(s *SessionState) { s.StopContinues = in.StopContinues + 1 })
-	case events.SessionEnd:
-		e.sessions.drop(in.SessionID)
-	}
 }
 
 func hasField(fs []string, f string) bool {
@@ -200,7 +190,7 @@ func (e *Engine) chain(ctx context.Context, spec events.Spec, hooks []*hook, c *
 // fanOut runs the hooks of a parallel event concurrently, bounded, and merges
 // their outputs in plan order. Each Record is built in place, in res.Audit.
 // When every hook fits in the bound, the first one runs on the dispatching
-// goroutine, which would otherwise only wait.
+// goroutine, which would otherwise only wait (BenchmarkDispatchParallel5).
 func (e *Engine) fanOut(ctx context.Context, spec events.Spec, hooks []*hook, c *call, res *Result) {
 	for _, h := range hooks {
 		if h.kind == "command" {
@@ -236,7 +226,8 @@ func (e *Engine) fanOut(ctx context.Context, spec events.Spec, hooks []*hook, c 
 }
 
 // fanHook runs one hook of a fan-out on its own goroutine (one allocation
-// per goroutine, where wg.Go with a closure costs two).
+// per goroutine, where wg.Go with a closure costs two:
+// BenchmarkDispatchParallel5).
 func (e *Engine) fanHook(ctx context.Context, wg *sync.WaitGroup, h *hook, c *call, rec *Record, out *events.Output) {
 	defer wg.Done()
 	*out = e.runHook(ctx, h, c, rec)
@@ -305,7 +296,8 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 	}
 	if kept.MutatedText != nil {
 		res.MutatedText = kept.MutatedText
-		if spec.Event == events.AfterSubagent {
+		// The event's spec says which input field the text chains into.
+		if spec.ChainsInto(events.FieldMutatedText) == "subagentResult" {
 			cur.SubagentResult = *kept.MutatedText
 		} else {
 			cur.Response = *kept.MutatedText
@@ -320,7 +312,7 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 // runHook runs one hook with its timeout, recovering a panic, validates what
 // it returned and fills *rec (which must be zero), but for what fold adds.
 func (e *Engine) runHook(ctx context.Context, h *hook, c *call, rec *Record) (out events.Output) {
-	rec.Event, rec.Tier, rec.Kind, rec.Hook, rec.Source = h.event, h.tier, h.kind, h.id, h.source
+	rec.Event, rec.SessionID, rec.Tier, rec.Kind, rec.Hook, rec.Source, rec.RegisteredBy = h.event, c.in.SessionID, h.tier, h.kind, h.id, h.source, h.registeredBy
 	hctx := ctx
 	if h.timeout > 0 {
 		var cancel context.CancelFunc
@@ -330,7 +322,8 @@ func (e *Engine) runHook(ctx context.Context, h *hook, c *call, rec *Record) (ou
 	var err error
 	if !e.opts.clockSet {
 		// time.Since of a base reads the monotonic clock only, which is
-		// cheaper than the two wall-clock reads of time.Now.
+		// cheaper than the two wall-clock reads of time.Now
+		// (BenchmarkDispatchOneGo).
 		start := time.Since(e.monoBase)
 		out, rec.Logs, err = runRecovered(hctx, h, c)
 		rec.LatencyMs = float64(time.Since(e.monoBase)-start) / float64(time.Millisecond)
@@ -397,7 +390,8 @@ func truncate(s string, n int) string {
 }
 
 // fieldNameSets holds the JSON names of every set of Output fields, computed
-// once, so that a Record's Fields cost no allocation. It is never modified.
+// once, so that a Record's Fields cost no allocation (BenchmarkDispatchOneGo,
+// TestOneHookAllocations). It is never modified.
 var fieldNameSets = func() (t [1 << 8][]string) {
 	for f := range t {
 		if names := events.Field(f).Names(); len(names) > 0 {

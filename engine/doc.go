@@ -12,8 +12,10 @@
 // Atom hooks run first (Go handlers in registration order, then Lua hooks in
 // script load order), then operator policy command hooks, then user command
 // hooks. Identical command specs (same command, timeout and onError) run once
-// per event; the first occurrence keeps its place, so a command listed by
-// both the policy and the user runs once, as policy.
+// per dispatch, among the hooks whose matcher matched, in the place of the
+// first of them: a command listed by both the policy and the user runs once,
+// as policy, for the tools the policy's matcher selects, and as user for
+// the others.
 //
 // # Matching
 //
@@ -59,8 +61,16 @@
 //
 // # Hot reload
 //
-// Configuration files and scripts are resolved per call: each Dispatch first
-// checks whether they changed and, if so, compiles a new plan and swaps it
-// in. A configuration that fails to load never replaces the working one; the
-// failure is logged and reported in Result.ConfigError until fixed.
+// Each Dispatch checks cheaply whether the configuration files and scripts
+// changed (see [WithReloadInterval]) and, if so, starts loading them in the
+// background, on the engine's own context and bound ([WithReloadTimeout]),
+// at most one load at a time. Dispatches never wait for a load: they use the
+// plan in force until the new one is complete and swapped in.
+// [Engine.Reload] waits for it. A configuration that fails to load never
+// replaces the working one; the failure is logged and reported in
+// Result.ConfigError until fixed, and a load that failed for a reason other
+// than the files' content is tried again at the next dispatch. A file that
+// gave the plan in force hooks and now reads empty, or cut short to no hook,
+// is refused (CodeNoHooks), and a file that changes while it is read is
+// read again.
 package engine

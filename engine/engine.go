@@ -2,20 +2,15 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
-)
-
-// Errors returned by [Engine.Dispatch].
-var (
-	ErrClosed       = errors.New("engine: closed")
-	ErrInvalidInput = errors.New("engine: invalid input")
 )
 
 // An Engine dispatches lifecycle events to hooks. It compiles its
@@ -27,23 +22,44 @@ var (
 // one with [New].
 type Engine struct {
 	opts     options
-	src      source // nil: only the Go hooks of the options
+	src      *fileSource // nil: only the Go hooks of the options
 	gen      atomic.Pointer[generation]
 	sessions sessions
 	closed   atomic.Bool
+	monoBase time.Time // anchors monotonic latency readings (see runHook)
 
-	monoBase  time.Time                  // anchors monotonic latency readings (see runHook)
-	reloadMu  sync.Mutex                 // serialises reloads; never held by the dispatch fast path
-	attempted atomic.Pointer[versionBox] // the configuration version last loaded, good or not
-	cfgErr    atomic.Pointer[string]
+	// Reloads (see reload.go). Dispatch reads state and may start a load;
+	// it never waits for one.
+	state  atomic.Pointer[loadState] // what the last finished load found
+	flight atomic.Pointer[flight]    // the load in progress; nil when none
+	life   context.Context           // bounds every load; canceled by Close
+	stop   context.CancelFunc
+	loads  sync.WaitGroup // the load goroutine, for Close
+	swapMu sync.Mutex     // orders a load's swap with Close
 }
 
 // generation is one compiled plan and the resources it owns.
 type generation struct {
+	// byEvent lists every hook of each event in plan order, duplicate
+	// command specs included.
 	byEvent [events.Count][]*hook
-	cache   [events.Count]matchCache
-	dropped []dropped // duplicate command specs, for Plan
-	res     resources
+	// groups counts the dedup groups of each event (see hook.group).
+	groups [events.Count]int
+	// always lists, for the events that are not tool-scoped, the hooks
+	// that run at every dispatch: byEvent without duplicates.
+	always [events.Count][]*hook
+	cache  [events.Count]matchCache // tool-scoped events: the hooks that run per tool name
+	res    resources
+	// warnings are the problems of the configuration that did not stop it
+	// from loading (CodeMatcherIgnored).
+	warnings ConfigErrors
+	// fileHooks counts the hooks each configuration file or script on disk
+	// gave the plan, by path.
+	fileHooks map[string]int
+	// failClosed, set at a degraded start when policy files failed to
+	// load, lists their problems: dispatches at events that can deny are
+	// denied (see WithDegradedStart).
+	failClosed ConfigErrors
 }
 
 // resources are what a generation's hooks hold; they are released when the
@@ -58,139 +74,110 @@ func (r resources) release() {
 	}
 }
 
-// source supplies the configured (non-Go) hooks and says cheaply whether they
-// changed. Implementations live beside the config, Lua and shell glue.
-type source interface {
-	// load reads and compiles the configuration. version is a fingerprint
-	// that unchanged reports against; res is what the hooks hold.
-	load(ctx context.Context) (specs []hookSpec, res resources, version any, err error)
-	// unchanged reports whether the configuration is still the one that
-	// produced version. It is called on the dispatch path and must be cheap.
-	unchanged(version any) bool
-}
-
 // New builds an Engine from opts and compiles its first plan. ctx bounds the
-// initial load only. A configuration problem is returned as an error (a
-// *ConfigError or [ConfigErrors] listing every problem found); nothing is
-// dispatched from a configuration that failed to load.
+// initial load only; later loads run on the engine's own context (see
+// [WithReloadTimeout]). A configuration problem is returned as [ConfigErrors]
+// listing every problem found; nothing is dispatched from a configuration
+// that failed to load.
 func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	e := &Engine{opts: defaultOptions(), monoBase: time.Now()}
 	for _, o := range opts {
 		o(&e.opts)
 	}
 	e.sessions.init(e.opts.maxSessions, e.opts.sessions)
-	if e.opts.newSource != nil {
-		e.src = e.opts.newSource(&e.opts)
+	if e.opts.files != nil {
+		e.src = &fileSource{f: *e.opts.files, opts: &e.opts}
 	}
-	g, ver, err := e.build(ctx)
+	g, ld, err := e.build(ctx, nil, e.opts.degradedStart)
 	if err != nil {
 		return nil, err
 	}
+	e.life, e.stop = context.WithCancel(context.WithoutCancel(ctx))
 	e.gen.Store(g)
-	e.attempted.Store(&versionBox{ver})
+	st := &loadState{version: ld.version, retry: ld.retry}
+	if len(ld.errs) > 0 { // a degraded start
+		st.err = ld.errs
+		how := "the engine runs without what failed"
+		if g.failClosed != nil {
+			how = "the engine runs without what failed, and denies where it can (a policy file failed)"
+		}
+		st.msg = fmt.Sprintf("configuration failed to load; %s: %v", how, ld.errs)
+	}
+	e.state.Store(st)
 	return e, nil
 }
 
-// build loads the configuration and compiles a plan from it. version is the
-// source's fingerprint of what it read, also when that failed to load.
-func (e *Engine) build(ctx context.Context) (g *generation, version any, err error) {
+// WithDegradedStart makes [New] start even when configuration files or
+// scripts fail to load, for one-shot hosts that cannot tell a failed start
+// from "no guard" (monad-hooks run). New then compiles everything that
+// loaded: a user file or script that fails is left out (a stdlib pack it
+// replaced loads instead), and every Result carries the problems in
+// ConfigError ([Engine.Reload] returns them). A policy file that fails
+// makes the engine fail closed: at the events that can deny, every dispatch
+// is a deny whose reason names the problem, and no hook runs; other events
+// run the hooks that loaded. Problems of the options themselves (a Go hook
+// without handler) still fail New, and later reloads are not degraded: a
+// broken change keeps the plan in force.
+func WithDegradedStart() Option {
+	return func(o *options) { o.degradedStart = true }
+}
+
+// build loads the configuration and compiles a plan from it. prev is the
+// plan in force (nil at New): a file that gave it hooks may not give the new
+// one none (see fileSource.load). ld is what the load found, also when it
+// failed (its version says what was read).
+//
+// When degraded, problems of the files do not fail the build: they are in
+// ld.errs, the plan has what loaded, and g.failClosed is set when a policy
+// file failed.
+func (e *Engine) build(ctx context.Context, prev *generation, degraded bool) (g *generation, ld loaded, err error) {
 	specs := make([]hookSpec, 0, len(e.opts.hooks))
 	var errs ConfigErrors
 	for i, h := range e.opts.hooks {
 		if !h.Event.Valid() {
-			errs = append(errs, &ConfigError{Code: CodeUnknownEvent, Source: fmt.Sprintf("WithHook #%d (%s)", i, h.Name), Msg: fmt.Sprintf("invalid event %v", h.Event)})
+			errs = append(errs, &ConfigError{Code: CodeUnknownEvent, Msg: fmt.Sprintf("WithHook #%d (%s): invalid event %v", i, h.Name, h.Event)})
 			continue
 		}
 		if h.Handler == nil {
-			errs = append(errs, &ConfigError{Code: CodeMissingHandler, Source: fmt.Sprintf("WithHook #%d (%s)", i, h.Name), Msg: "missing handler"})
+			errs = append(errs, &ConfigError{Code: CodeMissingHandler, Msg: fmt.Sprintf("WithHook #%d (%s): missing handler", i, h.Name)})
 			continue
 		}
 		specs = append(specs, hookSpec{
-			tier: TierAtom, kind: "go", id: "go:" + h.Name, event: h.Event,
+			tier: TierAtom, kind: "go", id: "go:" + h.Name, registeredBy: "WithHook #" + strconv.Itoa(i), event: h.Event,
 			matcher: h.Matcher, onError: h.OnError, timeout: h.Timeout,
 			run: goRun(h.Handler),
 		})
 	}
-	var res resources
+	if len(errs) > 0 { // the options themselves
+		return nil, ld, errs
+	}
 	if e.src != nil {
-		more, rel, ver, err := e.src.load(ctx)
-		version = ver
-		if err != nil {
-			var ce ConfigErrors
-			if !errors.As(err, &ce) {
-				return nil, version, err
-			}
-			errs = append(errs, ce...)
+		ld = e.src.load(ctx, prev, degraded)
+		if ld.transient != nil {
+			return nil, ld, ld.transient
 		}
-		specs = append(specs, more...)
-		res = rel
+		specs = append(specs, ld.specs...)
 	}
 	g, cerrs := compile(specs)
-	errs = append(errs, cerrs...)
-	if len(errs) > 0 {
-		res.release()
-		return nil, version, errs
+	ld.errs = append(ld.errs, cerrs...)
+	if len(ld.errs) > 0 && !degraded {
+		ld.res.release()
+		return nil, ld, ld.errs
 	}
-	g.res = res
-	return g, version, nil
+	g.res, g.warnings, g.fileHooks = ld.res, ld.warnings, ld.fileHooks
+	if len(ld.policyErrs) > 0 {
+		g.failClosed = ld.policyErrs
+	}
+	return g, ld, nil
 }
 
-// current returns the plan to dispatch against, reloading first when the
-// configuration changed. A failed reload keeps the last good plan, is
-// reported in the Result, and is not retried until the configuration changes
-// again.
-func (e *Engine) current(ctx context.Context) *generation {
-	g := e.gen.Load()
-	if e.src == nil || e.src.unchanged(e.attempted.Load().v) {
-		return g
-	}
-	e.reloadMu.Lock()
-	defer e.reloadMu.Unlock()
-	g = e.gen.Load()
-	if e.src.unchanged(e.attempted.Load().v) || e.closed.Load() {
-		return g
-	}
-	ng, ver, err := e.build(ctx)
-	e.attempted.Store(&versionBox{ver})
-	if err != nil {
-		msg := fmt.Sprintf("configuration reload failed, the last good configuration stays in force: %v", err)
-		e.cfgErr.Store(&msg)
-		e.opts.logger.Error("monad-hooks: configuration reload failed; keeping the last good configuration", "error", err)
-		return g
-	}
-	e.cfgErr.Store(nil)
-	e.gen.Store(ng)
-	g.res.release()
-	return ng
-}
-
-type versionBox struct{ v any }
-
-// Reload checks the configuration and compiles a new plan if it changed, as
-// Dispatch does on its own. It returns the load error when the new
-// configuration is broken (the last good plan stays in force).
-func (e *Engine) Reload(ctx context.Context) error {
-	if e.closed.Load() {
-		return ErrClosed
-	}
-	e.current(ctx)
-	if p := e.cfgErr.Load(); p != nil {
-		return errors.New(*p)
-	}
-	return nil
-}
-
-// Close releases the plan's resources (pooled Lua VMs). Dispatches in flight
-// finish on the plan they started with; later dispatches return [ErrClosed].
-// Close is safe to call more than once.
-func (e *Engine) Close() error {
-	if e.closed.Swap(true) {
-		return nil
-	}
-	e.reloadMu.Lock()
-	defer e.reloadMu.Unlock()
-	e.gen.Load().res.release()
-	return nil
+// Warnings returns the warnings of the configuration in force: problems that
+// did not stop it from loading, such as a matcher on an event that is not
+// tool-scoped (CodeMatcherIgnored), in file order. A reload that compiles a
+// plan with warnings also logs them (at New, the caller reads them here).
+// The caller owns the slice.
+func (e *Engine) Warnings() ConfigErrors {
+	return slices.Clone(e.gen.Load().warnings)
 }
 
 func goRun(h Handler) func(context.Context, *call) (events.Output, []string, error) {
@@ -207,7 +194,15 @@ type Stats struct {
 	Hooks int
 	// Lua are the counters of the generation's Lua VM pool (zero without
 	// Lua hooks); they start again at each reload.
-	Lua luaapi.Stats
+	Lua LuaStats
+}
+
+// LuaStats are the counters of a plan generation's pool of Lua VMs.
+type LuaStats struct {
+	Calls     int64 // calls that ran a handler (or tried to)
+	Created   int64 // VMs built
+	Discarded int64 // VMs closed after a failure, after their maximum number of uses, or at a reload
+	Failures  int64 // calls that returned an error
 }
 
 // Stats returns the counters of the current plan generation. It does not
@@ -219,7 +214,8 @@ func (e *Engine) Stats() Stats {
 		s.Hooks += len(hs)
 	}
 	if g.res.lua != nil {
-		s.Lua = g.res.lua.Stats()
+		ls := g.res.lua.Stats()
+		s.Lua = LuaStats{Calls: ls.Calls, Created: ls.Created, Discarded: ls.Discarded, Failures: ls.Failures}
 	}
 	return s
 }

@@ -49,6 +49,12 @@ func TestConfigFaults(t *testing.T) {
 			defer eng.Close()
 			in := events.Input{Event: events.BeforeTool, ToolName: "bash"}
 			tc.spoil(t, p)
+			// A dispatch notices the change and loads in the background;
+			// Reload waits for that load.
+			eng.Dispatch(t.Context(), in)
+			if err := eng.Reload(t.Context()); err == nil || !strings.Contains(err.Error(), tc.code) {
+				t.Errorf("Reload() = %v, want an error naming %s", err, tc.code)
+			}
 			for range 3 {
 				res, err := eng.Dispatch(t.Context(), in)
 				if err != nil {
@@ -61,11 +67,11 @@ func TestConfigFaults(t *testing.T) {
 					t.Fatalf("configError = %q, want it to name %s", res.ConfigError, tc.code)
 				}
 			}
-			if err := eng.Reload(t.Context()); err == nil || !strings.Contains(err.Error(), tc.code) {
-				t.Errorf("Reload() = %v, want an error naming %s", err, tc.code)
-			}
 			os.RemoveAll(p)
 			writeConfig(t, p, `{"policyHooks":{"BeforeTool":[{"hooks":[{"command":"deny fixed"}]}]}}`)
+			if err := eng.Reload(t.Context()); err != nil {
+				t.Errorf("Reload() after the fix = %v", err)
+			}
 			res, _ := eng.Dispatch(t.Context(), in)
 			if res.Reason != "fixed" || res.ConfigError != "" {
 				t.Errorf("after the fix: %q, configError %q", res.Reason, res.ConfigError)

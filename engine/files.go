@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,28 +9,37 @@ import (
 	"os"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
 
-	"github.com/monad-hooks/monad-hooks/engine/config"
+	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/shell"
 )
 
 // Files configures the hooks that come from files: operator policy files,
-// user configuration files, Lua scripts and embedded stdlib packs. They are
-// resolved per call: a changed file is picked up by the next dispatch (see
-// [WithReloadInterval]).
+// user configuration files, Lua scripts and embedded stdlib packs. Every
+// dispatch checks whether they changed (see [WithReloadInterval]); a change
+// is loaded in the background and swapped in when complete (see
+// [Engine.Reload]).
 type Files struct {
 	// Policy are the operator's policy files (agents.json or agents.toml
 	// shape, key "policyHooks"). Their command hooks run before every user
-	// hook and no user file can remove or replace them.
+	// hook and no user file can remove or replace them. A relative path as
+	// the first word of a policy command names a file beside the policy
+	// file; any other relative path in it that would be resolved in Root is
+	// an error (CodeRelativePath).
 	Policy []string
 	// User are user configuration files (keys "hooks" and "atoms").
 	User []string
 	// Lua are Lua atom-pack scripts, or folders whose *.lua files load in
 	// lexical order.
 	Lua []string
-	// Stdlib are embedded stdlib packs, loaded before the Lua scripts.
+	// Stdlib are embedded stdlib packs, loaded before the Lua scripts (a
+	// host's default set). A pack that a user file names in its atoms
+	// replaces the one of Stdlib, in its place, with the user's parameters:
+	// a pack loads once per plan. A pack named twice (in Stdlib, or in user
+	// files) is a configuration error (CodeDuplicatePack).
 	Stdlib []Pack
 	// LuaFS are Lua scripts embedded in the host (go:embed) or from any
 	// fs.FS, loaded after the stdlib packs and before Lua: every *.lua file
@@ -41,8 +51,9 @@ type Files struct {
 	// Home is the home directory the Lua path module expands ~ to.
 	Home string
 	// Env is the environment command hooks start from; the engine strips
-	// every MONAD_* variable and every name containing KEY, TOKEN, SECRET,
-	// PASSWORD or CREDENTIAL before use.
+	// the secrets from it before use (see [shell.SanitizeEnv] for the whole
+	// rule: MONAD_*, the contract's KEY, TOKEN, SECRET, PASSWORD and
+	// CREDENTIAL, and more).
 	Env []string
 	// Runner runs command hooks; nil means the real one ([shell.Exec]).
 	Runner shell.Runner
@@ -92,14 +103,15 @@ func WithFiles(f Files) Option {
 		if f.Runner == nil {
 			f.Runner = shell.Exec{}
 		}
-		o.newSource = func(o *options) source { return &fileSource{f: f, opts: o} }
+		o.files = &f
 	}
 }
 
 // WithReloadInterval sets how often Dispatch checks the configuration files
 // for changes. The default, 0, checks on every dispatch (one stat per file,
 // "resolved per call"); a positive interval checks at most that often, so
-// that dispatches in between make no system call at all.
+// that dispatches in between make no system call at all. A change is loaded
+// in the background: the dispatch that notices it does not wait.
 func WithReloadInterval(d time.Duration) Option {
 	return func(o *options) { o.reloadInterval = max(d, 0) }
 }
@@ -134,12 +146,14 @@ func (s *fileSource) stampOf(path string) stamp {
 	return stamp{path: path, exist: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
 }
 
-func (s *fileSource) unchanged(version any) bool {
-	v, _ := version.(*fileVersion)
+// unchanged reports whether the files are still those that produced v. It
+// is called on the dispatch path and must be cheap.
+func (s *fileSource) unchanged(v *fileVersion) bool {
 	if v == nil {
 		return false
 	}
 	if iv := s.opts.reloadInterval; iv > 0 {
+		// Within the interval: no system call (BenchmarkConfigResolution/interval).
 		now := s.opts.now().UnixNano()
 		if now-s.lastCheck.Load() < int64(iv) {
 			return true
@@ -160,19 +174,57 @@ func (s *fileSource) unchanged(version any) bool {
 // script: larger files are refused without being read.
 const maxFileSize = config.MaxFileSize
 
-// read reads a file and records its stamp. A file larger than maxFileSize is
-// a *ConfigError with code config.CodeTooLarge.
+// maxReadTries bounds how often read reads a file that changes while it is
+// read before it gives up (a transient failure: the load is retried).
+const maxReadTries = 3
+
+// transientError is a failure to load that is not the files' content: an I/O
+// error, a file that kept changing while it was read. The load is retried
+// at the next dispatch instead of waiting for the files to change.
+type transientError struct{ err error }
+
+func (e *transientError) Error() string { return e.err.Error() }
+func (e *transientError) Unwrap() error { return e.err }
+
+// read reads a file and records its stamp. It stats the file before and
+// after reading it: when the two differ, or a regular file's size is not
+// what was read, the file changed while it was read (a writer rewriting it
+// in place) and it is read again, up to maxReadTries times. A file larger
+// than maxFileSize is a *ConfigError with code CodeTooLarge; an I/O error
+// other than a missing, unreadable or wrong kind of file is a
+// *transientError.
 func (s *fileSource) read(v *fileVersion, path string) ([]byte, error) {
-	st := s.stampOf(path)
-	v.stamps = append(v.stamps, st)
-	if st.exist && st.size > maxFileSize {
-		return nil, &ConfigError{Code: config.CodeTooLarge, Source: path, Msg: fmt.Sprintf("file is %d bytes, larger than the limit of %d", st.size, maxFileSize)}
+	for try := 1; ; try++ {
+		before := s.stampOf(path)
+		if before.exist && before.size > maxFileSize {
+			v.stamps = append(v.stamps, before)
+			return nil, &ConfigError{Code: CodeTooLarge, File: path, Msg: fmt.Sprintf("file is %d bytes, larger than the limit of %d", before.size, maxFileSize)}
+		}
+		data, err := s.f.FS.ReadFile(path)
+		after := s.stampOf(path)
+		if before == after && (err != nil || !before.mode.IsRegular() || int64(len(data)) == before.size) {
+			v.stamps = append(v.stamps, before)
+			switch {
+			case err != nil && !permanentReadError(err):
+				return nil, &transientError{err}
+			case err == nil && len(data) > maxFileSize:
+				return nil, &ConfigError{Code: CodeTooLarge, File: path, Msg: fmt.Sprintf("file is larger than the limit of %d bytes", maxFileSize)}
+			}
+			return data, err
+		}
+		if try == maxReadTries {
+			v.stamps = append(v.stamps, after)
+			return nil, &transientError{fmt.Errorf("%s changed while it was read, %d times in a row", path, maxReadTries)}
+		}
 	}
-	data, err := s.f.FS.ReadFile(path)
-	if err == nil && len(data) > maxFileSize {
-		return nil, &ConfigError{Code: config.CodeTooLarge, Source: path, Msg: fmt.Sprintf("file is larger than the limit of %d bytes", maxFileSize)}
-	}
-	return data, err
+}
+
+// permanentReadError reports whether a read error stays until the files
+// change: a missing file, one the process may not read, a folder where a
+// file belongs.
+func permanentReadError(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrInvalid) ||
+		errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // readError turns an error of read into a ConfigError.
@@ -181,49 +233,136 @@ func readError(path string, err error) *ConfigError {
 	if errors.As(err, &ce) {
 		return ce
 	}
-	return &ConfigError{Code: CodeRead, Source: path, Msg: err.Error()}
+	return &ConfigError{Code: CodeRead, File: path, Msg: err.Error()}
 }
 
-func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, error) {
+// loaded is what a load of the files produced.
+type loaded struct {
+	specs    []hookSpec
+	res      resources    // what the hooks hold; zero when errs is set
+	version  *fileVersion // what was read, also when it failed to load
+	errs     ConfigErrors // every problem found; then specs is nil, unless degraded
+	warnings ConfigErrors
+	// transient, when set, is why the load stopped without looking at the
+	// files' content (see transientError); the rest is then empty.
+	transient error
+	// policyErrs are the problems of policy files (a degraded load).
+	policyErrs ConfigErrors
+	// retry: a degraded load met a transient failure; load again.
+	retry bool
+	// fileHooks counts the hooks each file on disk gave, by path.
+	fileHooks map[string]int
+}
+
+// load reads and compiles the configuration files and scripts. prev is the
+// plan in force (nil at New): a configuration file or script that gave it
+// hooks and now gives none (it is empty, or a TOML file without its hooks
+// key, or a script that registers no hook: a file cut short mid-write looks
+// like that) is a CodeNoHooks error, so that it never replaces that plan.
+//
+// When degraded (a degraded start, see WithDegradedStart), a file or script
+// that fails to load is left out and the rest loads: errs lists every
+// problem, policyErrs those of policy files, and the result has specs and
+// resources all the same. A transient failure is then a read error of its
+// file, and retry is set.
+func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) loaded {
 	v := &fileVersion{}
+	fileHooks := map[string]int{}
+	var policyErrs ConfigErrors
+	retry := false
 	var specs []hookSpec
-	var errs ConfigErrors
+	var errs, warns ConfigErrors
 	var atoms []luaAtom
+	stdlibAt := map[string]int{} // the index in atoms of each pack of Files.Stdlib
 	for _, p := range s.f.Stdlib {
-		atoms = append(atoms, luaAtom{stdlib: p.Name, with: p.With, source: "stdlib " + p.Name})
+		if _, dup := stdlibAt[p.Name]; dup {
+			errs = append(errs, &ConfigError{Code: CodeDuplicatePack, File: "stdlib " + p.Name, Msg: fmt.Sprintf("Files.Stdlib names pack %q twice: a pack loads once", p.Name)})
+			continue
+		}
+		stdlibAt[p.Name] = len(atoms)
+		atoms = append(atoms, luaAtom{stdlib: p.Name, with: p.With, pos: config.Pos{File: "stdlib " + p.Name}})
 	}
 	for _, sfs := range s.f.LuaFS {
-		atoms = append(atoms, luaAtom{fsys: sfs.FS, path: sfs.Dir, with: sfs.With, source: "fs:" + sfs.Dir})
+		atoms = append(atoms, luaAtom{fsys: sfs.FS, path: sfs.Dir, with: sfs.With, pos: config.Pos{File: "fs:" + sfs.Dir}})
 	}
 	for _, p := range s.f.Lua {
-		atoms = append(atoms, luaAtom{path: p, source: p})
+		atoms = append(atoms, luaAtom{path: p, pos: config.Pos{File: p}})
 	}
 	env := shell.SanitizeEnv(s.f.Env)
+	userPack := map[string]config.Pos{} // where user files named each pack
 	for _, tier := range []struct {
 		paths []string
 		tier  config.Tier
 		t     Tier
-	}{{s.f.Policy, config.TierPolicy, TierPolicy}, {s.f.User, config.TierUser, TierUser}} {
+		key   string
+	}{{s.f.Policy, config.TierPolicy, TierPolicy, "policyHooks"}, {s.f.User, config.TierUser, TierUser, "hooks"}} {
 		for _, path := range tier.paths {
 			data, err := s.read(v, path)
+			var te *transientError
+			if errors.As(err, &te) {
+				if !degraded {
+					return loaded{version: v, transient: te}
+				}
+				retry = true
+			}
+			var ferrs ConfigErrors
+			var file *config.File
 			if err != nil {
-				errs = append(errs, readError(path, err))
+				ferrs = ConfigErrors{readError(path, err)}
+			} else if file, err = config.Parse(path, data, tier.tier); err != nil {
+				ferrs = fromParse(path, err)
+			}
+			if ferrs != nil {
+				errs = append(errs, ferrs...)
+				if tier.t == TierPolicy {
+					policyErrs = append(policyErrs, ferrs...)
+				}
 				continue
 			}
-			file, err := config.Parse(path, data, tier.tier)
-			if err != nil {
-				errs = append(errs, fromConfigErrors(path, err)...)
-				continue
-			}
+			warns = append(warns, file.Warnings...)
+			n := 0
 			for ev, groups := range file.Hooks {
 				for _, g := range groups {
 					for _, h := range g.Hooks {
+						if tier.t == TierPolicy {
+							line, perr := s.policyCommand(path, h)
+							if perr != nil {
+								errs = append(errs, perr)
+								policyErrs = append(policyErrs, perr)
+								continue
+							}
+							h.Command = line
+						}
 						specs = append(specs, s.commandSpec(tier.t, ev, g, h, env))
+						n++
 					}
 				}
 			}
+			fileHooks[path] = n
+			if had := prev.hooksFrom(path); had > 0 && n == 0 && (len(bytes.TrimSpace(data)) == 0 || !file.HooksKey) {
+				errs = append(errs, &ConfigError{Code: CodeNoHooks, File: path, Msg: fmt.Sprintf(
+					"the file gave the configuration in force %d hooks and now has no %s key (empty, or cut short mid-write?); to remove all its hooks, write the key with no event", had, tier.key)})
+			}
 			for _, a := range file.Atoms {
-				atoms = append(atoms, luaAtom{path: a.Path, stdlib: a.Stdlib, with: a.With, withPos: a.WithPos, source: a.Pos.String()})
+				la := luaAtom{path: a.Path, stdlib: a.Stdlib, with: a.With, withPos: a.WithPos, pos: a.Pos}
+				if a.Stdlib != "" {
+					// One copy of a pack per plan: the user's replaces the
+					// one of Files.Stdlib, in its place, so that its
+					// parameters are in force.
+					if first, dup := userPack[a.Stdlib]; dup {
+						errs = append(errs, &ConfigError{Code: CodeDuplicatePack, File: a.Pos.File, Line: a.Pos.Line, Col: a.Pos.Col,
+							Msg: fmt.Sprintf("stdlib pack %q is already named at %s: a pack loads once, with one set of parameters", a.Stdlib, first)})
+						continue
+					}
+					userPack[a.Stdlib] = a.Pos
+					if i, ok := stdlibAt[a.Stdlib]; ok {
+						orig := atoms[i]
+						la.fallback = &orig
+						atoms[i] = la
+						continue
+					}
+				}
+				atoms = append(atoms, la)
 			}
 		}
 	}
@@ -231,15 +370,27 @@ func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, erro
 	// plan keeps file order per event, which is all that matters, but make
 	// the spec order deterministic for Plan.
 	sortSpecsStable(specs)
-	luaSpecs, pool, lerrs := s.loadLua(ctx, v, atoms)
+	luaSpecs, pool, lerrs, terr := s.loadLua(ctx, v, atoms, prev, fileHooks, degraded)
+	if terr != nil {
+		return loaded{version: v, transient: terr}
+	}
 	res := resources{lua: pool}
 	errs = append(errs, lerrs...)
 	specs = append(luaSpecs, specs...)
-	if len(errs) > 0 {
+	if len(errs) > 0 && !degraded {
 		res.release()
-		return nil, resources{}, v, errs
+		return loaded{version: v, errs: errs}
 	}
-	return specs, res, v, nil
+	return loaded{specs: specs, res: res, version: v, errs: errs, policyErrs: policyErrs, warnings: warns, fileHooks: fileHooks, retry: retry}
+}
+
+// hooksFrom returns how many hooks the file or script at path gave g (0 for a
+// nil g).
+func (g *generation) hooksFrom(path string) int {
+	if g == nil {
+		return 0
+	}
+	return g.fileHooks[path]
 }
 
 func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h config.Hook, env []string) hookSpec {
@@ -254,7 +405,7 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 	cmd := shell.Command{Line: h.Command, Dir: s.f.Root, Env: env, Timeout: timeout}
 	runner := s.f.Runner
 	return hookSpec{
-		tier: t, kind: "command", id: h.Command, source: h.Pos.String(), event: ev,
+		tier: t, kind: "command", id: h.Command, pos: h.Pos, source: h.Pos.String(), registeredBy: h.Pos.String(), event: ev,
 		matcher: g.Matcher, onError: onError,
 		// The runner enforces the timeout and kills the process group; the
 		// engine adds no deadline of its own.
@@ -273,14 +424,11 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 	}
 }
 
-func fromConfigErrors(path string, err error) ConfigErrors {
-	var ce config.Errors
+// fromParse returns the problems of config.Parse as ConfigErrors.
+func fromParse(path string, err error) ConfigErrors {
+	var ce ConfigErrors
 	if !errors.As(err, &ce) {
-		return ConfigErrors{{Code: CodeRead, Source: path, Msg: err.Error()}}
+		return ConfigErrors{{Code: CodeRead, File: path, Msg: err.Error()}}
 	}
-	out := make(ConfigErrors, 0, len(ce))
-	for _, e := range ce {
-		out = append(out, &ConfigError{Code: e.Code, Source: e.Pos().String(), Msg: e.Msg})
-	}
-	return out
+	return ce
 }

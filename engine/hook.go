@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -113,14 +114,19 @@ type GoHook struct {
 
 // hookSpec is a hook as loaded, before the plan compiles it.
 type hookSpec struct {
-	tier    Tier
-	kind    string // "go", "lua", "command"
-	id      string // identity shown in the audit
-	source  string // file:line, when known
-	event   events.Event
-	matcher string
-	onError OnError
-	timeout time.Duration
+	tier   Tier
+	kind   string     // "go", "lua", "command"
+	id     string     // identity shown in the audit
+	pos    config.Pos // where it is defined: file:line:col, when known
+	source string     // pos as a string, for Plan and the audit
+	// registeredBy says what configured the hook: the file:line:col of the
+	// command hook or of the atoms entry that loaded its script, the
+	// script path given to Files.Lua, "stdlib NAME", "WithHook #N".
+	registeredBy string
+	event        events.Event
+	matcher      string
+	onError      OnError
+	timeout      time.Duration
 	// dedup, when non-empty, is the identity under which identical command
 	// specs run once per event.
 	dedup string
@@ -129,7 +135,8 @@ type hookSpec struct {
 	shownTimeout time.Duration
 	// validated is set when run already returns only outputs that pass
 	// events.Output.Validate (luaapi and shell.Interpret do), so the engine
-	// does not check them a second time.
+	// does not check them a second time (BenchmarkLuaGuard,
+	// BenchmarkCommandHook).
 	validated bool
 	// run runs the hook once; logs are what it logged, for the audit.
 	run func(ctx context.Context, c *call) (out events.Output, logs []string, err error)
@@ -139,6 +146,15 @@ type hookSpec struct {
 type hook struct {
 	hookSpec
 	re *regexp.Regexp // nil: matches every tool
+	// group, when not 0, numbers the command spec this hook shares with
+	// others of its event: of a group, only the first hook that matches
+	// runs in a dispatch.
+	group int
+	// dupOf is the first hook of the group, when it is not this one.
+	dupOf *hook
+	// neverRuns: an earlier hook of the group matches every tool this one
+	// matches.
+	neverRuns bool
 }
 
 func (h *hook) matches(spec events.Spec, toolName string) bool {
@@ -163,7 +179,8 @@ func compileMatcher(m string) (*regexp.Regexp, error) {
 
 // call is what a hook runs on: the dispatch's working copy of the input and,
 // for command hooks, its JSON encoding, made at most once per version of the
-// input (serial events invalidate it when a rewrite chains into the input).
+// input (serial events invalidate it when a rewrite chains into the input):
+// several command hooks share one encoding (TestInputMarshalledOncePerVersion).
 type call struct {
 	in   events.Input
 	json []byte

@@ -7,13 +7,14 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/monad-hooks/monad-hooks/engine/config"
+	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
@@ -26,7 +27,10 @@ type luaAtom struct {
 	stdlib  string
 	with    map[string]any
 	withPos map[string]config.Pos // of the keys of with, when it comes from a file
-	source  string                // where it was configured, for errors
+	pos     config.Pos            // where it was configured, for errors
+	// fallback is the pack of Files.Stdlib that this atom of a user file
+	// replaced: it loads instead when this one fails at a degraded start.
+	fallback *luaAtom
 }
 
 // WithLuaPool sets the size of each plan generation's Lua VM pool (default:
@@ -44,76 +48,97 @@ type luaScript struct {
 	name   string
 	src    []byte
 	params map[string]any
-	source string
+	pos    config.Pos // where it was configured
 }
 
 // loadLua reads and compiles the Lua atoms, builds one VM pool for all of
-// them and returns one hookSpec per hook{} registration, in load order.
-func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom) ([]hookSpec, *luaapi.Pool, ConfigErrors) {
+// them and returns one hookSpec per hook{} registration, in load order. It
+// counts the hooks of each script file into fileHooks; a script that gave
+// prev hooks and registers none now is a CodeNoHooks error. terr is a
+// transient failure to read a script (see transientError). When degraded,
+// a script that fails is left out (a pack that replaced one of
+// Files.Stdlib falls back to it) and the others load: errs lists what was
+// left out, and terr is reported as a read error.
+func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom, prev *generation, fileHooks map[string]int, degraded bool) (specs []hookSpec, pool *luaapi.Pool, errs ConfigErrors, terr error) {
 	if len(atoms) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
-	var errs ConfigErrors
 	var scripts []luaScript
 	for _, a := range atoms {
-		if a.stdlib != "" {
-			sc, perrs := stdlibScript(a)
-			if perrs != nil {
-				errs = append(errs, perrs...)
-				continue
-			}
-			scripts = append(scripts, sc)
-			continue
+		more, err := s.readAtom(v, a)
+		var te *transientError
+		if errors.As(err, &te) && !degraded {
+			return nil, nil, nil, te
 		}
-		if a.fsys != nil {
-			more, err := readLuaFS(a)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			scripts = append(scripts, more...)
-			continue
+		if err != nil && degraded && a.fallback != nil {
+			errs = append(errs, atomProblems(a.pos.File, err)...)
+			a = *a.fallback
+			more, err = s.readAtom(v, a)
 		}
-		more, err := s.readLuaPath(v, a)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, atomProblems(a.pos.File, err)...)
 			continue
+		}
+		if a.stdlib == "" && a.fsys == nil {
+			for _, sc := range more {
+				fileHooks[sc.name] = 0 // a script on disk: count its hooks
+			}
 		}
 		scripts = append(scripts, more...)
 	}
 	var srcs []luaapi.Source
+	registeredBy := make(map[string]string, len(scripts)) // script name -> where it was configured
 	for _, sc := range scripts {
+		registeredBy[sc.name] = sc.pos.String()
 		compiled, err := luaapi.Compile(sc.name, sc.src)
 		if err != nil {
-			errs = append(errs, luaError(sc.source, err))
+			errs = append(errs, luaError(sc.pos, err))
 			continue
 		}
 		srcs = append(srcs, luaapi.Source{Script: compiled, Params: sc.params})
 	}
 	libs, err := stdlibLibraries()
 	if err != nil {
-		errs = append(errs, luaError("", err))
+		errs = append(errs, luaError(config.Pos{}, err))
 	}
-	if len(errs) > 0 {
-		return nil, nil, errs
+	if len(errs) > 0 && !degraded {
+		return nil, nil, errs, nil
 	}
-	pool, err := luaapi.NewPool(ctx, srcs, luaapi.Options{
-		Libraries:      libs,
-		PoolSize:       s.opts.luaPoolSize,
-		DefaultTimeout: s.opts.luaTimeout,
-		Logger:         s.opts.logger,
-		Home:           s.f.Home,
-		Now:            s.opts.now,
-	})
-	if err != nil {
-		return nil, nil, ConfigErrors{luaError("", err)}
+	for {
+		var err error
+		pool, err = luaapi.NewPool(ctx, srcs, luaapi.Options{
+			Libraries:      libs,
+			PoolSize:       s.opts.luaPoolSize,
+			DefaultTimeout: s.opts.luaTimeout,
+			Logger:         s.opts.logger,
+			Home:           s.f.Home,
+			Now:            s.opts.now,
+		})
+		if err == nil {
+			break
+		}
+		errs = append(errs, luaError(config.Pos{}, err))
+		// Degraded: leave out the script that failed to load and try
+		// the others again.
+		var se *luaapi.ScriptError
+		if !degraded || !errors.As(err, &se) || ctx.Err() != nil {
+			return nil, nil, errs, nil
+		}
+		n := len(srcs)
+		srcs = slices.DeleteFunc(srcs, func(src luaapi.Source) bool { return src.Script.Name() == se.Script })
+		if len(srcs) == n {
+			return nil, nil, errs, nil
+		}
 	}
-	var specs []hookSpec
 	for i, h := range pool.Hooks() {
+		if _, onDisk := fileHooks[h.Script]; onDisk {
+			fileHooks[h.Script]++
+		}
 		onError, _ := ParseOnError(h.OnError)
 		specs = append(specs, hookSpec{
 			tier: TierAtom, kind: "lua", id: "lua:" + h.Script + ":" + strconv.Itoa(h.Line),
-			source: h.Script + ":" + strconv.Itoa(h.Line), event: h.Event, matcher: h.Matcher,
+			pos: config.Pos{File: h.Script, Line: h.Line}, source: h.Script + ":" + strconv.Itoa(h.Line),
+			registeredBy: registeredBy[h.Script], event: h.Event, matcher: h.Matcher,
 			onError: onError, shownTimeout: h.Timeout, validated: true,
 			// The pool enforces the hook's timeout itself.
 			run: func(ctx context.Context, c *call) (events.Output, []string, error) {
@@ -122,7 +147,47 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			},
 		})
 	}
-	return specs, pool, nil
+	for name, n := range fileHooks {
+		if had := prev.hooksFrom(name); had > 0 && n == 0 {
+			errs = append(errs, &ConfigError{Code: CodeNoHooks, File: name, Msg: fmt.Sprintf(
+				"the script gave the configuration in force %d hooks and now registers none (empty, or cut short mid-write?); to remove all its hooks, remove the script", had)})
+		}
+	}
+	if len(errs) > 0 && !degraded {
+		pool.Close()
+		return nil, nil, errs, nil
+	}
+	return specs, pool, errs, nil
+}
+
+// atomProblems turns an error of readAtom into ConfigErrors.
+func atomProblems(file string, err error) ConfigErrors {
+	var ce ConfigErrors
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return ConfigErrors{readError(file, err)}
+}
+
+// readAtom reads the script or scripts of one atom, recording the stamps of
+// files on disk. Its error is a transientError, ConfigErrors or a
+// *ConfigError.
+func (s *fileSource) readAtom(v *fileVersion, a luaAtom) ([]luaScript, error) {
+	switch {
+	case a.stdlib != "":
+		sc, perrs := stdlibScript(a)
+		if perrs != nil {
+			return nil, perrs
+		}
+		return []luaScript{sc}, nil
+	case a.fsys != nil:
+		more, err := readLuaFS(a)
+		if err != nil {
+			return nil, err
+		}
+		return more, nil
+	}
+	return s.readLuaPath(v, a)
 }
 
 // stdlibLibraries compiles the stdlib's shared Lua libraries (require
@@ -152,40 +217,40 @@ func stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 		}
 		var errs ConfigErrors
 		for _, p := range problems {
-			src := a.source
+			pos := a.pos
 			var pe *stdlib.ParamError
 			if errors.As(p, &pe) {
-				if pos, ok := a.withPos[pe.Param]; ok {
-					src = pos.String()
+				if kp, ok := a.withPos[pe.Param]; ok {
+					pos = kp
 				}
 			}
-			errs = append(errs, &ConfigError{Code: CodeBadAtom, Source: src, Msg: p.Error()})
+			errs = append(errs, atomError(CodeBadAtom, pos, p))
 		}
 		return luaScript{}, errs
 	}
 	info, _ := stdlib.Lookup(a.stdlib)
 	src, err := fs.ReadFile(stdlib.FS(), info.Script)
 	if err != nil {
-		return luaScript{}, ConfigErrors{{Code: CodeBadAtom, Source: a.source, Msg: err.Error()}}
+		return luaScript{}, ConfigErrors{atomError(CodeBadAtom, a.pos, err)}
 	}
-	return luaScript{name: "stdlib/" + a.stdlib, src: src, params: a.with, source: a.source}, nil
+	return luaScript{name: "stdlib/" + a.stdlib, src: src, params: a.with, pos: a.pos}, nil
 }
 
 // readLuaPath reads a script, or the *.lua files of a folder in lexical
 // order, recording their stamps (and the folder's, so that an added or
 // removed script is noticed).
-func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, *ConfigError) {
+func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, error) {
 	fi, err := s.f.FS.Stat(a.path)
 	if err != nil {
 		v.stamps = append(v.stamps, stamp{path: a.path})
-		return nil, &ConfigError{Code: CodeRead, Source: a.source, Msg: err.Error()}
+		return nil, atomError(CodeRead, a.pos, err)
 	}
 	paths := []string{a.path}
 	if fi.IsDir() {
 		v.stamps = append(v.stamps, s.stampOf(a.path))
 		entries, err := s.f.FS.ReadDir(a.path)
 		if err != nil {
-			return nil, &ConfigError{Code: CodeRead, Source: a.source, Msg: err.Error()}
+			return nil, atomError(CodeRead, a.pos, err)
 		}
 		paths = paths[:0]
 		for _, e := range entries {
@@ -198,24 +263,29 @@ func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, *Confi
 	var out []luaScript
 	for _, p := range paths {
 		src, err := s.read(v, p)
+		var te *transientError
+		if errors.As(err, &te) {
+			return nil, te
+		}
 		if err != nil {
 			return nil, readError(p, err)
 		}
-		out = append(out, luaScript{name: p, src: src, params: a.with, source: p})
+		out = append(out, luaScript{name: p, src: src, params: a.with, pos: config.Pos{File: p}})
 	}
 	return out, nil
 }
 
-func luaError(source string, err error) *ConfigError {
+func luaError(pos config.Pos, err error) *ConfigError {
 	var se *luaapi.ScriptError
 	if errors.As(err, &se) {
-		src := se.Script
-		if se.Line > 0 {
-			src += ":" + strconv.Itoa(se.Line)
-		}
-		return &ConfigError{Code: CodeLuaLoad, Source: src, Msg: se.Msg}
+		return &ConfigError{Code: CodeLuaLoad, File: se.Script, Line: se.Line, Msg: se.Msg}
 	}
-	return &ConfigError{Code: CodeLuaLoad, Source: source, Msg: err.Error()}
+	return atomError(CodeLuaLoad, pos, err)
+}
+
+// atomError is a problem of the atom configured at pos.
+func atomError(code string, pos config.Pos, err error) *ConfigError {
+	return &ConfigError{Code: code, File: pos.File, Line: pos.Line, Col: pos.Col, Msg: err.Error()}
 }
 
 // maxLogLines bounds the log lines of one hook call kept in its Record.
@@ -236,7 +306,7 @@ func logLines(logs []luaapi.LogEntry) []string {
 func readLuaFS(a luaAtom) ([]luaScript, *ConfigError) {
 	entries, err := fs.ReadDir(a.fsys, a.path)
 	if err != nil {
-		return nil, &ConfigError{Code: CodeRead, Source: a.source, Msg: err.Error()}
+		return nil, atomError(CodeRead, a.pos, err)
 	}
 	var out []luaScript
 	for _, e := range entries { // fs.ReadDir sorts by name
@@ -246,12 +316,12 @@ func readLuaFS(a luaAtom) ([]luaScript, *ConfigError) {
 		p := path.Join(a.path, e.Name())
 		src, err := fs.ReadFile(a.fsys, p)
 		if err != nil {
-			return nil, &ConfigError{Code: CodeRead, Source: "fs:" + p, Msg: err.Error()}
+			return nil, &ConfigError{Code: CodeRead, File: "fs:" + p, Msg: err.Error()}
 		}
 		if len(src) > maxFileSize {
-			return nil, &ConfigError{Code: config.CodeTooLarge, Source: "fs:" + p, Msg: fmt.Sprintf("script is larger than the limit of %d bytes", maxFileSize)}
+			return nil, &ConfigError{Code: CodeTooLarge, File: "fs:" + p, Msg: fmt.Sprintf("script is larger than the limit of %d bytes", maxFileSize)}
 		}
-		out = append(out, luaScript{name: "fs:" + p, src: src, params: a.with, source: "fs:" + p})
+		out = append(out, luaScript{name: "fs:" + p, src: src, params: a.with, pos: config.Pos{File: "fs:" + p}})
 	}
 	return out, nil
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"maps"
 	"sync"
 	"sync/atomic"
 
@@ -13,33 +12,26 @@ import (
 // the bound matchers simply run on every call.
 const maxMatchCache = 512
 
-// matchSlots is the size of a matchTable's direct-mapped front (a power of
+// matchSlots is the size of a matchCache's direct-mapped front (a power of
 // two).
 const matchSlots = 64
 
 // matchCache remembers, per tool name, which hooks of a tool-scoped event
-// match it, so that the dispatch path runs no regular expression for a tool
-// it has seen. Reads are one atomic load and, for most names, one slot of a
-// direct-mapped table (no hashing of the name); a miss builds a new table
-// (copy on write, rare).
+// run for it (matched, then deduplicated), so that the dispatch path runs no
+// regular expression for a tool it has seen.
 type matchCache struct {
-	t  atomic.Pointer[matchTable]
-	mu sync.Mutex
+	// slots is a direct-mapped front: a lookup is one atomic load and one
+	// string comparison, with no hashing and no lock
+	// (BenchmarkDispatchFastPath, BenchmarkParallelFastPath).
+	slots [matchSlots]atomic.Pointer[matchEntry]
+	mu    sync.RWMutex
+	all   map[string]*matchEntry // every name remembered, slots included
 }
 
-// matchTable is one immutable version of a matchCache.
-type matchTable struct {
-	// slots holds, at slotOf(name), the first name remembered there: a
-	// lookup compares one string instead of hashing it into all.
-	slots [matchSlots]matchEntry
-	// all holds every name remembered, slots included.
-	all map[string][]*hook
-}
-
+// matchEntry is the immutable answer for one tool name.
 type matchEntry struct {
 	name  string
 	hooks []*hook
-	ok    bool
 }
 
 // slotOf is a cheap hash of a tool name: its length and its first and last
@@ -61,53 +53,55 @@ var toolScoped = func() (t [events.Count]bool) {
 	return t
 }()
 
-// match returns the hooks of ev that match toolName, in plan order. The
-// returned slice is shared and must not be modified.
+// match returns the hooks of ev that run for toolName, in plan order: those
+// whose matcher matches, with identical command specs once, in the place of
+// the first that matched. The returned slice is shared and must not be
+// modified.
 func (g *generation) match(ev events.Event, toolName string) []*hook {
-	hooks := g.byEvent[ev]
-	if len(hooks) == 0 || !toolScoped[ev] {
-		return hooks
+	if !toolScoped[ev] {
+		return g.always[ev]
+	}
+	if len(g.byEvent[ev]) == 0 {
+		return nil
 	}
 	c := &g.cache[ev]
-	if t := c.t.Load(); t != nil {
-		if s := &t.slots[slotOf(toolName)]; s.ok && s.name == toolName {
-			return s.hooks
-		}
-		if hs, ok := t.all[toolName]; ok {
-			return hs
-		}
+	if e := c.slots[slotOf(toolName)].Load(); e != nil && e.name == toolName {
+		return e.hooks
 	}
-	return c.miss(ev, hooks, toolName)
+	c.mu.RLock()
+	e := c.all[toolName]
+	c.mu.RUnlock()
+	if e != nil {
+		return e.hooks
+	}
+	return g.miss(ev, toolName)
 }
 
-// miss runs the matchers of hooks on toolName and remembers the result
+// miss runs the matchers of ev's hooks on toolName and remembers the result
 // (while fewer than maxMatchCache names are remembered).
-func (c *matchCache) miss(ev events.Event, hooks []*hook, toolName string) []*hook {
+func (g *generation) miss(ev events.Event, toolName string) []*hook {
 	spec := ev.Spec()
 	var hs []*hook
-	for _, h := range hooks {
+	for _, h := range g.byEvent[ev] {
 		if h.matches(spec, toolName) {
 			hs = append(hs, h)
 		}
 	}
+	hs = dedup(hs, g.groups[ev])
+	c := &g.cache[ev]
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	old := c.t.Load()
-	next := &matchTable{all: make(map[string][]*hook, 1)}
-	if old != nil {
-		if known, ok := old.all[toolName]; ok {
-			return known // remembered by a concurrent miss
-		}
-		if len(old.all) >= maxMatchCache {
-			return hs
-		}
-		next.slots = old.slots
-		next.all = maps.Clone(old.all)
+	if e := c.all[toolName]; e != nil {
+		return e.hooks // remembered by a concurrent miss
 	}
-	next.all[toolName] = hs
-	if s := &next.slots[slotOf(toolName)]; !s.ok {
-		*s = matchEntry{name: toolName, hooks: hs, ok: true}
+	if len(c.all) >= maxMatchCache {
+		return hs
 	}
-	c.t.Store(next)
+	if c.all == nil {
+		c.all = make(map[string]*matchEntry)
+	}
+	e := &matchEntry{name: toolName, hooks: hs}
+	c.all[toolName] = e
+	c.slots[slotOf(toolName)].CompareAndSwap(nil, e)
 	return hs
 }

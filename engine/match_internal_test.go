@@ -9,13 +9,16 @@ import (
 )
 
 // TestMatchCache: the direct-mapped front of the match cache and its map
-// agree with the matchers, for names that share a slot, the empty name, and
-// past maxMatchCache names, in any order and concurrently.
+// agree with the matchers and the per-dispatch dedup, for names that share a
+// slot, the empty name, and past maxMatchCache names, in any order and
+// concurrently.
 func TestMatchCache(t *testing.T) {
 	specs := []hookSpec{
 		{tier: TierAtom, kind: "go", id: "go:a", event: events.BeforeTool, matcher: "^tool_1[0-9]*$"},
 		{tier: TierAtom, kind: "go", id: "go:b", event: events.BeforeTool, matcher: "5$"},
 		{tier: TierAtom, kind: "go", id: "go:c", event: events.BeforeTool, matcher: ""},
+		{tier: TierUser, kind: "command", id: "x1", event: events.BeforeTool, matcher: "^tool_2", dedup: "x"},
+		{tier: TierUser, kind: "command", id: "x2", event: events.BeforeTool, matcher: "^tool_[23]", dedup: "x"},
 		{tier: TierAtom, kind: "go", id: "go:d", event: events.AfterModel, matcher: "^never$"},
 	}
 	g, errs := compile(specs)
@@ -28,8 +31,15 @@ func TestMatchCache(t *testing.T) {
 	}
 	want := func(name string) []string {
 		var ids []string
+		x := false
 		for _, h := range g.byEvent[events.BeforeTool] {
 			if h.re == nil || h.re.MatchString(name) {
+				if h.dedup == "x" {
+					if x {
+						continue // x1 ran
+					}
+					x = true
+				}
 				ids = append(ids, h.id)
 			}
 		}
@@ -71,11 +81,11 @@ func TestMatchCache(t *testing.T) {
 	for err := range errc {
 		t.Error(err)
 	}
-	if n := len(g.cache[events.BeforeTool].t.Load().all); n != maxMatchCache {
+	if n := len(g.cache[events.BeforeTool].all); n != maxMatchCache {
 		t.Errorf("the cache remembers %d names, want the bound %d", n, maxMatchCache)
 	}
 	// Events that are not tool-scoped ignore matchers and the cache.
-	if got := g.match(events.AfterModel, "x"); len(got) != 1 || g.cache[events.AfterModel].t.Load() != nil {
-		t.Errorf("AfterModel: %d hooks, cache %v", len(got), g.cache[events.AfterModel].t.Load() != nil)
+	if got := g.match(events.AfterModel, "x"); len(got) != 1 || g.cache[events.AfterModel].all != nil {
+		t.Errorf("AfterModel: %d hooks, cache %v", len(got), g.cache[events.AfterModel].all != nil)
 	}
 }

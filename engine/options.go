@@ -19,8 +19,10 @@ type options struct {
 	maxParallel      int
 	maxSessions      int
 	sessions         map[string]SessionState
-	newSource        func(*options) source
+	files            *Files // nil: no file-based configuration
 	reloadInterval   time.Duration
+	reloadTimeout    time.Duration
+	degradedStart    bool
 	luaPoolSize      int
 	luaTimeout       time.Duration
 }
@@ -44,6 +46,7 @@ func defaultOptions() options {
 		maxStopContinues: DefaultMaxStopContinues,
 		maxParallel:      DefaultMaxParallel,
 		maxSessions:      DefaultMaxSessions,
+		reloadTimeout:    DefaultReloadTimeout,
 	}
 }
 

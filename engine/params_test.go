@@ -21,14 +21,14 @@ func TestStdlibParamErrorsAtTheirKeys(t *testing.T) {
   {"stdlib": "deny-destructive",
    "with": {"protectedBranch": ["main"], "matcher": 3, "exempt": []}}
 ]}`, []engine.ConfigError{
-			{Code: engine.CodeBadAtom, Source: "agents.json:3:42", Msg: "stdlib pack deny-destructive: parameter matcher: want a regular expression string, got a number"},
-			{Code: engine.CodeBadAtom, Source: "agents.json:3:13", Msg: "stdlib pack deny-destructive: parameter protectedBranch: unknown parameter; did you mean protectedBranches? (have matcher, commandFields, protectedBranches, extraPatterns, exempt)"},
+			{Code: engine.CodeBadAtom, File: "agents.json", Line: 3, Col: 42, Msg: "stdlib pack deny-destructive: parameter matcher: want a regular expression string, got a number"},
+			{Code: engine.CodeBadAtom, File: "agents.json", Line: 3, Col: 13, Msg: "stdlib pack deny-destructive: parameter protectedBranch: unknown parameter; did you mean protectedBranches? (have matcher, commandFields, protectedBranches, extraPatterns, exempt)"},
 		}},
 		{"agents.toml", `[[atoms]]
 stdlib = "protect-paths"
 with = { read = "block" }
 `, []engine.ConfigError{
-			{Code: engine.CodeBadAtom, Source: "agents.toml:3:10", Msg: `stdlib pack protect-paths: parameter read: want one of deny, ask, off, got "block"`},
+			{Code: engine.CodeBadAtom, File: "agents.toml", Line: 3, Col: 10, Msg: `stdlib pack protect-paths: parameter read: want one of deny, ask, off, got "block"`},
 		}},
 	} {
 		dir := t.TempDir()
@@ -43,7 +43,7 @@ with = { read = "block" }
 			t.Fatalf("%s: %d errors, want %d:\n%v", c.file, len(errs), len(c.want), err)
 		}
 		for i, w := range c.want {
-			w.Source = filepath.Join(dir, w.Source)
+			w.File = filepath.Join(dir, w.File)
 			if *errs[i] != w {
 				t.Errorf("%s: error %d:\n got %+v\nwant %+v", c.file, i, *errs[i], w)
 			}

@@ -4,55 +4,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
-// Stable configuration error codes of the engine itself. Errors from
-// configuration files carry the codes of package config.
-const (
-	CodeUnknownEvent   = "unknown_event"
-	CodeMissingHandler = "missing_handler"
-	CodeBadMatcher     = "bad_matcher"
-	CodeBadAtom        = "bad_atom"
-	CodeLuaLoad        = "lua_load"
-	CodeRead           = "read_error"
-)
-
-// ConfigError is one problem in a configuration. Code is stable and machine
-// readable; Source says where (file:line:col when known).
-type ConfigError struct {
-	Code   string
-	Source string
-	Msg    string
-}
-
-func (e *ConfigError) Error() string {
-	if e.Source == "" {
-		return e.Code + ": " + e.Msg
-	}
-	return e.Source + ": " + e.Code + ": " + e.Msg
-}
-
-// ConfigErrors lists every problem found in a configuration, in the order
-// found. It is returned by [New] and [Engine.Reload] as an error.
-type ConfigErrors []*ConfigError
-
-func (es ConfigErrors) Error() string {
-	var b strings.Builder
-	for i, e := range es {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(e.Error())
-	}
-	return b.String()
-}
-
-// compile orders the hooks by tier (stable within a tier), drops command hooks
-// whose identity already runs at the event (the first occurrence keeps its
-// place), compiles matchers, and indexes the result by event.
+// compile orders the hooks by tier (stable within a tier), compiles their
+// matchers, links each command hook to the earlier identical ones of its
+// event (dedup happens per dispatch, among the hooks that match: see
+// generation.match) and indexes the result by event.
 func compile(specs []hookSpec) (*generation, ConfigErrors) {
 	g := &generation{}
 	var errs ConfigErrors
@@ -60,7 +19,7 @@ func compile(specs []hookSpec) (*generation, ConfigErrors) {
 		ev    events.Event
 		dedup string
 	}
-	seen := map[key]*hook{}
+	earlier := map[key][]*hook{} // the command hooks of each spec, in plan order
 	for _, tier := range []Tier{TierAtom, TierPolicy, TierUser} {
 		for i := range specs {
 			s := &specs[i]
@@ -68,27 +27,67 @@ func compile(specs []hookSpec) (*generation, ConfigErrors) {
 				continue
 			}
 			if !s.event.Valid() {
-				errs = append(errs, &ConfigError{Code: CodeUnknownEvent, Source: s.source, Msg: fmt.Sprintf("hook %s: invalid event %v", s.id, s.event)})
+				errs = append(errs, &ConfigError{Code: CodeUnknownEvent, File: s.pos.File, Line: s.pos.Line, Col: s.pos.Col, Msg: fmt.Sprintf("hook %s: invalid event %v", s.id, s.event)})
 				continue
 			}
 			re, err := compileMatcher(s.matcher)
 			if err != nil {
-				errs = append(errs, &ConfigError{Code: CodeBadMatcher, Source: s.source, Msg: fmt.Sprintf("hook %s: %v", s.id, err)})
+				errs = append(errs, &ConfigError{Code: CodeBadMatcher, File: s.pos.File, Line: s.pos.Line, Col: s.pos.Col, Msg: fmt.Sprintf("hook %s: %v", s.id, err)})
 				continue
 			}
 			h := &hook{hookSpec: *s, re: re}
 			if s.dedup != "" {
 				k := key{s.event, s.dedup}
-				if kept := seen[k]; kept != nil {
-					g.dropped = append(g.dropped, dropped{hook: h, keptBy: kept})
-					continue
+				if prev := earlier[k]; len(prev) > 0 {
+					f := prev[0]
+					if f.group == 0 {
+						g.groups[s.event]++
+						f.group = g.groups[s.event]
+					}
+					h.group, h.dupOf = f.group, f
+					h.neverRuns = !toolScoped[s.event]
+					for _, p := range prev {
+						h.neverRuns = h.neverRuns || p.re == nil || p.matcher == h.matcher
+					}
 				}
-				seen[k] = h
+				earlier[k] = append(earlier[k], h)
 			}
 			g.byEvent[s.event] = append(g.byEvent[s.event], h)
 		}
 	}
+	for ev, hs := range g.byEvent {
+		// At events that are not tool-scoped every hook matches: the hooks
+		// that run are known now.
+		if !toolScoped[ev] {
+			g.always[ev] = dedup(hs, g.groups[ev])
+		}
+	}
 	return g, errs
+}
+
+// dedup returns hooks without the command hooks whose identical command spec
+// came earlier in hooks: identical specs run once, in the place of the first.
+// groups is the number of dedup groups of the event; hooks is returned as is
+// when it has no duplicate.
+func dedup(hooks []*hook, groups int) []*hook {
+	if groups == 0 {
+		return hooks
+	}
+	seen := make([]bool, groups+1)
+	out := make([]*hook, 0, len(hooks))
+	for _, h := range hooks {
+		if h.group != 0 {
+			if seen[h.group] {
+				continue
+			}
+			seen[h.group] = true
+		}
+		out = append(out, h)
+	}
+	if len(out) == len(hooks) {
+		return hooks
+	}
+	return out
 }
 
 // sortSpecsStable orders specs by tier, then event, keeping the file order
@@ -109,6 +108,8 @@ type PlannedHook struct {
 	Kind   string       `json:"kind"`
 	ID     string       `json:"hook"`
 	Source string       `json:"source,omitempty"`
+	// RegisteredBy is what configured the hook (see Record.RegisteredBy).
+	RegisteredBy string `json:"registeredBy,omitempty"`
 	// Matcher is the tool-name matcher as configured ("" matches all).
 	Matcher string `json:"matcher,omitempty"`
 	// TimeoutMs is the hook's timeout; 0 means none beyond the dispatch
@@ -116,10 +117,17 @@ type PlannedHook struct {
 	TimeoutMs int64 `json:"timeoutMs,omitempty"`
 	// OnError is "skip" or "deny".
 	OnError string `json:"onError"`
-	// DuplicateOf is set for a command hook that dedup dropped: it does not
-	// run, because the identical command spec it names ("tier source")
-	// already runs at this event.
+	// DuplicateOf is set for a command hook whose command spec (command,
+	// timeout and onError) an earlier hook of the event already has: it
+	// names the first such hook ("tier source"). Identical specs run once
+	// per dispatch, in the place of the first of them whose matcher
+	// matched; so this hook does not run for a tool that an earlier
+	// identical hook matches too.
 	DuplicateOf string `json:"duplicateOf,omitempty"`
+	// Dropped is set when the hook never runs: an earlier identical hook
+	// matches every tool it matches (at events that are not tool-scoped,
+	// every duplicate).
+	Dropped bool `json:"dropped,omitempty"`
 }
 
 func planned(h *hook) PlannedHook {
@@ -127,57 +135,60 @@ func planned(h *hook) PlannedHook {
 	if t == 0 {
 		t = h.shownTimeout
 	}
-	return PlannedHook{Event: h.event, Tier: h.tier, Kind: h.kind, ID: h.id, Source: h.source, Matcher: h.matcher, TimeoutMs: t.Milliseconds(), OnError: h.onError.String()}
+	p := PlannedHook{Event: h.event, Tier: h.tier, Kind: h.kind, ID: h.id, Source: h.source, RegisteredBy: h.registeredBy,
+		Matcher: h.matcher, TimeoutMs: t.Milliseconds(), OnError: h.onError.String()}
+	if h.dupOf != nil {
+		p.DuplicateOf = h.dupOf.tier.String() + " " + h.dupOf.source
+		p.Dropped = h.neverRuns
+	}
+	return p
 }
 
 // Plan returns every hook of the current plan, event by event in firing
-// order, each event's hooks in dispatch order, followed by the duplicate
-// command specs that dedup dropped at that event (DuplicateOf set). It
-// reloads first if the configuration changed. The caller owns the slice.
+// order, each event's hooks in plan order; duplicate command specs are in
+// their place, with DuplicateOf set. When the configuration files changed it
+// first waits for them to load, as [Engine.Reload] does (bounded by ctx).
+// The caller owns the slice.
 func (e *Engine) Plan(ctx context.Context) []PlannedHook {
-	g := e.current(ctx)
+	e.sync(ctx)
+	g := e.gen.Load()
 	var out []PlannedHook
 	for _, ev := range events.All() {
 		for _, h := range g.byEvent[ev] {
 			out = append(out, planned(h))
 		}
-		for _, d := range g.dropped {
-			if d.hook.event == ev {
-				p := planned(d.hook)
-				p.DuplicateOf = d.keptBy.tier.String() + " " + d.keptBy.source
-				out = append(out, p)
-			}
-		}
 	}
 	return out
-}
-
-// dropped is a command hook that dedup removed from the plan, and the hook
-// that runs in its place.
-type dropped struct {
-	hook, keptBy *hook
 }
 
 // Explanation says whether one hook of an event would run for an input, and
 // why not when it would not.
 type Explanation struct {
 	PlannedHook
-	Matched bool   `json:"matched"`
-	Why     string `json:"why"`
+	// Matched: the hook's matcher matches the input (always true at events
+	// that are not tool-scoped).
+	Matched bool `json:"matched"`
+	// Runs: the hook would run; false for a hook that did not match, and
+	// for a duplicate command spec whose identical hook runs in its place.
+	Runs bool   `json:"runs"`
+	Why  string `json:"why"`
 }
 
-// Explain returns, for each hook of in.Event in dispatch order, whether it
-// would run for in and why, without running any hook. It reloads first if
-// the configuration changed.
+// Explain returns, for each hook of in.Event in plan order, whether it would
+// run for in and why, exactly as Dispatch would decide, without running any
+// hook. When the configuration files changed it first waits for them to
+// load, as [Engine.Reload] does (bounded by ctx).
 func (e *Engine) Explain(ctx context.Context, in events.Input) []Explanation {
-	g := e.current(ctx)
+	e.sync(ctx)
+	g := e.gen.Load()
 	if !in.Event.Valid() {
 		return nil
 	}
 	spec := in.Event.Spec()
+	runs := g.match(in.Event, in.ToolName)
 	var out []Explanation
 	for _, h := range g.byEvent[in.Event] {
-		x := Explanation{PlannedHook: planned(h), Matched: h.matches(spec, in.ToolName)}
+		x := Explanation{PlannedHook: planned(h), Matched: h.matches(spec, in.ToolName), Runs: slices.Contains(runs, h)}
 		switch {
 		case !spec.Matcher:
 			x.Why = in.Event.String() + " is not tool-scoped: every hook matches"
@@ -187,6 +198,14 @@ func (e *Engine) Explain(ctx context.Context, in events.Input) []Explanation {
 			x.Why = fmt.Sprintf("matcher %q matches tool %q", h.matcher, in.ToolName)
 		default:
 			x.Why = fmt.Sprintf("matcher %q does not match tool %q", h.matcher, in.ToolName)
+		}
+		if x.Matched && !x.Runs {
+			for _, r := range runs {
+				if r.group == h.group {
+					x.Why += fmt.Sprintf(", but the identical command spec of %s %s runs in its place (identical specs run once per event)", r.tier, r.source)
+					break
+				}
+			}
 		}
 		out = append(out, x)
 	}

@@ -61,30 +61,13 @@ func TestHotReloadUnderLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var dispatched atomic.Int64
-	for range 8 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				res, err := eng.Dispatch(context.Background(), events.Input{Event: events.BeforeTool, ToolName: "bash"})
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				dispatched.Add(1)
-				if res.Decision != events.Deny || (res.Reason != "v1" && res.Reason != "v2") {
-					t.Errorf("dispatch during reload = %q %q, want a deny from v1 or v2", res.Decision, res.Reason)
-					return
-				}
-			}
-		})
-	}
+	wait := hammer(eng, 8, events.Input{Event: events.BeforeTool, ToolName: "bash"}, func(res engine.Result, err error) bool {
+		if err != nil || res.Decision != events.Deny || (res.Reason != "v1" && res.Reason != "v2") {
+			t.Errorf("dispatch during reload = %q %q (%v), want a deny from v1 or v2", res.Decision, res.Reason, err)
+			return false
+		}
+		return true
+	})
 	for i := range 30 {
 		switch i % 3 {
 		case 0:
@@ -96,18 +79,47 @@ func TestHotReloadUnderLoad(t *testing.T) {
 		}
 		time.Sleep(3 * time.Millisecond)
 	}
-	close(stop)
-	wg.Wait()
+	dispatched := wait()
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := eng.Dispatch(context.Background(), events.Input{Event: events.BeforeTool}); err != engine.ErrClosed {
 		t.Errorf("Dispatch after Close: %v, want ErrClosed", err)
 	}
-	if got, want := records.Load(), dispatched.Load(); got != want {
+	if got, want := records.Load(), dispatched; got != want {
 		t.Errorf("recorded %d audit records for %d dispatches of one hook", got, want)
 	}
-	t.Logf("%d dispatches across 30 reloads", dispatched.Load())
+	t.Logf("%d dispatches across 30 reloads", dispatched)
+}
+
+// hammer dispatches in to eng from n goroutines until the returned wait
+// function is called, passing each outcome to check (which returns false to
+// stop its goroutine); wait returns how many dispatches ran.
+func hammer(eng *engine.Engine, n int, in events.Input, check func(engine.Result, error) bool) (wait func() int64) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var dispatched atomic.Int64
+	for range n {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				res, err := eng.Dispatch(context.Background(), in)
+				dispatched.Add(1)
+				if !check(res, err) {
+					return
+				}
+			}
+		})
+	}
+	return func() int64 {
+		close(stop)
+		wg.Wait()
+		return dispatched.Load()
+	}
 }
 
 // TestReloadChecksNoFilesWithinInterval proves that with a reload interval the
@@ -139,6 +151,10 @@ func TestReloadChecksNoFilesWithinInterval(t *testing.T) {
 	mu.Lock()
 	now = now.Add(2 * time.Second)
 	mu.Unlock()
+	eng.Dispatch(t.Context(), in) // notices the change: loads it in the background
+	if err := eng.Reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	if res, _ := eng.Dispatch(t.Context(), in); res.Reason != "v2" {
 		t.Errorf("after the interval: reason %q, want v2", res.Reason)
 	}

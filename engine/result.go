@@ -62,13 +62,22 @@ const (
 // never the payloads it saw or returned.
 type Record struct {
 	Event events.Event `json:"event"`
-	Tier  Tier         `json:"tier"`
+	// SessionID is the session of the dispatch (the input's sessionId).
+	SessionID string `json:"sessionId,omitempty"`
+	Tier      Tier   `json:"tier"`
 	// Kind is "go", "lua" or "command".
 	Kind string `json:"kind"`
 	// Hook is the hook's identity: "go:<name>", "lua:<script>:<line>" or
 	// the command line.
-	Hook   string `json:"hook"`
+	Hook string `json:"hook"`
+	// Source is where the hook is defined: the file:line:col of a command
+	// hook, the script:line of a Lua hook{} call.
 	Source string `json:"source,omitempty"`
+	// RegisteredBy is what configured the hook: the file:line:col of a
+	// command hook or of the atoms entry that loaded a Lua script or stdlib
+	// pack, the path given to Files.Lua, "stdlib NAME" for a pack of
+	// Files.Stdlib, "WithHook #N" for a Go hook.
+	RegisteredBy string `json:"registeredBy,omitempty"`
 
 	Outcome Outcome `json:"outcome"`
 	// Decision and Reason are what the hook returned, even when the event

@@ -2,7 +2,8 @@ package engine
 
 import (
 	"sync"
-	"sync/atomic"
+
+	"github.com/monad-hooks/monad-hooks/events"
 )
 
 // SessionState is what the engine keeps per session between dispatches: the
@@ -16,14 +17,12 @@ type SessionState struct {
 func (s SessionState) empty() bool { return s.Context == "" && s.StopContinues == 0 }
 
 // sessions holds SessionState by session id, bounded: past max, the oldest
-// session's state is dropped. Only the session events touch it, and only when
-// it holds something, so other events never take its lock.
+// session's state is dropped. Only the session events touch it.
 type sessions struct {
-	mu    sync.Mutex
-	m     map[string]*sessionEntry
-	seq   uint64
-	max   int
-	count atomic.Int64
+	mu  sync.Mutex
+	m   map[string]*sessionEntry
+	seq uint64
+	max int
 }
 
 type sessionEntry struct {
@@ -42,9 +41,6 @@ func (s *sessions) init(max int, seed map[string]SessionState) {
 }
 
 func (s *sessions) get(id string) SessionState {
-	if s.count.Load() == 0 {
-		return SessionState{}
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.m[id]; e != nil {
@@ -66,6 +62,40 @@ func (s *sessions) update(id string, fn func(*SessionState)) {
 	s.setLocked(id, st)
 }
 
+// takeContext returns the context stashed for id and clears it, at once.
+func (s *sessions) takeContext(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.m[id]
+	if e == nil || e.Context == "" {
+		return ""
+	}
+	st := e.SessionState
+	stash := st.Context
+	st.Context = ""
+	s.setLocked(id, st)
+	return stash
+}
+
+// continueOnce counts one more continuation of id and reports true, or, when
+// id has reached max, resets its count and reports false (the continuation
+// is capped), at once.
+func (s *sessions) continueOnce(id string, max int) (ok bool) {
+	s.update(id, func(st *SessionState) {
+		if ok = st.StopContinues < max; ok {
+			st.StopContinues++
+		} else {
+			st.StopContinues = 0
+		}
+	})
+	return ok
+}
+
+// resetContinues sets the continuation count of id to 0.
+func (s *sessions) resetContinues(id string) {
+	s.update(id, func(st *SessionState) { st.StopContinues = 0 })
+}
+
 func (s *sessions) set(id string, st SessionState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -77,7 +107,6 @@ func (s *sessions) setLocked(id string, st SessionState) {
 	if st.empty() {
 		if e != nil {
 			delete(s.m, id)
-			s.count.Add(-1)
 		}
 		return
 	}
@@ -88,7 +117,6 @@ func (s *sessions) setLocked(id string, st SessionState) {
 		s.seq++
 		e = &sessionEntry{seq: s.seq}
 		s.m[id] = e
-		s.count.Add(1)
 	}
 	e.SessionState = st
 }
@@ -104,14 +132,10 @@ func (s *sessions) evictOldestLocked() {
 	}
 	if !first {
 		delete(s.m, oldest)
-		s.count.Add(-1)
 	}
 }
 
 func (s *sessions) drop(id string) {
-	if s.count.Load() == 0 {
-		return
-	}
 	s.set(id, SessionState{})
 }
 
@@ -131,3 +155,68 @@ func (s *sessions) snapshot() map[string]SessionState {
 func (e *Engine) SessionState() map[string]SessionState {
 	return e.sessions.snapshot()
 }
+
+// before sets what the hooks of in see of its session: at AfterTurn, the
+// number of continuations so far.
+func (s *sessions) before(in *events.Input) {
+	if in.Event == events.AfterTurn {
+		in.StopContinues = s.get(in.SessionID).StopContinues
+	}
+}
+
+// after applies the session rules once the hooks of in ran: the
+// SessionStart stash, its injection into the first BeforeTurn, the
+// maxStopContinues bound and the SessionEnd cleanup. Each rule reads and
+// writes the session's state at once, under the lock.
+func (s *sessions) after(in *events.Input, res *Result, maxStopContinues int) {
+	switch in.Event {
+	case events.SessionStart:
+		if res.AdditionalContext != "" {
+			ctx := res.AdditionalContext
+			res.AdditionalContext = ""
+			s.update(in.SessionID, func(st *SessionState) { st.Context = joinContext(st.Context, ctx) })
+		}
+	case events.BeforeTurn:
+		if res.Decision == events.Deny {
+			return // the stash waits for the first turn that runs
+		}
+		// Taken and cleared at once: of concurrent turns, one gets it.
+		if stash := s.takeContext(in.SessionID); stash != "" {
+			res.AdditionalContext = joinContext(stash, res.AdditionalContext)
+		}
+	case events.AfterTurn:
+		if res.ContinueWork == nil {
+			s.resetContinues(in.SessionID)
+			return
+		}
+		// The count is read and bumped at once, so that concurrent turns
+		// of a session never lose one; the hooks saw it as it was when
+		// the dispatch started.
+		if !s.continueOnce(in.SessionID, maxStopContinues) {
+			res.ContinueWork = nil
+			for i := len(res.Audit) - 1; i >= 0; i-- {
+				if r := &res.Audit[i]; hasField(r.Fields, "continueWork") && !hasField(r.Ignored, "continueWork") {
+					r.Capped = true
+					r.Ignored = append(r.Ignored, "continueWork")
+					break
+				}
+			}
+		}
+	case events.SessionEnd:
+		s.drop(in.SessionID)
+	}
+}
+
+// sessionEvents are the events whose dispatch touches session state even
+// without a hook.
+var sessionEvents = [events.Count]bool{
+	events.SessionStart: true, events.BeforeTurn: true, events.AfterTurn: true, events.SessionEnd: true,
+}
+
+func sessionEvent(ev events.Event) bool { return int(ev) < len(sessionEvents) && sessionEvents[ev] }
+
+// ChangesSessionState reports whether a dispatch of ev may read or change the
+// state the engine keeps per session (SessionStart, BeforeTurn, AfterTurn and
+// SessionEnd do): a host that persists [Engine.SessionState] across processes
+// needs to load it before, and save it after, only those dispatches.
+func ChangesSessionState(ev events.Event) bool { return sessionEvent(ev) }

@@ -5,8 +5,9 @@
 // The package has three parts, used in this order by the engine:
 //
 //   - [SanitizeEnv] builds a hook's environment from the host's by dropping
-//     the secrets (MONAD_* and every name containing KEY, TOKEN, SECRET,
-//     PASSWORD or CREDENTIAL).
+//     the secrets (MONAD_*, names containing KEY, TOKEN, SECRET, PASSWORD,
+//     CREDENTIAL, PASS or COOKIE, names ending in _PWD, AUTH name segments,
+//     and values holding a URL with credentials).
 //   - A [Runner] ([Exec] is the real one, [Run] its shortcut) runs one
 //     [Command] as /bin/sh -c Line with a bounded run time and bounded
 //     output, and reports what happened as a [Result].

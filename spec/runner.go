@@ -132,6 +132,12 @@ func (r *Runner) RunCase(ctx context.Context, f *File, c *Case) (res CaseResult)
 			res.Err = fmt.Errorf("step %d: %w", i+1, err)
 			return res
 		}
+		if len(s.Write)+len(s.Remove) > 0 {
+			// A dispatch would load the change in the background; the step
+			// is about the dispatch after that load. (A broken change is
+			// the step's configError.)
+			eng.Reload(ctx)
+		}
 		in, err := s.decodeInput()
 		if err != nil {
 			if s.Want.Error != "" {

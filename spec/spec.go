@@ -181,6 +181,9 @@ type WantRecord struct {
 	Ignored       []string `toml:"ignored"`
 	Fields        []string `toml:"fields"`
 	ErrorContains string   `toml:"errorContains"`
+	// RegisteredBy must occur in the record's RegisteredBy (paths there
+	// are absolute: give the end, "agents.json:1:11").
+	RegisteredBy string `toml:"registeredBy"`
 }
 
 // Decode parses one spec file strictly: an unknown or misspelt key is an
@@ -446,6 +449,9 @@ func checkAudit(step int, want []WantRecord, got []engine.Record) []Mismatch {
 		}
 		if w.ErrorContains != "" && !strings.Contains(g.Error, w.ErrorContains) {
 			add(f("error"), fmt.Sprintf("containing %q", w.ErrorContains), fmt.Sprintf("%q", g.Error))
+		}
+		if w.RegisteredBy != "" && !strings.Contains(g.RegisteredBy, w.RegisteredBy) {
+			add(f("registeredBy"), fmt.Sprintf("containing %q", w.RegisteredBy), fmt.Sprintf("%q", g.RegisteredBy))
 		}
 	}
 	return ms

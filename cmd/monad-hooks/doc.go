@@ -36,7 +36,7 @@
 //	                         the current directory)
 //	--max-stop-continues N   bound on consecutive AfterTurn continuations
 //	--vouch-model NAME       a model whose modelOverride is honoured; repeatable
-//	--state FILE             session state (run, serve)
+//	--state FILE             session state (run, serve; run locks it)
 //	--audit FILE             audit log, one JSON line per executed hook (run,
 //	                         serve)
 //
@@ -59,13 +59,23 @@
 // The Result is also a valid HookOutput, so "monad-hooks run EVENT" can
 // itself be configured as a command hook.
 //
+// A broken configuration does not switch the guards off, since a host reads
+// any exit but 0 and 2 as "proceed": run exits 0 and prints the Result, with
+// every configuration error on stderr and in the Result's "configError". A
+// broken user file or script is left out and the policy, the stdlib and the
+// other files run; a broken policy file fails closed: at the events that can
+// deny, the Result is a deny whose reason names the error.
+//
 // With --state FILE the session state (the context stashed at SessionStart for
 // the first BeforeTurn, the count of AfterTurn continuations) is read from
-// FILE before the dispatch and written back atomically after it, so that a
-// session spans several runs. Runs that share a state file at the same time
-// do not merge their changes: the last one to finish wins. With --audit FILE
-// each executed hook appends one JSON line (the engine's audit Record, with
-// "time" and "sessionId") to FILE; appends from concurrent runs do not
+// FILE before a session event (SessionStart, BeforeTurn, AfterTurn,
+// SessionEnd) and written back atomically after it, so that a session spans
+// several runs; run holds a lock on FILE.lock from the read to the write, so
+// that concurrent runs never lose each other's sessions. The other events
+// leave FILE alone. A state file that cannot be read or locked is reported
+// on stderr, and the dispatch runs without it. With --audit FILE each
+// executed hook appends one JSON line (the engine's audit Record, with its
+// "sessionId", and "time") to FILE; appends from concurrent runs do not
 // interleave. Neither failing to save the state nor failing to write the audit
 // changes the exit code once the Result is printed, because a host would
 // then discard the decision; both are reported on stderr.
@@ -74,10 +84,12 @@
 //
 // "monad-hooks serve" keeps one engine with the session state in memory
 // (loaded from and saved to --state, if given, at start and exit). The
-// configuration files are checked on every dispatch: an edit is picked up by
-// the next request, and a broken edit keeps the last good configuration in
-// force and is reported in each Result's "configError" (and logged on
-// stderr). --reload-interval D checks the files at most every D instead.
+// configuration files are checked on every dispatch: an edit is loaded in the
+// background and serves the requests after it (the requests meanwhile use
+// the configuration in force), and a broken edit keeps the last good
+// configuration in force and is reported in each Result's "configError"
+// (and logged on stderr). --reload-interval D checks the files at most
+// every D instead.
 //
 // Without --listen, serve reads JSON lines: one HookInput per line on stdin
 // ("event" required), one Result per line on stdout, in order. An invalid
@@ -86,12 +98,17 @@
 //
 // With --listen ADDR, serve speaks HTTP on a loopback address
 // (127.0.0.1:PORT, [::1]:PORT, localhost:PORT) or a unix socket (unix:PATH):
-// POST /v1/dispatch takes a HookInput as its body and returns the Result
-// (400 with {"error": "..."} for an invalid input, 413 above 16 MiB); GET
-// /healthz returns 200 "ok". Other addresses are refused: the endpoint has no
-// authentication and its hooks run commands. The address serve listens on
-// is printed on stderr. At most --max-concurrent dispatches (default 32) run
-// at once.
+// POST /v1/dispatch takes a HookInput as its body, with Content-Type
+// application/json, and returns the Result (400 for an invalid input, 413
+// above 16 MiB, 415 for another Content-Type); GET /healthz returns 200 "ok".
+// Every error is JSON, {"error": "..."}. Other addresses are refused: the
+// endpoint has no authentication and its hooks run commands. It answers the
+// local agent only: a Host that is not the listen address, localhost or a
+// loopback IP with its port (DNS rebinding), and a foreign Origin (a web
+// page), get 403 and run no hook; a unix socket is created 0600. The address
+// serve listens on is printed on stderr. At most --max-concurrent dispatches
+// (default 32) run at once, and a body is read only once its request has a
+// slot and fits a 16 MiB budget of bodies at once.
 //
 // On SIGINT or SIGTERM serve stops taking input, lets the dispatches in
 // flight finish and deliver their Results (for at most --grace, default 90s,
@@ -101,16 +118,19 @@
 // # check and explain
 //
 // "monad-hooks check" loads everything and prints the plan: for each event,
-// the hooks in dispatch order with tier, kind, matcher, source (file:line),
-// timeout and onError; an identical command hook that dedup dropped is listed
-// after them, with the hook that runs in its place. Configuration errors are all listed
-// on stderr, one per line, as file:line:col: code: message, with exit 1.
-// --json prints the plan as JSON.
+// the hooks in dispatch order with tier, kind, matcher, source (file:line)
+// and what registered them, timeout and onError. Identical command hooks run
+// once per dispatch, in the place of the first that matched: a duplicate is
+// listed in its place with the hook it is identical to ("dropped" when that
+// one matches every tool it does). Policy commands show the script a
+// relative path resolves to. Configuration errors are all listed on stderr,
+// one per line, as file:line:col: code: message, with exit 1; warnings are
+// printed on stderr by every command. --json prints the plan as JSON.
 //
 // "monad-hooks explain EVENT" reads an input like run but runs no hook: it
 // prints which hooks would run, in order, and why each of the others would
-// not: a matcher that does not match the tool, another event. --json prints
-// the same as JSON.
+// not: a matcher that does not match the tool, an identical command that
+// runs in its place, another event. --json prints the same as JSON.
 //
 // # test
 //
@@ -126,7 +146,8 @@
 // # Exit codes
 //
 //	0    ok: the command did its work, whatever the hooks decided
-//	1    invalid input, invalid configuration, an I/O error, or failing tests
+//	1    invalid input, invalid configuration (but for run, which answers
+//	     all the same), an I/O error, or failing tests
 //	64   usage error: unknown command or flag, missing or bad argument
 //
 // monad-hooks never exits 2: to a hook host, exit 2 means deny.

@@ -40,6 +40,10 @@ type Env struct {
 	// engineOpts are extra engine options, appended last (tests only: a Go
 	// hook lets in-process tests observe a dispatch).
 	engineOpts []engine.Option
+	// lockState locks a --state file for a run's read, dispatch and write
+	// and returns the unlock function; nil means lockFile (tests inject
+	// their own).
+	lockState func(path string) (unlock func() error, err error)
 }
 
 // OSEnv returns the Env of the running process.

@@ -189,11 +189,18 @@ func TestE2ERun(t *testing.T) {
 			t.Errorf("%v: exit %d, want 64: %s", args, o.code, o.stderr)
 		}
 	}
-	// A broken configuration: every error, with its position and code.
+	// A broken configuration: every error, with its position and code; run
+	// still answers (exit 0, the errors in configError), check fails.
 	writeFile(t, filepath.Join(dir, "bad.json"), `{"hooks":{"BeforeTool":[{"matcher":"(","hooks":[{"command":"x","timeoutMs":-1}]}]}}`)
+	errs := []*regexp.Regexp{regexp.MustCompile(`bad\.json:1:\d+: bad_matcher`), regexp.MustCompile(`bad\.json:1:\d+: bad_timeout`)}
 	o = mh(t, dir, `{"toolName":"bash"}`, "run", "BeforeTool", "--config", "bad.json", "--stdlib", "none")
-	if o.code != 1 || o.stdout != "" || !regexp.MustCompile(`bad\.json:1:\d+: bad_matcher`).MatchString(o.stderr) || !regexp.MustCompile(`bad\.json:1:\d+: bad_timeout`).MatchString(o.stderr) {
-		t.Errorf("bad config: %+v", o)
+	r := parseResult(t, o.stdout)
+	if o.code != 0 || !errs[0].MatchString(o.stderr) || !errs[1].MatchString(o.stderr) || !errs[0].MatchString(r.ConfigError) || !errs[1].MatchString(r.ConfigError) {
+		t.Errorf("run, bad config: %+v", o)
+	}
+	o = mh(t, dir, "", "check", "--config", "bad.json", "--stdlib", "none")
+	if o.code != 1 || o.stdout != "" || !errs[0].MatchString(o.stderr) || !errs[1].MatchString(o.stderr) {
+		t.Errorf("check, bad config: %+v", o)
 	}
 }
 
@@ -508,8 +515,9 @@ func TestE2EServeHTTP(t *testing.T) {
 	}
 }
 
-// TestE2EHotReload: a configuration edited while serve runs is picked up by
-// the next request; a broken edit keeps the last good one, and says so.
+// TestE2EHotReload: a configuration edited while serve runs is loaded in the
+// background and serves the requests after it; every request before serves
+// the last good one. A broken edit keeps the last good one, and says so.
 func TestE2EHotReload(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -520,11 +528,21 @@ func TestE2EHotReload(t *testing.T) {
 	writeFile(t, cfg, version("v1"))
 	s := startServer(t, dir, procEnv(dir), "--config", "agents.json", "--stdlib", "none")
 	in := `{"event":"BeforeTool","toolName":"bash"}`
+	last := "v1"
+	// check sends requests until one shows reason and cfgErr; every one
+	// before it must show the last good configuration.
 	check := func(step, reason, cfgErr string) {
 		t.Helper()
-		r := parseResult(t, s.send(in))
-		if r.Decision != "deny" || r.Reason != reason || !strings.Contains(r.ConfigError, cfgErr) || (cfgErr == "" && r.ConfigError != "") {
-			t.Errorf("%s: %+v", step, r)
+		for try := 0; ; try++ {
+			r := parseResult(t, s.send(in))
+			if r.Decision == "deny" && r.Reason == reason && strings.Contains(r.ConfigError, cfgErr) && (cfgErr != "" || r.ConfigError == "") {
+				last = reason
+				return
+			}
+			if r.Decision != "deny" || r.Reason != last || try == 500 {
+				t.Fatalf("%s: %+v (want %s, or %s before the reload)", step, r, reason, last)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	check("first", "v1", "")

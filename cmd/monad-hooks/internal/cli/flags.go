@@ -72,7 +72,10 @@ type common struct {
 	root                       string
 	state                      string
 	audit                      string
-	maxStopContinues           *int
+	// stateOptional: a --state file that cannot be read is reported and
+	// skipped rather than fatal (run: the guards must run all the same).
+	stateOptional    bool
+	maxStopContinues *int
 }
 
 // register adds the common flags to fs.
@@ -223,11 +226,18 @@ func (c *common) open(ctx context.Context, inv *invocation, withRuntime bool, ex
 		if c.state != "" {
 			o.state = abs(inv.env, c.state)
 			st, err := readState(o.state)
-			if err != nil {
+			switch {
+			case err != nil && c.stateOptional:
+				// The guards run all the same: without the stored
+				// state, which is left alone for inspection.
+				inv.errorf("%v: the dispatch runs without session state, and the file is not written", err)
+				o.state = ""
+			case err != nil:
 				inv.errorf("%v", err)
 				return nil, ExitFail
+			default:
+				opts = append(opts, engine.WithSessionState(st))
 			}
-			opts = append(opts, engine.WithSessionState(st))
 		}
 		if c.audit != "" {
 			a, err := openAudit(abs(inv.env, c.audit))
@@ -249,6 +259,9 @@ func (c *common) open(ctx context.Context, inv *invocation, withRuntime bool, ex
 		return nil, reportErr(inv, err)
 	}
 	o.eng = eng
+	for _, w := range eng.Warnings() {
+		inv.errorf("warning: %v", w)
+	}
 	return o, -1
 }
 

@@ -23,7 +23,10 @@ Configuration flags:
 	--vouch-model NAME       a model whose modelOverride is honoured;
 	                         repeatable (without it no override applies)
 	--state FILE             session state (JSON), read before and written
-	                         atomically after (run, serve; ignored elsewhere)
+	                         atomically after (run, serve; ignored
+	                         elsewhere); run takes its lock (FILE.lock)
+	                         from the read to the write of the session
+	                         events, and leaves it alone at the others
 	--audit FILE             append one JSON line per executed hook (run,
 	                         serve; ignored elsewhere)
 
@@ -45,8 +48,17 @@ Result is also a valid HookOutput, so "monad-hooks run EVENT" can itself be
 configured as a command hook.
 
 The input's "event", when present, must be EVENT; when absent it is set to
-EVENT. Invalid input or configuration is reported on stderr with exit 1
-(every configuration error, as file:line:col: code: message).
+EVENT. Invalid input is reported on stderr with exit 1.
+
+A broken configuration file does not switch the guards off (a host reads
+any exit but 0 and 2 as "the hook failed, proceed"): run still exits 0 and
+prints the Result, with every configuration error on stderr (file:line:col:
+code: message) and in the Result's "configError". A broken user file or
+script is left out: the policy, the stdlib and the other files run. A
+broken policy file fails closed: at events that can deny (BeforeTurn,
+BeforeModel, BeforeTool, ApprovalRequest) the Result is a deny whose reason
+names the error; other events run the rest. Use check (exit 1 on any
+configuration error) in CI.
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 
@@ -69,12 +81,22 @@ the end of stdin serve exits 0.
 With --listen ADDR it serves HTTP on ADDR (127.0.0.1:PORT, [::1]:PORT,
 localhost:PORT, or unix:PATH; the endpoint has no authentication, so other
 addresses are refused). The address it listens on is printed on stderr
-(useful with port 0).
+(useful with port 0). It answers the local agent only: a request whose Host
+is not the listen address, localhost or a loopback IP with its port (a web
+page reaching it by DNS rebinding), or that carries an Origin of another
+site (a web page), is refused with 403 and runs no hook. A unix socket is
+created with mode 0600.
 
-	POST /v1/dispatch   a HookInput as the body -> 200 and the Result;
-	                    400 {"error"} for an invalid input, 413 for a body
-	                    larger than 16 MiB
+	POST /v1/dispatch   a HookInput as the body, with Content-Type:
+	                    application/json -> 200 and the Result; 400 for an
+	                    invalid input, 413 for a body larger than 16 MiB,
+	                    415 for another Content-Type
 	GET  /healthz       200 ok
+
+Every error is JSON: {"error": "..."} (403, 404, 405, 413, 415 too). A body
+is read only once its request has a dispatch slot (--max-concurrent) and
+its bytes fit the body memory (16 MiB of bodies at once): a dozen clients
+sending 15 MiB bodies at once peak under 1 GiB of resident memory.
 
 On SIGINT or SIGTERM serve stops taking input, lets the dispatches in flight
 finish and deliver their Results (for up to --grace, then they are
@@ -102,9 +124,10 @@ const helpCheck = `Usage: monad-hooks check [FLAGS]
 Check loads the configuration, the Lua scripts and the stdlib packs, and
 prints the plan: for each event, the hooks in dispatch order with their
 tier, kind, matcher, source (file:line), timeout and onError. Identical
-command hooks (same command, timeout and onError) run once, where they first
-occur; the dropped duplicates are listed after them, marked "dropped", with
-the hook that runs in their place. It exits 0. When anything is wrong it
+command hooks (same command, timeout and onError) run once per dispatch, in
+the place of the first of them whose matcher matched: a duplicate is listed
+in its place with the hook it is identical to, and marked "dropped" when
+that hook matches every tool it matches. It exits 0. When anything is wrong it
 lists every error (file:line:col: code: message) on stderr and exits 1.
 
 	--json    print the plan as a JSON array
@@ -119,10 +142,10 @@ const helpExplain = `Usage: monad-hooks explain EVENT [FLAGS] < input.json
 
 Explain reads a HookInput like run, but runs no hook: it prints which hooks
 would run for the input, in order, and for every other hook why it would not
-(another event, a matcher that does not match the tool, ...). Use it to find
-out why a hook did not fire.
+(another event, a matcher that does not match the tool, an identical command
+that runs in its place, ...). Use it to find out why a hook did not fire.
 
-	--json    print one JSON object per hook, with "matched" and "why"
+	--json    print one JSON object per hook, with "matched", "runs" and "why"
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 

@@ -41,16 +41,32 @@ func printPlan(ctx context.Context, w io.Writer, eng *engine.Engine, asJSON bool
 			}
 			fmt.Fprintf(tw, "%s (%s)\n", h.Event, mode)
 		}
-		if h.DuplicateOf != "" {
-			fmt.Fprintf(tw, "  -\t%s\t%s\t%s\t%s\tdropped: identical to %s, which runs once\n", h.Tier, h.Kind, h.ID, orDash(h.Source), h.DuplicateOf)
+		if h.Dropped {
+			fmt.Fprintf(tw, "  -\t%s\t%s\t%s\t%s\tdropped: identical to %s, which runs in its place\n", h.Tier, h.Kind, h.ID, where(h), h.DuplicateOf)
 			continue
 		}
 		n++
 		running++
-		fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n, h.Tier, h.Kind, h.ID, orDash(h.Source), matcherText(h), timeoutText(h.TimeoutMs), "onError="+h.OnError)
+		dup := ""
+		if h.DuplicateOf != "" {
+			dup = "\t(identical to " + h.DuplicateOf + ": runs only for tools that one does not match)"
+		}
+		fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", n, h.Tier, h.Kind, h.ID, where(h), matcherText(h), timeoutText(h.TimeoutMs), "onError="+h.OnError, dup)
 	}
 	fmt.Fprintf(tw, "%d %s at %d %s\n", running, plural(running, "hook", "hooks"), nEvents, plural(nEvents, "event", "events"))
 	return tw.Flush()
+}
+
+// where says where a hook is defined and, when that is not the same, what
+// registered it: "stdlib/deny-destructive:530 (registered by agents.json:4:11)".
+func where(h engine.PlannedHook) string {
+	switch {
+	case h.RegisteredBy == "" || h.RegisteredBy == h.Source:
+		return orDash(h.Source)
+	case h.Source == "":
+		return "registered by " + h.RegisteredBy
+	}
+	return h.Source + " (registered by " + h.RegisteredBy + ")"
 }
 
 func orDash(s string) string {
@@ -94,6 +110,7 @@ func printExplain(ctx context.Context, w io.Writer, eng *engine.Engine, in event
 		type otherEvent struct {
 			engine.PlannedHook
 			Matched bool   `json:"matched"`
+			Runs    bool   `json:"runs"`
 			Why     string `json:"why"`
 		}
 		out := make([]any, 0, len(xs)+len(others))
@@ -101,13 +118,13 @@ func printExplain(ctx context.Context, w io.Writer, eng *engine.Engine, in event
 			out = append(out, x)
 		}
 		for _, h := range others {
-			out = append(out, otherEvent{h, false, "other event: " + h.Event.String()})
+			out = append(out, otherEvent{h, false, false, "other event: " + h.Event.String()})
 		}
 		return writeJSONLine(w, out)
 	}
 	var run, skip []engine.Explanation
 	for _, x := range xs {
-		if x.Matched {
+		if x.Runs {
 			run = append(run, x)
 		} else {
 			skip = append(skip, x)
@@ -132,19 +149,19 @@ func printExplain(ctx context.Context, w io.Writer, eng *engine.Engine, in event
 		}
 		fmt.Fprintln(tw, ":")
 		for i, x := range run {
-			fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\n", i+1, x.Tier, x.Kind, x.ID, orDash(x.Source), x.Why)
+			fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\n", i+1, x.Tier, x.Kind, x.ID, where(x.PlannedHook), x.Why)
 		}
 	}
 	if len(skip) > 0 {
 		fmt.Fprintln(tw, "Would not run:")
 		for _, x := range skip {
-			fmt.Fprintf(tw, "  -\t%s\t%s\t%s\t%s\t%s\n", x.Tier, x.Kind, x.ID, orDash(x.Source), x.Why)
+			fmt.Fprintf(tw, "  -\t%s\t%s\t%s\t%s\t%s\n", x.Tier, x.Kind, x.ID, where(x.PlannedHook), x.Why)
 		}
 	}
 	if len(others) > 0 {
 		fmt.Fprintln(tw, "Hooks of other events (they never run for this input):")
 		for _, h := range others {
-			fmt.Fprintf(tw, "  -\t%s\t%s\t%s\t%s\t%s\n", h.Tier, h.Kind, h.ID, orDash(h.Source), "other event: "+h.Event.String())
+			fmt.Fprintf(tw, "  -\t%s\t%s\t%s\t%s\t%s\n", h.Tier, h.Kind, h.ID, where(h), "other event: "+h.Event.String())
 		}
 	}
 	return tw.Flush()

@@ -26,10 +26,17 @@ func TestFlagsCannotShadowPolicy(t *testing.T) {
 	write("allow.lua", `hook{ event = "BeforeTool", handler = function() return { decision = "allow" } end }`)
 	in := `{"toolName":"bash","toolInput":{"command":"ls"}}`
 
-	// A policy file given as user configuration is refused, not demoted.
-	code, _, stderr := runCLI(t, env, in, "run", "BeforeTool", "--config", "policy.json", "--stdlib", "none")
+	// A policy file given as user configuration is refused, not demoted:
+	// run leaves it out and says so (exit 0, as for any broken user file),
+	// check fails.
+	code, stdout, stderr := runCLI(t, env, in, "run", "BeforeTool", "--config", "policy.json", "--stdlib", "none")
+	if res := decodeResult(t, stdout); code != ExitOK || !strings.Contains(stderr, "policy_in_user_config") ||
+		!strings.Contains(res.ConfigError, "policy_in_user_config") || len(res.Audit) != 0 {
+		t.Errorf("run --config policy.json: exit %d, stderr %q, result %+v; want it left out, naming policy_in_user_config", code, stderr, res)
+	}
+	code, _, stderr = runCLI(t, env, in, "check", "--config", "policy.json", "--stdlib", "none")
 	if code != ExitFail || !strings.Contains(stderr, "policy_in_user_config") {
-		t.Errorf("--config policy.json: exit %d, stderr %q; want exit 1 naming policy_in_user_config", code, stderr)
+		t.Errorf("check --config policy.json: exit %d, stderr %q; want exit 1 naming policy_in_user_config", code, stderr)
 	}
 	for _, args := range [][]string{
 		{"--config", "same.json"},

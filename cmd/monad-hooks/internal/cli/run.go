@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 
+	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -98,14 +100,48 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	o, code := c.open(ctx, inv, true)
+	// Only the session events read or change the session state: the others
+	// leave --state alone. Those that do hold its lock from the read to the
+	// write, so that concurrent runs never lose each other's sessions.
+	if c.state != "" {
+		if !engine.ChangesSessionState(in.Event) {
+			c.state = ""
+		} else {
+			lock := inv.env.lockState
+			if lock == nil {
+				lock = lockFile
+			}
+			if unlock, err := lock(abs(inv.env, c.state)); err != nil {
+				// The guards run all the same, without the state.
+				inv.errorf("%v: the dispatch runs without session state", err)
+				c.state = ""
+			} else {
+				defer unlock()
+			}
+		}
+	}
+	c.stateOptional = true
+	// A host reads any exit but 0 and 2 as "the hook failed, proceed": a
+	// broken file must not switch the guards off. The engine starts with
+	// what loads and fails closed when a policy file is broken; the
+	// problems go to stderr and into the Result's configError.
+	o, code := c.open(ctx, inv, true, engine.WithDegradedStart())
 	if code >= 0 {
 		return code
 	}
 	defer o.close(inv)
+	var ce engine.ConfigErrors
+	if err := o.eng.Reload(ctx); errors.As(err, &ce) {
+		inv.errorf("configuration errors (%d): what failed is left out; a broken policy file fails closed:", len(ce))
+		for _, e := range ce {
+			fmt.Fprintf(inv.stderr, "%s\n", e.Error())
+		}
+	} else if err != nil {
+		inv.errorf("%v", err)
+	}
 	// The dispatch is not cut short by a signal: a hook in flight finishes
 	// (each hook has its own timeout) and its Result is delivered.
-	res, err := o.eng.Dispatch(withSession(context.WithoutCancel(ctx), in.SessionID), in)
+	res, err := o.eng.Dispatch(context.WithoutCancel(ctx), in)
 	if err != nil {
 		inv.errorf("%v", err)
 		return ExitFail

@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"mime"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,8 +28,16 @@ const (
 	// SIGINT or SIGTERM before it cancels them.
 	DefaultGrace = 90 * time.Second
 	// DefaultMaxConcurrent bounds the HTTP dispatches that run at once;
-	// further requests wait for a slot.
+	// further requests wait for a slot before their body is read.
 	DefaultMaxConcurrent = 32
+	// DefaultBodyMemory bounds the bytes of the HTTP request bodies being
+	// read, decoded and dispatched at once: a request waits, before its
+	// body is read, until its body fits (a body of unknown length counts
+	// as MaxInputSize). A decoded input and the copies hooks make of it can
+	// be tens of times the body's size (7.8 million numbers in 15 MiB of
+	// JSON), so one large body at a time keeps a burst of them under 1 GiB
+	// (scripts/serve-rss.sh) while small bodies still run side by side.
+	DefaultBodyMemory = MaxInputSize
 )
 
 type serveFlags struct {
@@ -155,7 +166,7 @@ func serveLines(ctx, work context.Context, inv *invocation, eng *engine.Engine) 
 		default:
 			if in, err := events.DecodeInput(line); err != nil {
 				out = errorBody{"invalid input: " + err.Error()}
-			} else if res, err := eng.Dispatch(withSession(work, in.SessionID), in); err != nil {
+			} else if res, err := eng.Dispatch(work, in); err != nil {
 				out = errorBody{err.Error()}
 			} else {
 				out = res
@@ -220,24 +231,55 @@ func listenAddr(env Env, s string) (network, address string, err error) {
 	return "tcp", s, nil
 }
 
+// maxSocketPath is the longest unix socket path every platform accepts.
+const maxSocketPath = 103
+
 // listen opens the listener. A unix socket file left behind by a dead
-// server is removed first; a live one is an error.
+// server is removed first; a live one is an error. A unix socket is created
+// with mode 0600 (only its owner may connect): it is bound in a fresh
+// private folder beside it, made 0600 there, then renamed into place, so
+// that no one else can connect even for an instant.
 func listen(network, address string) (net.Listener, error) {
-	if network == "unix" {
-		if fi, err := os.Lstat(address); err == nil {
-			if fi.Mode().Type() != fs.ModeSocket {
-				return nil, fmt.Errorf("listen %s: the file exists and is not a socket", address)
-			}
-			if c, err := net.DialTimeout("unix", address, 200*time.Millisecond); err == nil {
-				c.Close()
-				return nil, fmt.Errorf("listen %s: another server is listening there", address)
-			}
-			if err := os.Remove(address); err != nil {
-				return nil, fmt.Errorf("listen %s: removing the stale socket: %w", address, err)
-			}
+	if network != "unix" {
+		return net.Listen(network, address)
+	}
+	if fi, err := os.Lstat(address); err == nil {
+		if fi.Mode().Type() != fs.ModeSocket {
+			return nil, fmt.Errorf("listen %s: the file exists and is not a socket", address)
+		}
+		if c, err := net.DialTimeout("unix", address, 200*time.Millisecond); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("listen %s: another server is listening there", address)
+		}
+		if err := os.Remove(address); err != nil {
+			return nil, fmt.Errorf("listen %s: removing the stale socket: %w", address, err)
 		}
 	}
-	return net.Listen(network, address)
+	dir, err := os.MkdirTemp(filepath.Dir(address), ".mh")
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", address, err)
+	}
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "s")
+	if len(tmp) > maxSocketPath {
+		// Too long for a socket path: bind in place; the umask (022 by
+		// default) then keeps others out until the chmod.
+		tmp = address
+	}
+	ln, err := net.Listen("unix", tmp)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", address, err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false) // serve removes the socket at exit
+	if err := os.Chmod(tmp, 0o600); err == nil && tmp != address {
+		err = os.Rename(tmp, address)
+	}
+	if err != nil {
+		ln.Close()
+		os.Remove(tmp)
+		return nil, fmt.Errorf("listen %s: %w", address, err)
+	}
+	return ln, nil
 }
 
 // serveHTTP is the HTTP transport. On ctx's end it stops accepting, lets the
@@ -248,7 +290,11 @@ func serveHTTP(ctx, work context.Context, cancelWork context.CancelFunc, inv *in
 		inv.errorf("%v", err)
 		return ExitFail
 	}
-	h := &httpHandler{eng: eng, work: work, slots: make(chan struct{}, maxConcurrent), maxBody: MaxInputSize}
+	if network == "unix" {
+		defer os.Remove(address)
+	}
+	h := newHTTPHandler(eng, network, ln.Addr().String(), maxConcurrent, MaxInputSize, DefaultBodyMemory)
+	h.work = work
 	srv := &http.Server{
 		Handler:           h.mux(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -259,7 +305,7 @@ func serveHTTP(ctx, work context.Context, cancelWork context.CancelFunc, inv *in
 	}
 	shown := ln.Addr().String()
 	if network == "unix" {
-		shown = "unix:" + shown
+		shown = "unix:" + address
 	} else {
 		shown = "http://" + shown
 	}
@@ -294,30 +340,129 @@ func serveHTTP(ctx, work context.Context, cancelWork context.CancelFunc, inv *in
 	return ExitOK
 }
 
-// httpHandler serves POST /v1/dispatch and GET /healthz.
+// httpHandler serves POST /v1/dispatch and GET /healthz to the local agent
+// only.
 type httpHandler struct {
 	eng      *engine.Engine
 	work     context.Context // the dispatches' context: canceled when the grace is over
 	slots    chan struct{}   // bounds the dispatches that run at once
+	mem      *weighted       // bounds the body bytes read, decoded and dispatched at once
 	maxBody  int64
+	hosts    map[string]bool // the Host values accepted; nil: any (a unix socket)
 	inflight atomic.Int64
-	canceled atomic.Bool // a dispatch ended after work was canceled
+	canceled atomic.Bool  // a dispatch ended after work was canceled
+	waiting  atomic.Int64 // requests waiting for a slot or body memory (tests)
+}
+
+// newHTTPHandler returns the handler of a server listening on address.
+func newHTTPHandler(eng *engine.Engine, network, address string, maxConcurrent int, maxBody, bodyMemory int64) *httpHandler {
+	h := &httpHandler{eng: eng, slots: make(chan struct{}, maxConcurrent), mem: newWeighted(bodyMemory), maxBody: maxBody}
+	if network != "unix" {
+		h.hosts = allowedHosts(address)
+	}
+	return h
+}
+
+// allowedHosts lists the Host header values of requests to a server
+// listening on address: the address itself, and localhost and the loopback
+// IPs with its port (without the port too when it is 80). A browser page on
+// another name that resolves to 127.0.0.1 (DNS rebinding) sends its own name
+// and is refused.
+func allowedHosts(address string) map[string]bool {
+	hosts := map[string]bool{address: true}
+	_, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return hosts
+	}
+	for _, h := range []string{"localhost", "127.0.0.1", "[::1]"} {
+		hosts[h+":"+port] = true
+		if port == "80" {
+			hosts[h] = true
+		}
+	}
+	return hosts
 }
 
 func (h *httpHandler) mux() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/dispatch", h.dispatch)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("/v1/dispatch", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			writeHTTP(w, http.StatusMethodNotAllowed, errorBody{"method " + r.Method + " not allowed: POST a HookInput"})
+			return
+		}
+		h.dispatch(w, r)
+	})
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeHTTP(w, http.StatusMethodNotAllowed, errorBody{"method " + r.Method + " not allowed"})
+			return
+		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
 	})
-	return mux
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeHTTP(w, http.StatusNotFound, errorBody{"no such endpoint: " + r.URL.Path + " (POST /v1/dispatch, GET /healthz)"})
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if msg := h.foreign(r); msg != "" {
+			writeHTTP(w, http.StatusForbidden, errorBody{msg})
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// foreign says why a request does not come from the local agent, or "".
+func (h *httpHandler) foreign(r *http.Request) string {
+	if h.hosts != nil && !h.hosts[r.Host] {
+		return fmt.Sprintf("refused: Host %q is not this server's address (a browser page on another name?)", r.Host)
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		host, ok := strings.CutPrefix(o, "http://")
+		if !ok || h.hosts == nil || !h.hosts[host] {
+			return fmt.Sprintf("refused: a request from the web page %q", o)
+		}
+	}
+	return ""
 }
 
 func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 	h.inflight.Add(1)
 	defer h.inflight.Add(-1)
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeHTTP(w, http.StatusUnsupportedMediaType, errorBody{fmt.Sprintf("Content-Type %q: want application/json", r.Header.Get("Content-Type"))})
+		return
+	}
+	if r.ContentLength > h.maxBody {
+		writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)})
+		return
+	}
+	// The body is read, decoded and dispatched only within the limits:
+	// a slot, and room for its bytes (its size when known, else the most
+	// it may be).
+	size := h.maxBody
+	if r.ContentLength >= 0 {
+		size = r.ContentLength
+	}
+	h.waiting.Add(1)
+	select {
+	case h.slots <- struct{}{}:
+		defer func() { <-h.slots }()
+	case <-r.Context().Done():
+		h.waiting.Add(-1)
+		writeHTTP(w, http.StatusServiceUnavailable, errorBody{"canceled while waiting for a dispatch slot"})
+		return
+	}
+	err := h.mem.acquire(r.Context(), max(size, 1))
+	h.waiting.Add(-1)
+	if err != nil {
+		writeHTTP(w, http.StatusServiceUnavailable, errorBody{"canceled while waiting for memory for the body"})
+		return
+	}
+	defer h.mem.release(max(size, 1))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -328,19 +473,13 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, err := events.DecodeInput(body)
+	body = nil // the input holds what the hooks need
 	if err != nil {
 		writeHTTP(w, http.StatusBadRequest, errorBody{"invalid input: " + err.Error()})
 		return
 	}
-	select {
-	case h.slots <- struct{}{}:
-		defer func() { <-h.slots }()
-	case <-r.Context().Done():
-		writeHTTP(w, http.StatusServiceUnavailable, errorBody{"canceled while waiting for a dispatch slot"})
-		return
-	}
-	res, err := h.eng.Dispatch(withSession(r.Context(), in.SessionID), in)
-	if h.work.Err() != nil {
+	res, err := h.eng.Dispatch(r.Context(), in)
+	if h.work != nil && h.work.Err() != nil {
 		h.canceled.Store(true)
 	}
 	switch {
@@ -352,6 +491,89 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 		writeHTTP(w, http.StatusInternalServerError, errorBody{err.Error()})
 	default:
 		writeHTTP(w, http.StatusOK, res)
+	}
+}
+
+// readBody reads a request body of n bytes (-1: unknown) into one buffer of
+// the right size when n is known.
+func readBody(r io.Reader, n int64) ([]byte, error) {
+	if n < 0 {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, err
+	}
+	// The body must end where Content-Length says (net/http enforces it).
+	return b, nil
+}
+
+// weighted is a semaphore of n units that requests acquire in FIFO order.
+type weighted struct {
+	mu      sync.Mutex
+	free    int64
+	size    int64
+	waiters []*waiter
+}
+
+type waiter struct {
+	n     int64
+	ready chan struct{}
+}
+
+func newWeighted(n int64) *weighted { return &weighted{free: n, size: n} }
+
+// acquire takes n units (at most the semaphore's size), waiting for them in
+// line, or returns ctx's error.
+func (s *weighted) acquire(ctx context.Context, n int64) error {
+	n = min(n, s.size)
+	s.mu.Lock()
+	if len(s.waiters) == 0 && s.free >= n {
+		s.free -= n
+		s.mu.Unlock()
+		return nil
+	}
+	w := &waiter{n: n, ready: make(chan struct{})}
+	s.waiters = append(s.waiters, w)
+	s.mu.Unlock()
+	select {
+	case <-w.ready:
+		return nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		select {
+		case <-w.ready: // granted meanwhile: give it back
+			s.free += n
+			s.grantLocked()
+		default:
+			for i, x := range s.waiters {
+				if x == w {
+					s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
+					break
+				}
+			}
+			s.grantLocked()
+		}
+		return ctx.Err()
+	}
+}
+
+// release gives back n units taken by acquire(n).
+func (s *weighted) release(n int64) {
+	n = min(n, s.size)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.free += n
+	s.grantLocked()
+}
+
+func (s *weighted) grantLocked() {
+	for len(s.waiters) > 0 && s.free >= s.waiters[0].n {
+		w := s.waiters[0]
+		s.waiters = s.waiters[1:]
+		s.free -= w.n
+		close(w.ready)
 	}
 }
 

@@ -256,7 +256,7 @@ func TestServeHTTPBodyLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	h := (&httpHandler{eng: eng, work: t.Context(), slots: make(chan struct{}, 1), maxBody: 64}).mux()
+	h := newHTTPHandler(eng, "unix", "s.sock", 1, 64, DefaultBodyMemory).mux()
 	for _, tt := range []struct {
 		body   string
 		status int
@@ -265,7 +265,9 @@ func TestServeHTTPBodyLimit(t *testing.T) {
 		{`{"event":"BeforeTool","toolName":"bash"}`, http.StatusOK},
 	} {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/dispatch", strings.NewReader(tt.body)))
+		req := httptest.NewRequest("POST", "/v1/dispatch", strings.NewReader(tt.body))
+		req.Header.Set("Content-Type", "application/json")
+		h.ServeHTTP(rec, req)
 		if rec.Code != tt.status || rec.Header().Get("Content-Type") != "application/json" {
 			t.Errorf("%d bytes: %d %s", len(tt.body), rec.Code, rec.Body.String())
 		}

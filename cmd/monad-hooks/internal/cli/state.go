@@ -53,8 +53,9 @@ func readState(path string) (map[string]engine.SessionState, error) {
 
 // writeState replaces the --state file atomically (a temporary file in the
 // same directory, renamed over it), so that a reader never sees it half
-// written. Concurrent runs sharing a state file do not merge: the last one
-// to finish wins.
+// written. Runs that share a state file take its lock (see lockState)
+// around their read, dispatch and write, so that none loses another's
+// update.
 func writeState(path string, st map[string]engine.SessionState) error {
 	b, err := json.Marshal(st)
 	if err != nil {
@@ -84,11 +85,10 @@ func writeState(path string, st map[string]engine.SessionState) error {
 	return nil
 }
 
-// auditLine is one line of the --audit file: the engine's Record, with the
-// time it was written and the session it belongs to.
+// auditLine is one line of the --audit file: the engine's Record (which
+// names its session), with the time it was written.
 type auditLine struct {
-	Time      string `json:"time"`
-	SessionID string `json:"sessionId,omitempty"`
+	Time string `json:"time"`
 	engine.Record
 }
 
@@ -113,8 +113,8 @@ func openAudit(path string) (*auditLog, error) {
 }
 
 // Record appends r as one JSON line.
-func (a *auditLog) Record(ctx context.Context, r engine.Record) {
-	b, err := json.Marshal(auditLine{Time: a.now().UTC().Format(time.RFC3339Nano), SessionID: sessionFrom(ctx), Record: r})
+func (a *auditLog) Record(_ context.Context, r engine.Record) {
+	b, err := json.Marshal(auditLine{Time: a.now().UTC().Format(time.RFC3339Nano), Record: r})
 	b = append(b, '\n')
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -142,19 +142,4 @@ func (a *auditLog) Close() error {
 	}
 	a.f = nil
 	return a.err
-}
-
-type sessionKey struct{}
-
-// withSession tells the audit log which session a dispatch belongs to.
-func withSession(ctx context.Context, id string) context.Context {
-	if id == "" {
-		return ctx
-	}
-	return context.WithValue(ctx, sessionKey{}, id)
-}
-
-func sessionFrom(ctx context.Context) string {
-	s, _ := ctx.Value(sessionKey{}).(string)
-	return s
 }

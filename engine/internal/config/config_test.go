@@ -3,11 +3,9 @@ package config
 import (
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
-	"testing/fstest"
 
 	"github.com/monad-hooks/monad-hooks/events"
 )
@@ -110,44 +108,6 @@ func TestJSONAndTOMLAgree(t *testing.T) {
 				t.Error("no hooks")
 			}
 		})
-	}
-}
-
-func TestLoad(t *testing.T) {
-	fsys := fstest.MapFS{
-		"conf/agents.json": {Data: []byte(`{"hooks": {"SessionEnd": [{"hooks": [{"command": "bye"}]}]}}`)},
-		"conf/big.json":    {Data: make([]byte, MaxFileSize+1)},
-		"conf/bad.toml":    {Data: []byte("[[hooks.Nope]]\nhooks = []\n")},
-	}
-	f, err := Load(fsys.Open, "conf/agents.json", TierUser)
-	noErr(t, err)
-	equal(t, []Hook{{Command: "bye", Pos: Pos{"conf/agents.json", 1, 38}}}, f.Hooks[events.SessionEnd][0].Hooks)
-
-	_, err = Load(fsys.Open, "conf/missing.json", TierUser)
-	if !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("Load(missing) = %v, want fs.ErrNotExist", err)
-	}
-	var es Errors
-	_, err = Load(fsys.Open, "conf/big.json", TierUser)
-	if !errors.As(err, &es) || es[0].Code != CodeTooLarge {
-		t.Errorf("Load(big) = %v, want too_large", err)
-	}
-	_, err = Load(fsys.Open, "conf/bad.toml", TierUser)
-	if !errors.As(err, &es) || es[0].Code != CodeUnknownEvent {
-		t.Errorf("Load(bad) = %v, want unknown_event", err)
-	}
-	_, err = Load(fsys.Open, "conf", TierUser) // a directory
-	if err == nil || errors.As(err, &es) {
-		t.Errorf("Load(dir) = %v, want a read error", err)
-	}
-
-	path, _ := readFixture(t, "policy.toml")
-	f, err = Load(OSOpen, path, TierPolicy)
-	noErr(t, err)
-	equal(t, TierPolicy, f.Tier)
-	equal(t, OnErrorDeny, f.Hooks[events.ApprovalRequest][0].Hooks[0].OnError)
-	if _, err := Load(OSOpen, filepath.Join(t.TempDir(), "none.json"), TierUser); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("Load(OSOpen, missing) = %v, want fs.ErrNotExist", err)
 	}
 }
 

@@ -1,5 +1,7 @@
-// Package config loads and validates hook configuration files, and edits the
-// user's command hooks in them.
+// Package config parses and validates hook configuration files (agents.json,
+// agents.toml and the operator's policy files) and holds the one list of
+// configuration error codes. It is internal to the engine: embedders see
+// its errors and codes through package engine.
 //
 // # Files and tiers
 //
@@ -16,10 +18,11 @@
 //     (CodeAtomsInPolicy), because the policy tier is command hooks only. (The
 //     latter can be relaxed later without breaking any valid file.)
 //
-// Any other top-level key is ignored (agents.json holds other agent settings
-// too) and kept by the [Writer]; one that looks like a misspelling of ours
-// ("Hooks", "hook", "atom") draws a CodeLikelyTypo warning. JSON null is the
-// same as an absent key.
+// "$schema" (a string) may appear in both. Any other key, at any level but
+// inside the free-form "with" parameters, is an error (CodeUnknownKey) with
+// a did-you-mean when a key of ours is close ("Hooks", "hook", "comand",
+// "timeout_ms", "matchers"): a misspelt key must never disarm the hooks it
+// holds. JSON null is the same as an absent key.
 //
 // The hooks shape is event → matcher groups → hook entries:
 //
@@ -42,7 +45,7 @@
 //
 // # Loud validation
 //
-// [Parse] and [Load] report every problem, not just the first, as [Errors]:
+// [Parse] reports every problem, not just the first, as [Errors]:
 // each [*Error] has a stable code (the Code constants), the file, the 1-based
 // line and column (in bytes) of the offending key or value, the JSON path of
 // the value (Field) and a message. Only a syntax error stops validation, as
@@ -63,18 +66,10 @@
 // on one core; a typical file of a few KiB takes about a millisecond), so
 // callers that reload often should still skip unchanged files.
 //
-// # Writing
-//
-// A [Writer] adds, replaces and removes the user's command hooks in a JSON user
-// file. It never writes policy hooks ([ErrPolicyReadOnly]), keeps every other
-// key, validates the result before writing, and replaces the file atomically.
-// It does not write TOML ([ErrUnsupportedFormat]): rewriting would lose the
-// file's comments.
-//
 // # No global state
 //
-// The package reads no environment, working directory or clock. [Parse] reads
-// only its arguments; [Load] reads through an injected [OpenFunc]; a [Writer]
-// through an injected [WriteFS]. All functions are safe for concurrent use,
-// and none panics, prints or exits.
+// The package reads no file, environment, working directory or clock: [Parse]
+// reads only its arguments (the engine reads the files through its injected
+// filesystem). All functions are safe for concurrent use, and none panics,
+// prints or exits.
 package config

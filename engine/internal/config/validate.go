@@ -197,25 +197,35 @@ func (v *validator) document(root *node) *File {
 				v.errKey(m, CodeHooksInPolicy, field, `"hooks" in a policy file: the operator's command hooks belong under "policyHooks"`)
 				continue
 			}
-			f.Hooks = v.hooks(m.val, field)
+			f.Hooks, f.HooksKey = v.hooks(m.val, field), true
 		case "policyHooks":
 			if v.tier == TierUser {
 				v.errKey(m, CodePolicyInUser, field, `"policyHooks" in a user file: policy hooks come only from the operator's policy source`)
 				continue
 			}
-			f.Hooks = v.hooks(m.val, field)
+			f.Hooks, f.HooksKey = v.hooks(m.val, field), true
 		case "atoms":
 			if v.tier == TierPolicy {
 				v.errKey(m, CodeAtomsInPolicy, field, `"atoms" in a policy file: the policy tier holds shell command hooks only`)
 				continue
 			}
 			f.Atoms = v.atoms(m.val, field)
-		default:
-			// Other keys belong to other settings and are ignored, but a
-			// misspelling of ours would silently disarm hooks: warn.
-			if s := didYouMean(m.key, "hooks", "policyHooks", "atoms"); s != "" {
-				v.report(&v.warns, m.line, m.col, CodeLikelyTypo, field, "key %q is ignored%s", m.key, s)
+		case "$schema":
+			// The JSON Schema editors use to check the file: not ours to
+			// interpret, but a string.
+			if m.val.kind != kindString {
+				v.errAt(m.val, CodeWrongType, field, "$schema must be a string, got %s", v.kindName(m.val))
 			}
+		default:
+			// A key we do not know would be ignored, and a misspelling of
+			// ours ("Hooks") would silently disarm the hooks it holds.
+			want := `"hooks" or "atoms"`
+			known := []string{"hooks", "atoms", "policyHooks"}
+			if v.tier == TierPolicy {
+				want = `"policyHooks"`
+				known = []string{"policyHooks", "hooks", "atoms"}
+			}
+			v.errKey(m, CodeUnknownKey, field, "unknown key %q in a %s file: want %s%s", m.key, v.tier, want, didYouMean(m.key, known...))
 		}
 	}
 	return f

@@ -12,11 +12,11 @@ import (
 // 1.1); nested arrays of tables; a super-table defined after its sub-tables.
 func TestTOMLPositions(t *testing.T) {
 	src := `# [[hooks.BeforeTool]] in a comment
-note = """
+"$schema" = """
 [[hooks.BeforeTool]]
 matcher = "x" """
-other = '''it's [not] a "table"'''''
-literal = 'C:\path'
+atoms = [{ stdlib = "p", with = { other = '''it's [not] a "table"''''', literal = 'C:\path' } }]
+# a comment [[hooks.X]]
 
 [[ hooks . "BeforeTool" ]] # spaces and a quoted key
 matcher = "^a$"

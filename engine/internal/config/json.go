@@ -70,7 +70,7 @@ func (p *jsonParser) ws() {
 
 func (p *jsonParser) newNode(k kind, start int) *node {
 	l, c := p.lines.pos(start)
-	return &node{kind: k, line: l, col: c, start: start}
+	return &node{kind: k, line: l, col: c}
 }
 
 // value parses one value at p.off (whitespace already skipped).
@@ -91,7 +91,7 @@ func (p *jsonParser) value() *node {
 			return nil
 		}
 		n := p.newNode(kindString, start)
-		n.str, n.end = s, p.off
+		n.str = s
 		return n
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
@@ -114,7 +114,7 @@ func (p *jsonParser) literal(word string, k kind, b bool) *node {
 	}
 	p.off += len(word)
 	n := p.newNode(k, start)
-	n.b, n.end = b, p.off
+	n.b = b
 	return n
 }
 
@@ -137,7 +137,6 @@ func (p *jsonParser) object() *node {
 	if p.off < len(p.data) && p.data[p.off] == '}' {
 		p.off++
 		p.depth--
-		n.end = p.off
 		return n
 	}
 	for {
@@ -151,7 +150,7 @@ func (p *jsonParser) object() *node {
 		if !ok {
 			return nil
 		}
-		m := member{key: key, kstart: kstart, ke: p.off}
+		m := member{key: key}
 		m.line, m.col = p.lines.pos(kstart)
 		p.ws()
 		if p.off >= len(p.data) || p.data[p.off] != ':' {
@@ -173,7 +172,6 @@ func (p *jsonParser) object() *node {
 		if p.off < len(p.data) && p.data[p.off] == '}' {
 			p.off++
 			p.depth--
-			n.end = p.off
 			return n
 		}
 		p.fail(CodeSyntax, p.off, fmt.Sprintf("unexpected %s in object: want ',' or '}'", p.describe()))
@@ -191,7 +189,6 @@ func (p *jsonParser) array() *node {
 	if p.off < len(p.data) && p.data[p.off] == ']' {
 		p.off++
 		p.depth--
-		n.end = p.off
 		return n
 	}
 	for {
@@ -209,7 +206,6 @@ func (p *jsonParser) array() *node {
 		if p.off < len(p.data) && p.data[p.off] == ']' {
 			p.off++
 			p.depth--
-			n.end = p.off
 			return n
 		}
 		p.fail(CodeSyntax, p.off, fmt.Sprintf("unexpected %s in array: want ',' or ']'", p.describe()))
@@ -322,6 +318,6 @@ func (p *jsonParser) number() *node {
 	}
 	p.off = i
 	n := p.newNode(kindNumber, start)
-	n.str, n.end = string(d[start:i]), i
+	n.str = string(d[start:i])
 	return n
 }

@@ -29,16 +29,13 @@ type node struct {
 	b         bool
 	elems     []*node
 	mems      []member
-	// start and end are the byte span of a JSON value (used by the Writer).
-	start, end int
 }
 
 // A member is one key of an object (a TOML table).
 type member struct {
-	key        string
-	line, col  int // position of the key
-	val        *node
-	kstart, ke int // byte span of a JSON key, quotes included
+	key       string
+	line, col int // position of the key
+	val       *node
 }
 
 // lineIndex maps byte offsets to 1-based line and column.

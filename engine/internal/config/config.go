@@ -3,9 +3,6 @@ package config
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -69,10 +66,14 @@ type Pos struct {
 	Col  int
 }
 
-// String returns "file:line:col", or just the file when Line is 0.
+// String returns "file:line:col", "file:line" when Col is 0, or just the
+// file when Line is 0.
 func (p Pos) String() string {
-	if p.Line == 0 {
+	switch {
+	case p.Line == 0:
 		return p.File
+	case p.Col == 0:
+		return p.File + ":" + strconv.Itoa(p.Line)
 	}
 	return p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
 }
@@ -90,6 +91,11 @@ type File struct {
 	// group, are in file order. Events with no groups are left out; Hooks is
 	// nil when there are none.
 	Hooks map[events.Event][]Group
+	// HooksKey reports whether the file holds its tier's hooks key (hooks,
+	// or policyHooks for a policy file), even with no event in it. (A TOML
+	// file cut short mid-write can still parse; the engine tells it from an
+	// intended file with no hooks by this key.)
+	HooksKey bool
 	// Atoms lists the atoms entries in file order (always empty for a policy
 	// file).
 	Atoms []Atom
@@ -223,42 +229,5 @@ func firstInvalid(data []byte) int {
 	return len(data)
 }
 
-// An OpenFunc opens a named file for reading. fstest.MapFS.Open, the Open
-// method of any fs.FS, and [OSOpen] are OpenFuncs.
-type OpenFunc func(name string) (fs.File, error)
-
-// OSOpen opens a file of the operating system's filesystem (os.Open). It is
-// the OpenFunc to pass to [Load] for real configuration files.
-func OSOpen(name string) (fs.File, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err // not a typed nil in an interface
-	}
-	return f, nil
-}
-
-// Load opens path with open, reads at most [MaxFileSize] bytes and parses
-// them with [Parse]. It reads the filesystem only through open.
-//
-// When the file cannot be opened or read, Load returns a nil *File and that
-// error wrapped, so errors.Is(err, fs.ErrNotExist) reports a missing file.
-// A larger file is a CodeTooLarge error. Otherwise Load returns what [Parse]
-// returns. Load is safe for concurrent use if open is.
-func Load(open OpenFunc, path string, tier Tier) (*File, error) {
-	f, err := open(path)
-	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	cerr := f.Close()
-	if err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("config: read %s: %w", path, err)
-	}
-	if len(data) > MaxFileSize {
-		return nil, Errors{{Code: CodeTooLarge, File: path, Msg: fmt.Sprintf("file is larger than the limit of %d bytes", MaxFileSize)}}
-	}
-	return Parse(path, data, tier)
-}
+// bom is the UTF-8 byte order mark, which Parse skips.
+const bom = "\xef\xbb\xbf"

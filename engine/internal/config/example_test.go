@@ -3,16 +3,14 @@ package config_test
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
-	"github.com/monad-hooks/monad-hooks/engine/config"
+	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
 func ExampleParse() {
 	src := []byte(`{
-  "model": "large",
+  "$schema": "https://example.com/agents.schema.json",
   "hooks": {
     "BeforeTool": [
       { "matcher": "^(shell_exec|file_write)$",
@@ -66,62 +64,4 @@ hooks = [{ command = "./b.sh", onErorr = "deny" }]
 	// agents.toml:3:44: bad_timeout: timeoutMs must be between 1 and 600000 (10 minutes), got -5
 	// agents.toml:5:9: unknown_event: unknown event "BeforeTol" (did you mean "BeforeTool"?)
 	// agents.toml:6:32: unknown_key: unknown key "onErorr" in a hook entry: want "command", "timeoutMs" or "onError" (did you mean "onError"?)
-}
-
-func ExampleWriter() {
-	dir, err := os.MkdirTemp("", "config-example")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "agents.json")
-	if err := os.WriteFile(path, []byte(`{"model": "large"}`), 0o600); err != nil {
-		fmt.Println(err)
-		return
-	}
-
-	w := config.NewWriter(config.OSFS{})
-	ref, err := w.AddHook(path, events.BeforeTool, "^shell_exec$",
-		config.Hook{Command: "./guards/check.sh", OnError: config.OnErrorDeny})
-	fmt.Println("added", ref, err)
-
-	// An invalid hook is refused; the file is untouched.
-	_, err = w.AddHook(path, events.BeforeTool, "", config.Hook{Command: "./slow.sh", TimeoutMs: -1})
-	var errs config.Errors
-	if errors.As(err, &errs) {
-		fmt.Println("refused:", errs[0].Code, errs[0].Field)
-	}
-
-	// Policy hooks are never written.
-	err = w.Edit(path, config.TierPolicy, func(map[events.Event][]config.Group) error { return nil })
-	fmt.Println("policy:", errors.Is(err, config.ErrPolicyReadOnly))
-
-	err = w.ReplaceHook(path, ref, config.Hook{Command: "./guards/check.sh --strict", TimeoutMs: 2000, OnError: config.OnErrorDeny})
-	fmt.Println("replaced", err)
-
-	b, _ := os.ReadFile(path)
-	fmt.Print(string(b))
-	// Output:
-	// added hooks.BeforeTool[0].hooks[0] <nil>
-	// refused: bad_timeout hooks.BeforeTool[1].hooks[0].timeoutMs
-	// policy: true
-	// replaced <nil>
-	// {
-	//   "model": "large",
-	//   "hooks": {
-	//     "BeforeTool": [
-	//       {
-	//         "matcher": "^shell_exec$",
-	//         "hooks": [
-	//           {
-	//             "command": "./guards/check.sh --strict",
-	//             "timeoutMs": 2000,
-	//             "onError": "deny"
-	//           }
-	//         ]
-	//       }
-	//     ]
-	//   }
-	// }
 }

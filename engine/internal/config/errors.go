@@ -1,14 +1,15 @@
 package config
 
 import (
-	"errors"
-	"strconv"
 	"strings"
 )
 
-// Error codes. Every [*Error] carries exactly one of these in its Code field.
-// The codes are stable: tools and tests may match on them. Codes marked
-// "warning" only ever appear in [File.Warnings].
+// Error codes: the one list of the codes of configuration problems, of the
+// files (reported by [Parse]) and of what the engine loads beside them
+// (reported by package engine, which re-exports every code). Every [*Error]
+// carries exactly one of these in its Code field. The codes are stable:
+// tools and tests may match on them. Codes marked "warning" only ever appear
+// in [File.Warnings] (and the engine's warnings).
 const (
 	// CodeBadFormat: the file name ends neither in .json nor in .toml.
 	CodeBadFormat = "bad_format"
@@ -29,14 +30,17 @@ const (
 	// CodeWrongType: a value has the wrong type (for example a string where
 	// a list of matcher groups belongs).
 	CodeWrongType = "wrong_type"
-	// CodeUnknownKey: a key that is not allowed inside a matcher group, a hook
-	// entry or an atom entry. Unknown top-level keys are not errors.
+	// CodeUnknownKey: a key the file may not hold: anywhere but inside the
+	// free-form "with" parameters of an atom, a key that is not part of the
+	// format is an error (with a did-you-mean when one is close), never
+	// ignored.
 	CodeUnknownKey = "unknown_key"
 	// CodeDuplicateKey: a JSON object names the same key twice. (TOML
 	// reports a duplicate key as CodeSyntax.)
 	CodeDuplicateKey = "duplicate_key"
 	// CodeUnknownEvent: a key under hooks or policyHooks is not one of the
-	// thirteen event names (see events.ParseEvent).
+	// thirteen event names (see events.ParseEvent), or a Go hook names an
+	// invalid event.
 	CodeUnknownEvent = "unknown_event"
 	// CodeBadMatcher: a matcher is not a string or not a valid RE2 regular
 	// expression.
@@ -53,7 +57,9 @@ const (
 	// CodeBadOnError: onError is not one of "deny" and "skip".
 	CodeBadOnError = "bad_on_error"
 	// CodeBadAtom: an atoms entry is empty, names both or neither of path
-	// and stdlib, or holds a with value that JSON cannot represent.
+	// and stdlib, or holds a with value that JSON cannot represent; or (from
+	// the engine) it names an unknown stdlib pack or parameters the pack
+	// refuses.
 	CodeBadAtom = "bad_atom"
 	// CodePolicyInUser: a user file holds a policyHooks key. Policy hooks
 	// come only from the operator's policy source.
@@ -68,14 +74,35 @@ const (
 	// are not reported. Always the last entry of its [Errors].
 	CodeTooManyErrors = "too_many_errors"
 
-	// CodeLikelyTypo (warning): an ignored top-level key that looks like a
-	// misspelling of hooks, policyHooks or atoms ("Hooks", "hook"). Left
-	// alone it would silently disarm the hooks it holds.
-	CodeLikelyTypo = "likely_typo"
 	// CodeMatcherIgnored (warning): a non-empty matcher on an event that is
 	// not tool-scoped. The matcher is kept but never consulted: hooks of such
 	// events always run.
 	CodeMatcherIgnored = "matcher_ignored"
+
+	// The codes below are reported by the engine.
+
+	// CodeMissingHandler: a Go hook has no handler.
+	CodeMissingHandler = "missing_handler"
+	// CodeLuaLoad: a Lua script does not compile, or fails while it loads
+	// (a bad hook{} registration, an error at the top level).
+	CodeLuaLoad = "lua_load"
+	// CodeRead: a configuration file or script cannot be read (missing,
+	// unreadable).
+	CodeRead = "read_error"
+	// CodeDuplicatePack: a stdlib pack is named twice (in user files, or in
+	// the host's list): a pack loads once per plan, with one set of
+	// parameters.
+	CodeDuplicatePack = "duplicate_pack"
+	// CodeNoHooks: at a reload, a configuration file or script that gave
+	// the plan in force hooks gives none: it is empty, a TOML file without
+	// its hooks key, or a script that registers no hook, which is what a
+	// file cut short mid-write looks like. The plan in force stays.
+	CodeNoHooks = "no_hooks"
+	// CodeRelativePath: a policy command names a relative path that would
+	// be resolved in the sandbox root, which the agent can write (only a
+	// relative path as the first word of the line is resolved, beside the
+	// policy file).
+	CodeRelativePath = "relative_path"
 )
 
 // An Error is one configuration problem: what (Code, Msg), where in the file
@@ -83,8 +110,10 @@ const (
 //
 // Line and Col are 1-based; Col counts bytes from the start of the line (as
 // the Go toolchain does), not characters. Line 0 means the problem concerns
-// the whole file (CodeBadFormat, CodeTooLarge, CodeTooManyErrors) or, for
-// errors returned by [Writer], a document that was never written. Field is a
+// the whole file (CodeBadFormat, CodeTooLarge, CodeTooManyErrors) or a
+// problem that is not in a file (File is then empty or names the source,
+// such as a Go hook); Col 0 means the column is not known (Lua errors).
+// Field is a
 // path to the offending value in JSON notation,
 // "hooks.BeforeTool[0].hooks[1].timeoutMs"; keys other than
 // [A-Za-z0-9_-]+ are quoted, as in `hooks["bad key"]`. Field is empty for
@@ -98,18 +127,14 @@ type Error struct {
 	Msg   string
 }
 
-// Error formats the problem as "file:line:col: code: msg", or
-// "file: code: msg" when Line is 0.
+// Error formats the problem as "file:line:col: code: msg" (the position as
+// [Pos.String] writes it), or "code: msg" when File is empty.
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(e.Line))
-		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(e.Col))
+	if e.File != "" {
+		b.WriteString(e.Pos().String())
+		b.WriteString(": ")
 	}
-	b.WriteString(": ")
 	b.WriteString(e.Code)
 	b.WriteString(": ")
 	b.WriteString(e.Msg)
@@ -119,7 +144,7 @@ func (e *Error) Error() string {
 // Pos returns the position of the problem.
 func (e *Error) Pos() Pos { return Pos{File: e.File, Line: e.Line, Col: e.Col} }
 
-// Errors is a list of problems in document order. [Parse] and [Load] return
+// Errors is a list of problems in document order. [Parse] returns
 // their problems as an Errors value, never an empty one, so
 // errors.As(err, &errs) recovers the list. All methods are safe on a nil
 // Errors.
@@ -164,19 +189,3 @@ func (es Errors) Codes() []string {
 	}
 	return out
 }
-
-// Sentinel errors of the [Writer]. They are wrapped: match them with
-// errors.Is.
-var (
-	// ErrPolicyReadOnly: the Writer never writes policy hooks. Returned when
-	// asked to edit the policy tier, or a file that holds a policyHooks key.
-	ErrPolicyReadOnly = errors.New("config: policy hooks are read-only: they come only from the operator's policy source")
-	// ErrUnsupportedFormat: the Writer edits JSON files only; a TOML file
-	// must be edited by hand (rewriting it would lose its comments).
-	ErrUnsupportedFormat = errors.New("config: the settings writer edits .json files only")
-	// ErrHookNotFound: a [Ref] names no hook of the file.
-	ErrHookNotFound = errors.New("config: no such hook")
-	// ErrConflict: the file changed on disk while the Writer was editing it;
-	// nothing was written. Retry the edit.
-	ErrConflict = errors.New("config: file changed during the edit")
-)

@@ -103,7 +103,7 @@ func TestErrorCodes(t *testing.T) {
 
 		{"missing_hooks", "a.json", TierUser, `{"hooks": {"BeforeTool": [{"matcher": "x"}]}}`, []string{"1:27 missing_hooks hooks.BeforeTool[0].hooks"}},
 		{"missing_hooks/null", "a.json", TierUser, `{"hooks": {"BeforeTool": [{"hooks": null}]}}`, []string{"1:27 missing_hooks hooks.BeforeTool[0].hooks"}},
-		{"missing_hooks/toml", "a.toml", TierUser, "x = 1\n[[hooks.BeforeTool]]\nmatcher = \"x\"\n", []string{"2:1 missing_hooks hooks.BeforeTool[0].hooks"}},
+		{"missing_hooks/toml", "a.toml", TierUser, "\"$schema\" = \"s\"\n[[hooks.BeforeTool]]\nmatcher = \"x\"\n", []string{"2:1 missing_hooks hooks.BeforeTool[0].hooks"}},
 
 		{"missing_command/absent", "a.json", TierUser, `{"hooks": {"BeforeTool": [{"hooks": [{"timeoutMs": 5}]}]}}`, []string{"1:38 missing_command hooks.BeforeTool[0].hooks[0].command"}},
 		{"missing_command/blank", "a.json", TierUser, `{"hooks": {"BeforeTool": [{"hooks": [{"command": " "}]}]}}`, []string{"1:50 missing_command hooks.BeforeTool[0].hooks[0].command"}},
@@ -221,7 +221,7 @@ func TestManyWarningsAreNotTooManyErrors(t *testing.T) {
 
 func TestWarnings(t *testing.T) {
 	src := `{
-  "Hooks": {},
+  "$schema": "x",
   "hooks": {
     "AfterModel": [{"matcher": "^x$", "hooks": [{"command": "a"}]}],
     "ApprovalRequest": [{"matcher": "^x$", "hooks": [{"command": "b"}]}]
@@ -229,8 +229,40 @@ func TestWarnings(t *testing.T) {
 }`
 	f, err := Parse("a.json", []byte(src), TierUser)
 	noErr(t, err)
-	equal(t, []string{"2:3 likely_typo Hooks", "4:32 matcher_ignored hooks.AfterModel[0].matcher"}, brief(f.Warnings))
+	equal(t, []string{"4:32 matcher_ignored hooks.AfterModel[0].matcher"}, brief(f.Warnings))
 	equal(t, "^x$", f.Hooks[events.AfterModel][0].Matcher, "the matcher is kept")
+}
+
+// TestUnknownTopLevelKeys: a key the format does not define is an error at
+// the top level too, with its position and a did-you-mean, in both formats
+// and both tiers (issue 11.3); "$schema" is allowed.
+func TestUnknownTopLevelKeys(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		tier Tier
+		src  string
+		want string
+	}{
+		{"a.json", TierUser, "{\n  \"Hooks\": {\"BeforeTool\": []}\n}",
+			`a.json:2:3: unknown_key: unknown key "Hooks" in a user file: want "hooks" or "atoms" (did you mean "hooks"?)`},
+		{"a.json", TierUser, `{"hooks": {}, "model": "large"}`,
+			`a.json:1:15: unknown_key: unknown key "model" in a user file: want "hooks" or "atoms"`},
+		{"a.json", TierUser, `{"atom": []}`,
+			`a.json:1:2: unknown_key: unknown key "atom" in a user file: want "hooks" or "atoms" (did you mean "atoms"?)`},
+		{"a.toml", TierUser, "[[hook.BeforeTool]]\nhooks = []\n",
+			`a.toml:1:3: unknown_key: unknown key "hook" in a user file: want "hooks" or "atoms" (did you mean "hooks"?)`},
+		{"p.toml", TierPolicy, "[[policyHook.BeforeTool]]\nhooks = []\n",
+			`p.toml:1:3: unknown_key: unknown key "policyHook" in a policy file: want "policyHooks" (did you mean "policyHooks"?)`},
+		{"p.json", TierPolicy, `{"policy_hooks": {}}`,
+			`p.json:1:2: unknown_key: unknown key "policy_hooks" in a policy file: want "policyHooks" (did you mean "policyHooks"?)`},
+		{"a.json", TierUser, `{"$schema": 1}`,
+			`a.json:1:13: wrong_type: $schema must be a string, got a number (1)`},
+	} {
+		es := parseErrors(t, c.path, c.src, c.tier)
+		equal(t, c.want, es.Error())
+	}
+	_, err := Parse("a.json", []byte(`{"$schema": "https://example.com/s.json", "hooks": {}}`), TierUser)
+	noErr(t, err)
 }
 
 func TestErrorsFormatting(t *testing.T) {
