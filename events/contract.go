@@ -31,6 +31,19 @@ type Input struct {
 	ToolInput  any    `json:"toolInput,omitempty"`
 	ToolResult any    `json:"toolResult,omitempty"`
 
+	// ToolCallID identifies one tool call, so that the audit records of its
+	// BeforeTool, ApprovalRequest and AfterTool can be tied together. It is
+	// an optional field beyond the seed's contract, kept as the host sent
+	// it.
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Tool is the engine's view of the tool call (BeforeTool,
+	// ApprovalRequest, AfterTool): its kind and the command, paths,
+	// contents and URLs of its input, found through the engine's tool table.
+	// It is an extension beyond the seed's contract, computed by the engine:
+	// a value the host sends is ignored, and it is nil for a tool the table
+	// does not know.
+	Tool *ToolView `json:"tool,omitempty"`
+
 	// OK and Error carry the outcome of AfterTool, AfterSubagent and
 	// AfterTurn, which fire on failure too.
 	OK    *bool  `json:"ok,omitempty"`

@@ -182,3 +182,33 @@ func FuzzDecodeOutput(f *testing.F) {
 		}
 	})
 }
+
+func TestToolCallIDIsDecodedAndToolIsNot(t *testing.T) {
+	in, err := events.DecodeInput([]byte(`{"event":"AfterTool","toolName":"bash","toolCallId":"call_7","tool":{"kind":"other"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.ToolCallID != "call_7" {
+		t.Errorf("ToolCallID = %q, want call_7", in.ToolCallID)
+	}
+	if in.Tool != nil {
+		t.Errorf("a tool view sent by the host was decoded: %+v", in.Tool)
+	}
+	if _, err := events.DecodeInput([]byte(`{"event":"AfterTool","toolCallId":7}`)); err == nil {
+		t.Error("a numeric toolCallId was accepted")
+	}
+}
+
+func TestParseToolKind(t *testing.T) {
+	for _, k := range events.ToolKinds() {
+		got, err := events.ParseToolKind(string(k))
+		if err != nil || got != k {
+			t.Errorf("ParseToolKind(%q) = %q, %v", k, got, err)
+		}
+	}
+	for _, bad := range []string{"", "Shell", "bash", "file"} {
+		if _, err := events.ParseToolKind(bad); err == nil || !strings.Contains(err.Error(), "shell, read") {
+			t.Errorf("ParseToolKind(%q) = %v, want an error listing the kinds", bad, err)
+		}
+	}
+}
