@@ -51,11 +51,12 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 	if p := e.cfgErr.Load(); p != nil {
 		res.ConfigError = *p
 	}
-	if len(hooks) == 0 && !sessionEvent(in.Event) {
+	unguarded := toolScoped[in.Event] && g.tools.Kind(in.ToolName) == ""
+	if len(hooks) == 0 && !sessionEvent(in.Event) && !unguarded {
 		// The fast path: nothing to run, nothing allocated.
 		return res, nil
 	}
-	e.dispatch(ctx, hooks, &in, &res)
+	e.dispatch(ctx, g, hooks, unguarded, &in, &res)
 	return res, nil
 }
 
@@ -76,15 +77,16 @@ var sessionEvents = [events.Count]bool{
 func sessionEvent(ev events.Event) bool { return int(ev) < len(sessionEvents) && sessionEvents[ev] }
 
 // dispatch is the slow path of Dispatch: hooks are the hooks that match, in
-// plan order; res holds the event and any configuration error. in is not
-// modified: serial events chain on a private copy.
-func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, res *Result) {
+// plan order; unguarded says that the tool of a tool-scoped event is not in
+// g's tool table; res holds the event and any configuration error. in is
+// not modified: serial events chain on a private copy.
+func (e *Engine) dispatch(ctx context.Context, g *generation, hooks []*hook, unguarded bool, in *events.Input, res *Result) {
 	spec := in.Event.Spec()
 	var c *call
-	switch len(hooks) {
-	case 0:
+	switch {
+	case len(hooks) == 0 && !unguarded:
 		c = &call{in: *in}
-	case 1:
+	case len(hooks) == 1 && !unguarded:
 		// The most common slow path, one matching hook: the call and the
 		// audit share one allocation (the Result then keeps the call's
 		// copy of the input alive; its JSON encoding is dropped below).
@@ -93,10 +95,18 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 		res.Audit = x.audit[:0]
 	default:
 		c = &call{in: *in}
-		res.Audit = make([]Record, 0, len(hooks))
+		res.Audit = make([]Record, 0, len(hooks)+1)
+	}
+	// The tool view is the engine's: whatever the host sent is replaced.
+	c.tools, c.in.Tool = g.tools, nil
+	if toolScoped[in.Event] {
+		c.setView()
 	}
 	if in.Event == events.AfterTurn {
 		c.in.StopContinues = e.sessions.get(in.SessionID).StopContinues
+	}
+	if unguarded && e.unguarded(ctx, spec, c, res) {
+		hooks = nil // denied: no hook runs
 	}
 	if len(hooks) > 0 {
 		if spec.Parallel {
@@ -107,6 +117,22 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 	}
 	e.sessionRules(spec, &c.in, res)
 	c.changed() // the Result may keep c: not its encoding of the input
+}
+
+// unguarded records that the tool of a tool-scoped dispatch is in no tool
+// table, with the decision of WithUnguardedTools where the event honours
+// it, and reports whether that decision is a deny.
+func (e *Engine) unguarded(ctx context.Context, spec events.Spec, c *call, res *Result) (denied bool) {
+	res.UnguardedTool = true
+	res.Audit = append(res.Audit, Record{Event: spec.Event, Tier: TierEngine, Kind: "engine", Hook: "unguardedTool",
+		ToolCallID: c.in.ToolCallID, Outcome: OutcomeOK, Reason: unguardedReason(c.in.ToolName)})
+	rec := &res.Audit[len(res.Audit)-1]
+	if d := e.opts.unguarded; d != events.Proceed && spec.Decisions.Has(d) {
+		rec.Decision = d
+		res.Decision, res.Reason = d, rec.Reason
+	}
+	e.record(ctx, rec)
+	return res.Decision == events.Deny
 }
 
 // callOne is the one allocation of a dispatch with one matching hook.
@@ -294,6 +320,7 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 	if kept.MutatedToolInput != nil {
 		res.MutatedToolInput = kept.MutatedToolInput
 		cur.ToolInput = kept.MutatedToolInput
+		c.setView() // the next hook sees the view of the rewritten input
 	}
 	if kept.UpdatedToolOutput != nil {
 		res.UpdatedToolOutput = kept.UpdatedToolOutput
@@ -320,7 +347,7 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 // runHook runs one hook with its timeout, recovering a panic, validates what
 // it returned and fills *rec (which must be zero), but for what fold adds.
 func (e *Engine) runHook(ctx context.Context, h *hook, c *call, rec *Record) (out events.Output) {
-	rec.Event, rec.Tier, rec.Kind, rec.Hook, rec.Source = h.event, h.tier, h.kind, h.id, h.source
+	rec.Event, rec.Tier, rec.Kind, rec.Hook, rec.Source, rec.ToolCallID = h.event, h.tier, h.kind, h.id, h.source, c.in.ToolCallID
 	hctx := ctx
 	if h.timeout > 0 {
 		var cancel context.CancelFunc

@@ -10,6 +10,7 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // Errors returned by [Engine.Dispatch].
@@ -44,6 +45,12 @@ type generation struct {
 	cache   [events.Count]matchCache
 	dropped []dropped // duplicate command specs, for Plan
 	res     resources
+	// tools is the tool table of the generation: the built-in table, the
+	// WithTools declarations and those of the configuration files.
+	tools *tools.Table
+	// declared says who declared each tool that is not (only) built in:
+	// "WithTools", or the file:line:col of a tools entry.
+	declared map[string]string
 }
 
 // resources are what a generation's hooks hold; they are released when the
@@ -61,12 +68,11 @@ func (r resources) release() {
 // source supplies the configured (non-Go) hooks and says cheaply whether they
 // changed. Implementations live beside the config, Lua and shell glue.
 type source interface {
-	// load reads and compiles the configuration. version is a fingerprint
-	// that unchanged reports against; res is what the hooks hold.
-	load(ctx context.Context) (specs []hookSpec, res resources, version any, err error)
+	// load reads and compiles the configuration.
+	load(ctx context.Context) loaded
 	// unchanged reports whether the configuration is still the one that
 	// produced version. It is called on the dispatch path and must be cheap.
-	unchanged(version any) bool
+	unchanged(version *fileVersion) bool
 }
 
 // New builds an Engine from opts and compiles its first plan. ctx bounds the
@@ -93,9 +99,15 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 
 // build loads the configuration and compiles a plan from it. version is the
 // source's fingerprint of what it read, also when that failed to load.
-func (e *Engine) build(ctx context.Context) (g *generation, version any, err error) {
+func (e *Engine) build(ctx context.Context) (g *generation, version *fileVersion, err error) {
 	specs := make([]hookSpec, 0, len(e.opts.hooks))
 	var errs ConfigErrors
+	switch e.opts.unguarded {
+	case events.Proceed, events.Ask, events.Deny:
+	default:
+		errs = append(errs, &ConfigError{Code: CodeBadOption, Source: "WithUnguardedTools",
+			Msg: fmt.Sprintf("decision %q: want proceed (\"\"), ask or deny", e.opts.unguarded)})
+	}
 	for i, h := range e.opts.hooks {
 		if !h.Event.Valid() {
 			errs = append(errs, &ConfigError{Code: CodeUnknownEvent, Source: fmt.Sprintf("WithHook #%d (%s)", i, h.Name), Msg: fmt.Sprintf("invalid event %v", h.Event)})
@@ -107,31 +119,26 @@ func (e *Engine) build(ctx context.Context) (g *generation, version any, err err
 		}
 		specs = append(specs, hookSpec{
 			tier: TierAtom, kind: "go", id: "go:" + h.Name, event: h.Event,
-			matcher: h.Matcher, onError: h.OnError, timeout: h.Timeout,
+			matcher: h.Matcher, kinds: h.Kinds, onError: h.OnError, timeout: h.Timeout,
 			run: goRun(h.Handler),
 		})
 	}
-	var res resources
+	var ld loaded
 	if e.src != nil {
-		more, rel, ver, err := e.src.load(ctx)
-		version = ver
-		if err != nil {
-			var ce ConfigErrors
-			if !errors.As(err, &ce) {
-				return nil, version, err
-			}
-			errs = append(errs, ce...)
-		}
-		specs = append(specs, more...)
-		res = rel
+		ld = e.src.load(ctx)
+		version = ld.version
+		errs = append(errs, ld.errs...)
+		specs = append(specs, ld.specs...)
 	}
-	g, cerrs := compile(specs)
+	tab, declared, terrs := buildTools(e.opts.tools, ld.tools)
+	errs = append(errs, terrs...)
+	g, cerrs := compile(specs, tab)
 	errs = append(errs, cerrs...)
 	if len(errs) > 0 {
-		res.release()
+		ld.res.release()
 		return nil, version, errs
 	}
-	g.res = res
+	g.res, g.tools, g.declared = ld.res, tab, declared
 	return g, version, nil
 }
 
@@ -164,7 +171,7 @@ func (e *Engine) current(ctx context.Context) *generation {
 	return ng
 }
 
-type versionBox struct{ v any }
+type versionBox struct{ v *fileVersion }
 
 // Reload checks the configuration and compiles a new plan if it changed, as
 // Dispatch does on its own. It returns the load error when the new

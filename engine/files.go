@@ -13,6 +13,7 @@ import (
 	"github.com/monad-hooks/monad-hooks/engine/config"
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/shell"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // Files configures the hooks that come from files: operator policy files,
@@ -134,8 +135,7 @@ func (s *fileSource) stampOf(path string) stamp {
 	return stamp{path: path, exist: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
 }
 
-func (s *fileSource) unchanged(version any) bool {
-	v, _ := version.(*fileVersion)
+func (s *fileSource) unchanged(v *fileVersion) bool {
 	if v == nil {
 		return false
 	}
@@ -184,9 +184,20 @@ func readError(path string, err error) *ConfigError {
 	return &ConfigError{Code: CodeRead, Source: path, Msg: err.Error()}
 }
 
-func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, error) {
+// loaded is what a load of the files produced.
+type loaded struct {
+	specs   []hookSpec
+	res     resources    // what the hooks hold; zero when errs is set
+	version *fileVersion // what was read, also when it failed to load
+	errs    ConfigErrors // every problem found; then specs is nil
+	tools   []toolDecl   // the tools the files declare, policy files first
+}
+
+// load reads and compiles the configuration files and scripts.
+func (s *fileSource) load(ctx context.Context) loaded {
 	v := &fileVersion{}
 	var specs []hookSpec
+	var decls []toolDecl
 	var errs ConfigErrors
 	var atoms []luaAtom
 	for _, p := range s.f.Stdlib {
@@ -215,6 +226,13 @@ func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, erro
 				errs = append(errs, fromConfigErrors(path, err)...)
 				continue
 			}
+			for _, t := range file.Tools {
+				decls = append(decls, toolDecl{
+					spec:   tools.Spec{Name: t.Name, Kind: t.Kind, Command: t.Command, Paths: t.Paths, Contents: t.Contents, URLs: t.URLs},
+					pos:    t.Pos.String(),
+					policy: tier.t == TierPolicy,
+				})
+			}
 			for ev, groups := range file.Hooks {
 				for _, g := range groups {
 					for _, h := range g.Hooks {
@@ -237,9 +255,9 @@ func (s *fileSource) load(ctx context.Context) ([]hookSpec, resources, any, erro
 	specs = append(luaSpecs, specs...)
 	if len(errs) > 0 {
 		res.release()
-		return nil, resources{}, v, errs
+		return loaded{version: v, errs: errs}
 	}
-	return specs, res, v, nil
+	return loaded{specs: specs, res: res, version: v, tools: decls}
 }
 
 func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h config.Hook, env []string) hookSpec {
@@ -255,7 +273,7 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 	runner := s.f.Runner
 	return hookSpec{
 		tier: t, kind: "command", id: h.Command, source: h.Pos.String(), event: ev,
-		matcher: g.Matcher, onError: onError,
+		matcher: g.Matcher, kinds: g.Kinds, onError: onError,
 		// The runner enforces the timeout and kills the process group; the
 		// engine adds no deadline of its own.
 		dedup:        h.Command + "\x00" + strconv.FormatInt(int64(timeout/time.Millisecond), 10) + "\x00" + onError.String(),

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // A Tier is where a hook comes from. Hooks run tier by tier: atom hooks (Go
@@ -20,11 +22,14 @@ const (
 	TierAtom Tier = iota
 	TierPolicy
 	TierUser
+	// TierEngine marks an audit Record of the engine's own rules (an
+	// unguarded tool), which comes before every hook's.
+	TierEngine
 )
 
-var tierNames = [...]string{TierAtom: "atom", TierPolicy: "policy", TierUser: "user"}
+var tierNames = [...]string{TierAtom: "atom", TierPolicy: "policy", TierUser: "user", TierEngine: "engine"}
 
-// String returns "atom", "policy" or "user".
+// String returns "atom", "policy", "user" or "engine".
 func (t Tier) String() string {
 	if int(t) < len(tierNames) {
 		return tierNames[t]
@@ -105,6 +110,10 @@ type GoHook struct {
 	// Matcher is an RE2 regular expression on the tool name, applied at the
 	// tool-scoped events only; "" and "*" match every tool.
 	Matcher string
+	// Kinds, when set, restrict the hook to tools of these kinds in the
+	// engine's tool table (see [WithTools]); with a Matcher, both must
+	// match. Only the tool-scoped events accept them.
+	Kinds   []events.ToolKind
 	OnError OnError
 	// Timeout bounds one call; 0 means no timeout beyond the dispatch ctx.
 	Timeout time.Duration
@@ -119,6 +128,7 @@ type hookSpec struct {
 	source  string // file:line, when known
 	event   events.Event
 	matcher string
+	kinds   []events.ToolKind // when set, only tools of these kinds
 	onError OnError
 	timeout time.Duration
 	// dedup, when non-empty, is the identity under which identical command
@@ -138,14 +148,18 @@ type hookSpec struct {
 // hook is a compiled hook in a plan. It is immutable.
 type hook struct {
 	hookSpec
-	re *regexp.Regexp // nil: matches every tool
+	re    *regexp.Regexp // nil: matches every tool
+	tools *tools.Table   // the generation's tool table, for kinds
 }
 
 func (h *hook) matches(spec events.Spec, toolName string) bool {
-	if !spec.Matcher || h.re == nil {
+	if !spec.Matcher {
 		return true
 	}
-	return h.re.MatchString(toolName)
+	if len(h.kinds) > 0 && !slices.Contains(h.kinds, h.tools.Kind(toolName)) {
+		return false
+	}
+	return h.re == nil || h.re.MatchString(toolName)
 }
 
 // compileMatcher compiles a tool-name matcher; "" and "*" match everything
@@ -168,6 +182,19 @@ type call struct {
 	in   events.Input
 	json []byte
 	err  error
+	// tools is the generation's tool table and view the storage of
+	// in.Tool, recomputed when a rewrite changes the tool input.
+	tools *tools.Table
+	view  events.ToolView
+}
+
+// setView computes in.Tool from the tool table: nil for a tool the table
+// does not know.
+func (c *call) setView() {
+	c.in.Tool = nil
+	if c.tools.ViewInto(c.in.ToolName, c.in.ToolInput, &c.view) {
+		c.in.Tool = &c.view
+	}
 }
 
 // inputJSON returns the input encoded as JSON. The caller must not modify the

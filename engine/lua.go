@@ -113,7 +113,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		onError, _ := ParseOnError(h.OnError)
 		specs = append(specs, hookSpec{
 			tier: TierAtom, kind: "lua", id: "lua:" + h.Script + ":" + strconv.Itoa(h.Line),
-			source: h.Script + ":" + strconv.Itoa(h.Line), event: h.Event, matcher: h.Matcher,
+			source: h.Script + ":" + strconv.Itoa(h.Line), event: h.Event, matcher: h.Matcher, kinds: h.Kinds,
 			onError: onError, shownTimeout: h.Timeout, validated: true,
 			// The pool enforces the hook's timeout itself.
 			run: func(ctx context.Context, c *call) (events.Output, []string, error) {

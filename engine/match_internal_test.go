@@ -18,7 +18,7 @@ func TestMatchCache(t *testing.T) {
 		{tier: TierAtom, kind: "go", id: "go:c", event: events.BeforeTool, matcher: ""},
 		{tier: TierAtom, kind: "go", id: "go:d", event: events.AfterModel, matcher: "^never$"},
 	}
-	g, errs := compile(specs)
+	g, errs := compile(specs, nil)
 	if errs != nil {
 		t.Fatal(errs)
 	}

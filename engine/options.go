@@ -3,6 +3,9 @@ package engine
 import (
 	"log/slog"
 	"time"
+
+	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // An Option configures an [Engine] at [New].
@@ -23,6 +26,8 @@ type options struct {
 	reloadInterval   time.Duration
 	luaPoolSize      int
 	luaTimeout       time.Duration
+	tools            []tools.Spec    // WithTools
+	unguarded        events.Decision // WithUnguardedTools
 }
 
 // DefaultMaxStopContinues is the default bound on consecutive AfterTurn

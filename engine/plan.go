@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // Stable configuration error codes of the engine itself. Errors from
@@ -18,6 +19,15 @@ const (
 	CodeBadAtom        = "bad_atom"
 	CodeLuaLoad        = "lua_load"
 	CodeRead           = "read_error"
+	// CodeBadKind: a hook's tool kinds are unknown, or given at an event
+	// that is not tool-scoped.
+	CodeBadKind = "bad_kind"
+	// CodeBadTool: a tool declaration is invalid (no name, an unknown kind,
+	// a malformed location), or a user file redeclares a tool that is
+	// already known.
+	CodeBadTool = "bad_tool"
+	// CodeBadOption: an option's value is invalid.
+	CodeBadOption = "bad_option"
 )
 
 // ConfigError is one problem in a configuration. Code is stable and machine
@@ -52,8 +62,9 @@ func (es ConfigErrors) Error() string {
 
 // compile orders the hooks by tier (stable within a tier), drops command hooks
 // whose identity already runs at the event (the first occurrence keeps its
-// place), compiles matchers, and indexes the result by event.
-func compile(specs []hookSpec) (*generation, ConfigErrors) {
+// place), compiles matchers, and indexes the result by event. tab is the
+// tool table that kinds are matched against.
+func compile(specs []hookSpec, tab *tools.Table) (*generation, ConfigErrors) {
 	g := &generation{}
 	var errs ConfigErrors
 	type key struct {
@@ -76,7 +87,11 @@ func compile(specs []hookSpec) (*generation, ConfigErrors) {
 				errs = append(errs, &ConfigError{Code: CodeBadMatcher, Source: s.source, Msg: fmt.Sprintf("hook %s: %v", s.id, err)})
 				continue
 			}
-			h := &hook{hookSpec: *s, re: re}
+			if err := checkKinds(s.event, s.kinds); err != nil {
+				errs = append(errs, &ConfigError{Code: CodeBadKind, Source: s.source, Msg: fmt.Sprintf("hook %s: %v", s.id, err)})
+				continue
+			}
+			h := &hook{hookSpec: *s, re: re, tools: tab}
 			if s.dedup != "" {
 				k := key{s.event, s.dedup}
 				if kept := seen[k]; kept != nil {
@@ -111,6 +126,9 @@ type PlannedHook struct {
 	Source string       `json:"source,omitempty"`
 	// Matcher is the tool-name matcher as configured ("" matches all).
 	Matcher string `json:"matcher,omitempty"`
+	// Kinds are the tool kinds the hook is restricted to (none: every
+	// tool the matcher matches).
+	Kinds []events.ToolKind `json:"kinds,omitempty"`
 	// TimeoutMs is the hook's timeout; 0 means none beyond the dispatch
 	// context.
 	TimeoutMs int64 `json:"timeoutMs,omitempty"`
@@ -127,7 +145,7 @@ func planned(h *hook) PlannedHook {
 	if t == 0 {
 		t = h.shownTimeout
 	}
-	return PlannedHook{Event: h.event, Tier: h.tier, Kind: h.kind, ID: h.id, Source: h.source, Matcher: h.matcher, TimeoutMs: t.Milliseconds(), OnError: h.onError.String()}
+	return PlannedHook{Event: h.event, Tier: h.tier, Kind: h.kind, ID: h.id, Source: h.source, Matcher: h.matcher, Kinds: h.kinds, TimeoutMs: t.Milliseconds(), OnError: h.onError.String()}
 }
 
 // Plan returns every hook of the current plan, event by event in firing
@@ -178,9 +196,14 @@ func (e *Engine) Explain(ctx context.Context, in events.Input) []Explanation {
 	var out []Explanation
 	for _, h := range g.byEvent[in.Event] {
 		x := Explanation{PlannedHook: planned(h), Matched: h.matches(spec, in.ToolName)}
+		kind := g.tools.Kind(in.ToolName)
 		switch {
 		case !spec.Matcher:
 			x.Why = in.Event.String() + " is not tool-scoped: every hook matches"
+		case len(h.kinds) > 0 && !slices.Contains(h.kinds, kind):
+			x.Why = fmt.Sprintf("the hook is for tools of kind %s; tool %q is %s", kindList(h.kinds), in.ToolName, kindPhrase(kind))
+		case h.re == nil && len(h.kinds) > 0:
+			x.Why = fmt.Sprintf("tool %q is of kind %s", in.ToolName, kind)
 		case h.re == nil:
 			x.Why = "the matcher matches every tool"
 		case x.Matched:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // Runner runs spec cases. Its zero value is not ready: set TempDir. A Runner is
@@ -196,6 +197,13 @@ func (r *Runner) options(c *Case, root string) ([]engine.Option, error) {
 	if v := c.Options.Vouch; v != nil {
 		opts = append(opts, engine.WithModelVouch(func(m string) bool { return slices.Contains(v, m) }))
 	}
+	for _, t := range c.Options.Tools {
+		opts = append(opts, engine.WithTools(tools.Spec{Name: t.Name, Kind: events.ToolKind(t.Kind),
+			Command: t.Command, Paths: t.Paths, Contents: t.Contents, URLs: t.URLs}))
+	}
+	if d := c.Options.UnguardedTools; d != "" {
+		opts = append(opts, engine.WithUnguardedTools(events.Decision(d)))
+	}
 	shared := &Shared{}
 	var gen Generated
 	userGroups := map[string][]map[string]any{}
@@ -226,8 +234,12 @@ func (r *Runner) options(c *Case, root string) ([]engine.Option, error) {
 			if h.Tier != "" && h.Tier != "atom" {
 				return nil, fmt.Errorf("hook #%d: Go handlers are atom hooks, not %s", i+1, h.Tier)
 			}
+			var kinds []events.ToolKind
+			for _, k := range h.Kind {
+				kinds = append(kinds, events.ToolKind(k))
+			}
 			opts = append(opts, engine.WithHook(engine.GoHook{
-				Name: fmt.Sprintf("%s#%d", h.Go, i+1), Event: e, Matcher: h.Matcher, OnError: oe,
+				Name: fmt.Sprintf("%s#%d", h.Go, i+1), Event: e, Matcher: h.Matcher, Kinds: kinds, OnError: oe,
 				Timeout: time.Duration(h.TimeoutMs) * time.Millisecond, Handler: hd,
 			}))
 		case h.Lua != "":
@@ -247,6 +259,9 @@ func (r *Runner) options(c *Case, root string) ([]engine.Option, error) {
 			group := map[string]any{"hooks": []any{entry}}
 			if h.Matcher != "" {
 				group["matcher"] = h.Matcher
+			}
+			if len(h.Kind) > 0 {
+				group["kind"] = h.Kind
 			}
 			switch h.Tier {
 			case "", "user":

@@ -89,6 +89,21 @@ type Options struct {
 	// Env is the environment command hooks start from (before
 	// sanitization); nil means a small fixed environment.
 	Env map[string]string `toml:"env"`
+	// Tools declares tools (engine.WithTools).
+	Tools []ToolDef `toml:"tools"`
+	// UnguardedTools is the decision for a tool no table knows
+	// (engine.WithUnguardedTools): "", "ask" or "deny".
+	UnguardedTools string `toml:"unguardedTools"`
+}
+
+// ToolDef declares one tool (see package tools).
+type ToolDef struct {
+	Name     string   `toml:"name"`
+	Kind     string   `toml:"kind"`
+	Command  []string `toml:"command"`
+	Paths    []string `toml:"paths"`
+	Contents []string `toml:"contents"`
+	URLs     []string `toml:"urls"`
 }
 
 // HookDef configures one hook of a case.
@@ -101,6 +116,9 @@ type HookDef struct {
 	Matcher   string `toml:"matcher"`
 	OnError   string `toml:"onError"`
 	TimeoutMs int    `toml:"timeoutMs"`
+	// Kind restricts a Go or command hook to tools of these kinds
+	// (GoHook.Kinds, a group's "kind"); Lua hooks say it in hook{}.
+	Kind []string `toml:"kind"`
 
 	// Exactly one of the following says what the hook is.
 
@@ -179,6 +197,7 @@ type WantRecord struct {
 	Ignored       []string `toml:"ignored"`
 	Fields        []string `toml:"fields"`
 	ErrorContains string   `toml:"errorContains"`
+	ToolCallID    string   `toml:"toolCallId"`
 }
 
 // Decode parses one spec file strictly: an unknown or misspelt key is an
@@ -421,6 +440,7 @@ func checkAudit(step int, want []WantRecord, got []engine.Record) []Mismatch {
 		cmp("kind", w.Kind, g.Kind)
 		cmp("hook", w.Hook, g.Hook)
 		cmp("outcome", w.Outcome, string(g.Outcome))
+		cmp("toolCallId", w.ToolCallID, g.ToolCallID)
 		if w.HookContains != "" && !strings.Contains(g.Hook, w.HookContains) {
 			add(f("hook"), fmt.Sprintf("containing %q", w.HookContains), fmt.Sprintf("%q", g.Hook))
 		}

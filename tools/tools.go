@@ -156,9 +156,9 @@ func compile(s Spec) (*compiled, error) {
 	return c, nil
 }
 
-// view extracts the normalized view of input.
-func (c *compiled) view(input any) *events.ToolView {
-	v := &events.ToolView{Kind: c.spec.Kind}
+// view extracts the normalized view of input into *v.
+func (c *compiled) view(input any, v *events.ToolView) {
+	*v = events.ToolView{Kind: c.spec.Kind}
 	var lines []string
 	for _, loc := range c.command {
 		loc.walk(input, func(x any) {
@@ -177,7 +177,6 @@ func (c *compiled) view(input any) *events.ToolView {
 			loc.walk(input, func(x any) { *f.into = appendStrings(*f.into, x, f.urls) })
 		}
 	}
-	return v
 }
 
 // appendStrings appends the non-empty strings of x (a string or a list)
@@ -282,7 +281,9 @@ func Extract(s Spec, input any) (events.ToolView, error) {
 	if err != nil {
 		return events.ToolView{}, err
 	}
-	return *c.view(input), nil
+	var v events.ToolView
+	c.view(input, &v)
+	return v, nil
 }
 
 // A Table maps tool names to their specs, compiled. It is immutable and
@@ -342,7 +343,24 @@ func (t *Table) View(name string, input any) *events.ToolView {
 	if !ok {
 		return nil
 	}
-	return c.view(input)
+	v := new(events.ToolView)
+	c.view(input, v)
+	return v
+}
+
+// ViewInto is View that fills *v (reset first) instead of allocating a
+// view; it reports false, leaving *v alone, when the table does not know
+// the tool.
+func (t *Table) ViewInto(name string, input any, v *events.ToolView) bool {
+	if t == nil {
+		return false
+	}
+	c, ok := t.m[name]
+	if !ok {
+		return false
+	}
+	c.view(input, v)
+	return true
 }
 
 // Specs returns every spec of the table, sorted by name. The caller owns

@@ -40,6 +40,18 @@
 // key inside a group, hook entry or atoms entry is an error. Relative atom
 // paths resolve against the configuration file's directory.
 //
+// A group may also hold "kind": a tool kind ("shell", "read", "write",
+// "edit", "patch", "delete", "fetch", "other") or a list of them, at the
+// tool-scoped events only (CodeBadKind otherwise). Its hooks then run only
+// for tools of those kinds in the engine's tool table; with a matcher, both
+// must match. A file (user or policy) may declare the host's tools under
+// "tools", name -> {"kind", "command", "paths", "contents", "urls"}, the
+// last four being locations (a string or a list of them, see package
+// tools) that the engine checks:
+//
+//	{ "tools": { "run": { "kind": "shell", "command": ["cmd"] } },
+//	  "hooks": { "BeforeTool": [ { "kind": "shell", "hooks": [{ "command": "./guards/shell.sh" }] } ] } }
+//
 // # Loud validation
 //
 // [Parse] and [Load] report every problem, not just the first, as [Errors]:

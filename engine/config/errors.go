@@ -64,6 +64,13 @@ const (
 	// CodeAtomsInPolicy: a policy file holds an atoms key; the policy tier
 	// holds shell command hooks only.
 	CodeAtomsInPolicy = "atoms_in_policy_config"
+	// CodeBadKind: a tool kind (a group's kind, a tool declaration's kind)
+	// is not one of shell, read, write, edit, patch, delete, fetch, other,
+	// or is given at an event that is not tool-scoped.
+	CodeBadKind = "bad_kind"
+	// CodeBadTool: a tools entry is malformed (a location that is not a
+	// string, a missing kind).
+	CodeBadTool = "bad_tool"
 	// CodeTooManyErrors: more than [MaxErrors] problems were found; the rest
 	// are not reported. Always the last entry of its [Errors].
 	CodeTooManyErrors = "too_many_errors"

@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/tools"
+)
+
+// WithTools declares the host's tools: for each tool name, its kind and
+// where its input holds the command, paths, contents and URLs (see package
+// tools). Declarations add to the built-in table of the agents the project
+// knows (tools.Builtin) and replace a built-in spec of the same name; the
+// "tools" of an operator policy file replace them in turn. A hook that
+// selects tools by kind (GoHook.Kinds, hook{ kind = ... } in Lua, "kind"
+// in a matcher group), and so every stdlib guard, covers a declared tool
+// as soon as it is declared. An invalid spec is a ConfigError
+// (CodeBadTool) from New.
+func WithTools(specs ...tools.Spec) Option {
+	return func(o *options) { o.tools = append(o.tools, specs...) }
+}
+
+// WithUnguardedTools sets the decision for a tool-scoped dispatch
+// (BeforeTool, ApprovalRequest, AfterTool) of a tool that is neither
+// declared nor in the built-in table, so that no guard knows what it does.
+// Such a dispatch is always visible: the Result says UnguardedTool and its
+// audit starts with an engine record (Kind "engine", Hook "unguardedTool").
+// With events.Proceed (the default) that is all; with events.Ask or
+// events.Deny the record decides so at the events that honour it (a deny
+// runs no hook; AfterTool cannot deny and only flags). Another decision is
+// a ConfigError (CodeBadOption) from New.
+func WithUnguardedTools(d events.Decision) Option {
+	return func(o *options) { o.unguarded = d }
+}
+
+// toolDecl is one tool declared by a configuration file.
+type toolDecl struct {
+	spec   tools.Spec
+	pos    string // file:line:col of the declaration
+	policy bool   // from an operator policy file
+}
+
+// buildTools compiles the tool table of a generation: the built-in table,
+// then the WithTools specs, then the declarations of policy files (each
+// replacing a spec of the same name), then those of user files, which may
+// only add tools: a user file that redeclares a known tool (to make bash
+// "other", say) is an error. declared maps each tool declared beyond the
+// built-in table to who declared it.
+func buildTools(opt []tools.Spec, decls []toolDecl) (*tools.Table, map[string]string, ConfigErrors) {
+	var errs ConfigErrors
+	specs := tools.Builtin()
+	known := make(map[string]string, len(specs)+len(opt)+len(decls))
+	for _, s := range specs {
+		known[s.Name] = "the built-in table (" + strings.Join(s.Agents, ", ") + ")"
+	}
+	declared := map[string]string{}
+	add := func(s tools.Spec, by, source string) {
+		if _, err := tools.Extract(s, nil); err != nil {
+			errs = append(errs, &ConfigError{Code: CodeBadTool, Source: source, Msg: err.Error()})
+			return
+		}
+		specs = append(specs, s)
+		known[s.Name], declared[s.Name] = by, by
+	}
+	for i, s := range opt {
+		add(s, "WithTools", fmt.Sprintf("WithTools #%d", i))
+	}
+	for _, policy := range []bool{true, false} {
+		for _, d := range decls {
+			if d.policy != policy {
+				continue
+			}
+			if by, ok := known[d.spec.Name]; ok && !policy {
+				errs = append(errs, &ConfigError{Code: CodeBadTool, Source: d.pos,
+					Msg: fmt.Sprintf("tool %q is already declared by %s: a user file may declare new tools, not redeclare known ones", d.spec.Name, by)})
+				continue
+			}
+			add(d.spec, d.pos, d.pos)
+		}
+	}
+	tab, err := tools.NewTable(specs...)
+	if err != nil && len(errs) == 0 {
+		errs = append(errs, &ConfigError{Code: CodeBadTool, Msg: err.Error()})
+	}
+	return tab, declared, errs
+}
+
+// checkKinds reports a hook's kinds that are invalid or at an event that
+// is not tool-scoped.
+func checkKinds(ev events.Event, kinds []events.ToolKind) error {
+	if len(kinds) == 0 {
+		return nil
+	}
+	if !ev.Spec().Matcher {
+		return fmt.Errorf("kinds apply only at the tool-scoped events (BeforeTool, ApprovalRequest, AfterTool), not at %s", ev)
+	}
+	for _, k := range kinds {
+		if _, err := events.ParseToolKind(string(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func kindList(ks []events.ToolKind) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
+	}
+	return strings.Join(s, " or ")
+}
+
+func kindPhrase(k events.ToolKind) string {
+	if k == "" {
+		return "not in the tool table"
+	}
+	return "of kind " + string(k)
+}
+
+// unguardedReason is the reason of the engine's unguardedTool record.
+func unguardedReason(tool string) string {
+	return fmt.Sprintf("tool %q is neither declared nor known, so no guard knows what it does: declare it (engine.WithTools, or \"tools\" in agents.json)", tool)
+}
+
+// ToolInfo describes one tool of the engine's tool table and the hooks
+// that cover it.
+type ToolInfo struct {
+	tools.Spec
+	// DeclaredBy says who declared the tool beyond the built-in table:
+	// "WithTools", or the file:line:col of a tools entry; "" for a tool of
+	// the built-in table only.
+	DeclaredBy string `json:"declaredBy,omitempty"`
+	// Hooks lists, for each tool-scoped event, the hooks whose matcher and
+	// kinds select the tool, in plan order (their IDs).
+	Hooks map[events.Event][]string `json:"hooks,omitempty"`
+}
+
+// Tools returns the engine's tool table, sorted by name, with the hooks that
+// cover each tool; with declaredOnly, only the tools declared beyond the
+// built-in table (WithTools, configuration files). It reloads first if the
+// configuration changed. The caller owns the slice.
+func (e *Engine) Tools(ctx context.Context, declaredOnly bool) []ToolInfo {
+	g := e.current(ctx)
+	var out []ToolInfo
+	for _, s := range g.tools.Specs() {
+		by := g.declared[s.Name]
+		if declaredOnly && by == "" {
+			continue
+		}
+		out = append(out, g.toolInfo(s, by))
+	}
+	return out
+}
+
+// Tool returns what the engine knows of the tool called name, and false
+// when it is unguarded (neither declared nor built in). It reloads first if
+// the configuration changed.
+func (e *Engine) Tool(ctx context.Context, name string) (ToolInfo, bool) {
+	g := e.current(ctx)
+	s, ok := g.tools.Lookup(name)
+	if !ok {
+		return ToolInfo{}, false
+	}
+	return g.toolInfo(s, g.declared[name]), true
+}
+
+func (g *generation) toolInfo(s tools.Spec, by string) ToolInfo {
+	info := ToolInfo{Spec: s, DeclaredBy: by}
+	for _, ev := range events.All() {
+		spec := ev.Spec()
+		if !spec.Matcher {
+			continue
+		}
+		for _, h := range g.byEvent[ev] {
+			if h.matches(spec, s.Name) {
+				if info.Hooks == nil {
+					info.Hooks = map[events.Event][]string{}
+				}
+				info.Hooks[ev] = append(info.Hooks[ev], h.id)
+			}
+		}
+	}
+	return info
+}
