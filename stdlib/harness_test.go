@@ -8,13 +8,16 @@ import (
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // testHome is the home directory the packs see in these tests.
@@ -108,15 +111,33 @@ func mustLoad(tb testing.TB, name string, with map[string]any) *pack {
 	return p
 }
 
+// builtinTools is the built-in tool table, which the engine matches hook
+// kinds against and computes input.tool from.
+var builtinTools = sync.OnceValue(func() *tools.Table {
+	t, err := tools.NewTable(tools.Builtin()...)
+	if err != nil {
+		panic(err)
+	}
+	return t
+})
+
 // call runs every hook of the pack that matches the input, chaining rewrites
-// the way the engine does, and returns the combined output: the strongest
-// decision with its reason, and the last rewrite of each field.
+// the way the engine does (the tool view and kinds from the built-in tool
+// table), and returns the combined output: the strongest decision with its
+// reason, and the last rewrite of each field.
 func (p *pack) call(tb testing.TB, in events.Input) events.Output {
 	tb.Helper()
 	var res events.Output
 	cur := in
+	tab := builtinTools()
+	if in.Event.Spec().Matcher {
+		cur.Tool = tab.View(in.ToolName, in.ToolInput)
+	}
 	for i, h := range p.hooks {
 		if h.Event != in.Event || !h.Matches(in.ToolName) {
+			continue
+		}
+		if len(h.Kinds) > 0 && !slices.Contains(h.Kinds, tab.Kind(in.ToolName)) {
 			continue
 		}
 		out, err := p.pool.Call(context.Background(), i, &cur)

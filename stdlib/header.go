@@ -15,6 +15,10 @@ var eventNames = []string{"SessionStart", "BeforeTurn", "BeforeModel", "BeforeTo
 	"ApprovalRequest", "AfterTool", "AfterModel", "BeforeCompact", "AfterCompact",
 	"BeforeSubagent", "AfterSubagent", "AfterTurn", "SessionEnd"}
 
+// toolKindNames are the tool kinds of events.ToolKinds (a test keeps the
+// two equal).
+var toolKindNames = []string{"shell", "read", "write", "edit", "patch", "delete", "fetch", "other"}
+
 var (
 	paramLine = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\{\s*"([^"]+)"\s*,\s*(.*)\}\s*,\s*$`)
 	packName  = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -57,6 +61,14 @@ func parsePack(file, src string) (PackInfo, error) {
 					return fail(i, "events: unknown event %q", e)
 				}
 				p.Events = append(p.Events, e)
+			}
+		case "kinds":
+			for _, k := range strings.Split(val, ",") {
+				k = strings.TrimSpace(k)
+				if !slices.Contains(toolKindNames, k) {
+					return fail(i, "kinds: unknown tool kind %q", k)
+				}
+				p.Kinds = append(p.Kinds, k)
 			}
 		default:
 			return fail(i, "unknown header key %q", key)

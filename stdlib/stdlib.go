@@ -70,6 +70,10 @@ type PackInfo struct {
 	Doc string
 	// Events are the events the pack registers hooks for, in firing order.
 	Events []string
+	// Kinds are the tool kinds whose calls the pack checks (its hooks'
+	// kind), from its header; none means the pack has no tool hook or
+	// applies to every tool.
+	Kinds []string
 	// Params are the pack's parameters in declaration order.
 	Params []Param
 	// Script is the path of the pack's Lua file in [FS].
@@ -127,6 +131,7 @@ func Names() []string {
 
 func (p PackInfo) clone() PackInfo {
 	p.Events = slices.Clone(p.Events)
+	p.Kinds = slices.Clone(p.Kinds)
 	p.Params = slices.Clone(p.Params)
 	return p
 }
