@@ -10,6 +10,7 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
+	"github.com/monad-hooks/monad-hooks/shell"
 	"github.com/monad-hooks/monad-hooks/tools"
 )
 
@@ -85,8 +86,12 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		o(&e.opts)
 	}
 	e.sessions.init(e.opts.maxSessions, e.opts.sessions)
-	if e.opts.newSource != nil {
-		e.src = e.opts.newSource(&e.opts)
+	if e.opts.files != nil || len(e.opts.stdlib) > 0 {
+		f := Files{FS: osFS{}, Runner: shell.Exec{}}
+		if e.opts.files != nil {
+			f = *e.opts.files
+		}
+		e.src = &fileSource{f: f, opts: &e.opts}
 	}
 	g, ver, err := e.build(ctx)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -37,9 +38,15 @@ type Files struct {
 	// of each ScriptFS's Dir, in lexical order. They are read when the
 	// engine loads its configuration and are not watched for changes.
 	LuaFS []ScriptFS
-	// Root is the sandbox root: the working directory of command hooks.
+	// Root is the sandbox root: the working directory of command hooks,
+	// and the project root of Lua scripts (path.root()), which the stdlib
+	// packs that need one use for calls without a cwd. Such a pack
+	// (protect-paths) refuses to load without it: New fails with
+	// CodeUnmetNeed rather than run it weakened.
 	Root string
-	// Home is the home directory the Lua path module expands ~ to.
+	// Home is the home directory the Lua path module expands ~ to. A
+	// stdlib pack with home-directory rules (protect-paths) refuses to load
+	// without it (CodeUnmetNeed).
 	Home string
 	// Env is the environment command hooks start from; the engine strips
 	// every MONAD_* variable and every name containing KEY, TOKEN, SECRET,
@@ -93,7 +100,7 @@ func WithFiles(f Files) Option {
 		if f.Runner == nil {
 			f.Runner = shell.Exec{}
 		}
-		o.newSource = func(o *options) source { return &fileSource{f: f, opts: o} }
+		o.files = &f
 	}
 }
 
@@ -202,6 +209,17 @@ func (s *fileSource) load(ctx context.Context) loaded {
 	var atoms []luaAtom
 	for _, p := range s.f.Stdlib {
 		atoms = append(atoms, luaAtom{stdlib: p.Name, with: p.With, source: "stdlib " + p.Name})
+	}
+	if len(s.opts.stdlib) > 0 {
+		names, err := StdlibPacks(s.opts.stdlib...)
+		if err != nil {
+			errs = append(errs, &ConfigError{Code: CodeBadAtom, Source: "WithStdlib", Msg: err.Error()})
+		}
+		for _, n := range names {
+			if !slices.ContainsFunc(s.f.Stdlib, func(p Pack) bool { return p.Name == n }) {
+				atoms = append(atoms, luaAtom{stdlib: n, source: "stdlib " + n})
+			}
+		}
 	}
 	for _, sfs := range s.f.LuaFS {
 		atoms = append(atoms, luaAtom{fsys: sfs.FS, path: sfs.Dir, with: sfs.With, source: "fs:" + sfs.Dir})

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,6 +28,45 @@ type luaAtom struct {
 	with    map[string]any
 	withPos map[string]config.Pos // of the keys of with, when it comes from a file
 	source  string                // where it was configured, for errors
+}
+
+// WithStdlib loads embedded stdlib packs by name; "default" names the
+// default set (stdlib.Default(): deny-destructive, protect-paths,
+// redact-secrets), the very set the monad-hooks CLI runs when --stdlib is
+// absent (it calls this option). Without it (and without Files.Stdlib or
+// "atoms" entries) the engine runs no stdlib pack at all. The packs load
+// with their default parameters; a pack also in Files.Stdlib keeps that
+// entry and its parameters. Packs that need the home directory or the
+// project root make New fail (CodeUnmetNeed) unless Files.Home and
+// Files.Root are set (WithFiles). An unknown name is a ConfigError
+// (CodeBadAtom) from New.
+func WithStdlib(names ...string) Option {
+	return func(o *options) { o.stdlib = append(o.stdlib, names...) }
+}
+
+// StdlibPacks resolves stdlib pack names as [WithStdlib] does: "default"
+// expands to the default set, duplicates are dropped (the first occurrence
+// keeps its place), and an unknown name is an error that lists the packs.
+func StdlibPacks(names ...string) ([]string, error) {
+	var out []string
+	add := func(n string) {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	for _, n := range names {
+		if n == "default" {
+			for _, d := range stdlib.Default() {
+				add(d)
+			}
+			continue
+		}
+		if _, ok := stdlib.Lookup(n); !ok {
+			return nil, fmt.Errorf("unknown stdlib pack %q (have %s, or default)", n, strings.Join(stdlib.Names(), ", "))
+		}
+		add(n)
+	}
+	return out, nil
 }
 
 // WithLuaPool sets the size of each plan generation's Lua VM pool (default:
@@ -57,7 +97,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 	var scripts []luaScript
 	for _, a := range atoms {
 		if a.stdlib != "" {
-			sc, perrs := stdlibScript(a)
+			sc, perrs := s.stdlibScript(a)
 			if perrs != nil {
 				errs = append(errs, perrs...)
 				continue
@@ -103,6 +143,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		DefaultTimeout: s.opts.luaTimeout,
 		Logger:         s.opts.logger,
 		Home:           s.f.Home,
+		Root:           s.f.Root,
 		Now:            s.opts.now,
 	})
 	if err != nil {
@@ -142,9 +183,11 @@ var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) 
 })
 
 // stdlibScript resolves an embedded pack and validates its parameters
-// against the pack's declaration: one error per problem, at the position of
-// the parameter's key when the pack comes from a configuration file.
-func stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
+// against the pack's declaration (one error per problem, at the position of
+// the parameter's key when the pack comes from a configuration file) and
+// what it needs from the host (Files.Home, Files.Root): a pack that would
+// run weakened is refused.
+func (s *fileSource) stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 	if err := stdlib.ValidateParams(a.stdlib, a.with); err != nil {
 		problems := []error{err}
 		if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -164,6 +207,20 @@ func stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 		return luaScript{}, errs
 	}
 	info, _ := stdlib.Lookup(a.stdlib)
+	var unmet ConfigErrors
+	for _, n := range info.Needs {
+		switch {
+		case n == stdlib.NeedHome && s.f.Home == "":
+			unmet = append(unmet, &ConfigError{Code: CodeUnmetNeed, Source: a.source, Msg: fmt.Sprintf(
+				"stdlib pack %s needs the home directory for its ~ and $HOME rules: set Files.Home (the CLI sets it from $HOME); without it the pack would run weakened", a.stdlib)})
+		case n == stdlib.NeedRoot && s.f.Root == "":
+			unmet = append(unmet, &ConfigError{Code: CodeUnmetNeed, Source: a.source, Msg: fmt.Sprintf(
+				"stdlib pack %s needs the project root for calls without a cwd: set Files.Root (the CLI sets it from --root or the working directory); without it the pack would run weakened", a.stdlib)})
+		}
+	}
+	if unmet != nil {
+		return luaScript{}, unmet
+	}
 	src, err := fs.ReadFile(stdlib.FS(), info.Script)
 	if err != nil {
 		return luaScript{}, ConfigErrors{{Code: CodeBadAtom, Source: a.source, Msg: err.Error()}}

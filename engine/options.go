@@ -22,7 +22,8 @@ type options struct {
 	maxParallel      int
 	maxSessions      int
 	sessions         map[string]SessionState
-	newSource        func(*options) source
+	files            *Files   // WithFiles
+	stdlib           []string // WithStdlib
 	reloadInterval   time.Duration
 	luaPoolSize      int
 	luaTimeout       time.Duration

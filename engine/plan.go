@@ -28,6 +28,10 @@ const (
 	CodeBadTool = "bad_tool"
 	// CodeBadOption: an option's value is invalid.
 	CodeBadOption = "bad_option"
+	// CodeUnmetNeed: a stdlib pack needs what the host did not give
+	// (Files.Home for home-directory rules, Files.Root for the project
+	// root), and would run weakened.
+	CodeUnmetNeed = "unmet_need"
 )
 
 // ConfigError is one problem in a configuration. Code is stable and machine

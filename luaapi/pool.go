@@ -60,6 +60,8 @@ type Options struct {
 	// $HOME. Default "" (then "~" is left alone). It is never read from
 	// the environment.
 	Home string
+	// Root is the project (sandbox) root path.root() returns. Default "".
+	Root string
 	// Now is the clock of os.time and os.date. Default time.Now.
 	Now func() time.Time
 	// MaxStringSize bounds the strings builtins may build (see

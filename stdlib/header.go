@@ -62,6 +62,14 @@ func parsePack(file, src string) (PackInfo, error) {
 				}
 				p.Events = append(p.Events, e)
 			}
+		case "needs":
+			for _, n := range strings.Split(val, ",") {
+				n = strings.TrimSpace(n)
+				if n != NeedHome && n != NeedRoot {
+					return fail(i, "needs: unknown need %q (want home or root)", n)
+				}
+				p.Needs = append(p.Needs, n)
+			}
 		case "kinds":
 			for _, k := range strings.Split(val, ",") {
 				k = strings.TrimSpace(k)

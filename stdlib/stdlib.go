@@ -74,6 +74,11 @@ type PackInfo struct {
 	// kind), from its header; none means the pack has no tool hook or
 	// applies to every tool.
 	Kinds []string
+	// Needs are what the pack needs from the host to guard fully: NeedHome
+	// (the home directory, for ~ rules), NeedRoot (the project root). A
+	// host must refuse to load the pack without them rather than run it
+	// weakened (the engine does).
+	Needs []string
 	// Params are the pack's parameters in declaration order.
 	Params []Param
 	// Script is the path of the pack's Lua file in [FS].
@@ -92,6 +97,14 @@ type Param struct {
 	// Doc says what the parameter does.
 	Doc string
 }
+
+// What a pack may need from its host (PackInfo.Needs).
+const (
+	// NeedHome: the home directory, which "~" and $HOME expand to.
+	NeedHome = "home"
+	// NeedRoot: the project root, for the paths of calls that carry no cwd.
+	NeedRoot = "root"
+)
 
 // Default returns the names of the packs a host loads when it is not told
 // otherwise. The caller owns the returned slice.
@@ -132,6 +145,7 @@ func Names() []string {
 func (p PackInfo) clone() PackInfo {
 	p.Events = slices.Clone(p.Events)
 	p.Kinds = slices.Clone(p.Kinds)
+	p.Needs = slices.Clone(p.Needs)
 	p.Params = slices.Clone(p.Params)
 	return p
 }

@@ -236,6 +236,10 @@ function path.join(...) end
 ---@return string
 function path.expand(p) end
 
+---The project (sandbox) root the host gives, "" when it gives none.
+---@return string
+function path.root() end
+
 ---Matches a glob (* ? [...] per segment, ** across segments).
 ---@param glob string
 ---@param p string

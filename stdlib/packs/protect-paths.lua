@@ -2,6 +2,7 @@
 --- summary: Keep agents away from credentials, git internals and files outside the project root.
 --- events: BeforeTool
 --- kinds: read, write, edit, delete, fetch, patch, shell
+--- needs: home, root
 ---
 --- Checks the paths of every file-tool call (the tools of kind `read`,
 --- `write`, `edit`, `delete` and `fetch` in the engine's tool table, whose
@@ -78,7 +79,7 @@ local SPEC = {
   delete = { "deny|ask|off", "deny" },
   -- What to do when a tool writes or deletes outside the root.
   outside = { "deny|ask|off", "deny" },
-  -- The sandbox root; empty means the input's cwd (and no outside check when that is empty too).
+  -- The sandbox root; empty means the input's cwd, or the host's project root (Files.Root, --root) when the input has none.
   root = { "string", "" },
   -- Globs (** crosses directories) outside the root that may be written.
   writableOutside = { "[]string", { "/tmp/**", "/var/tmp/**", "/private/tmp/**", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty" } },
@@ -526,12 +527,19 @@ end
 
 local RANK = { ask = 1, deny = 2 }
 
+-- ROOT is the host's project root (the sandbox root): the cwd and root of
+-- a call whose input has no cwd.
+local ROOT = path.root()
+if ROOT == "" then
+  ROOT = nil
+end
+
 -- path_env is what check needs of a call: its cwd, the home directory and
 -- the root.
 local function path_env(input)
-  local env = { cwd = input.cwd, home = HOME, root = P.root }
+  local env = { cwd = input.cwd or ROOT, home = HOME, root = P.root }
   if env.root == "" then
-    env.root = input.cwd
+    env.root = env.cwd
   end
   return env
 end

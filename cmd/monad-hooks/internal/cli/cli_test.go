@@ -14,6 +14,7 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/stdlib"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader on different
@@ -137,7 +138,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "stdlib doc lists the shell tools", args: []string{"stdlib", "deny-destructive"}, code: ExitOK, stdout: "shell: Bash, Shell, bash, exec_command, local_shell, run_shell_command, run_terminal_cmd, shell"},
 		{name: "stdlib doc lists the file tools", args: []string{"stdlib", "protect-paths"}, code: ExitOK, stdout: "edit: Edit, MultiEdit, NotebookEdit"},
 		{name: "stdlib unknown", args: []string{"stdlib", "no-such-pack"}, code: ExitFail, stderr: "unknown pack", quietOut: true},
-		{name: "run stdlib list with unknown", args: []string{"run", "BeforeTool", "--stdlib", "default,nope"}, stdin: `{}`, code: ExitUsage, stderr: "unknown pack \"nope\""},
+		{name: "run stdlib list with unknown", args: []string{"run", "BeforeTool", "--stdlib", "default,nope"}, stdin: `{}`, code: ExitUsage, stderr: "unknown stdlib pack \"nope\""},
 		{name: "schema input", args: []string{"schema", "input"}, code: ExitOK, stdout: `"$schema"`},
 		{name: "schema output", args: []string{"schema", "output"}, code: ExitOK, stdout: `"decision"`},
 		{name: "schema missing", args: []string{"schema"}, code: ExitUsage},
@@ -449,7 +450,7 @@ func TestStdlibList(t *testing.T) {
 	t.Parallel()
 	str := func(s string) *string { return &s }
 	c := common{}
-	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(defaultPacks(), ",") {
+	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(stdlib.Default(), ",") {
 		t.Errorf("absent: %v %v", got, err)
 	}
 	c.stdlib = str("none")
@@ -457,14 +458,14 @@ func TestStdlibList(t *testing.T) {
 		t.Errorf("none: %v %v", got, err)
 	}
 	c.stdlib = str("default, default")
-	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(defaultPacks(), ",") {
+	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(stdlib.Default(), ",") {
 		t.Errorf("default twice: %v %v", got, err)
 	}
-	if len(defaultPacks()) == 0 {
+	if len(stdlib.Default()) == 0 {
 		t.Fatal("no default stdlib set")
 	}
-	c.stdlib = str("redact-pii,default,redact-pii," + defaultPacks()[0])
-	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(append([]string{"redact-pii"}, defaultPacks()...), ",") {
+	c.stdlib = str("redact-pii,default,redact-pii," + stdlib.Default()[0])
+	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(append([]string{"redact-pii"}, stdlib.Default()...), ",") {
 		t.Errorf("a pack, then default: %v %v", got, err)
 	}
 	for _, bad := range []string{"", ",", "none,default", "default,", "surely-not-a-pack"} {

@@ -12,17 +12,6 @@ import (
 	"github.com/monad-hooks/monad-hooks/tools"
 )
 
-// defaultPacks is the default stdlib set: what runs when --stdlib is absent.
-func defaultPacks() []string { return stdlib.Default() }
-
-// packNames lists the embedded stdlib packs.
-func packNames() []string { return stdlib.Names() }
-
-func knownPack(name string) bool {
-	_, ok := stdlib.Lookup(name)
-	return ok
-}
-
 // cmdStdlib lists the stdlib packs, or documents one.
 func cmdStdlib(_ context.Context, inv *invocation, args []string) int {
 	fs := newFlagSet("stdlib")
