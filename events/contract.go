@@ -105,6 +105,15 @@ const (
 	Deny    Decision = "deny"
 )
 
+// String returns the decision as a person reads it: "proceed" for
+// [Proceed] (the empty string, which JSON omits), else its JSON spelling.
+func (d Decision) String() string {
+	if d == Proceed {
+		return "proceed"
+	}
+	return string(d)
+}
+
 // Rank orders decisions by strength: Proceed 0, Allow 1, Ask 2, Deny 3, and -1
 // for an unknown decision.
 func (d Decision) Rank() int {

@@ -3,6 +3,7 @@ package events_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -210,5 +211,19 @@ func TestParseToolKind(t *testing.T) {
 		if _, err := events.ParseToolKind(bad); err == nil || !strings.Contains(err.Error(), "shell, read") {
 			t.Errorf("ParseToolKind(%q) = %v, want an error listing the kinds", bad, err)
 		}
+	}
+}
+
+func TestDecisionString(t *testing.T) {
+	for d, want := range map[events.Decision]string{events.Proceed: "proceed", events.Allow: "allow", events.Ask: "ask", events.Deny: "deny"} {
+		if got := fmt.Sprint(d); got != want {
+			t.Errorf("fmt.Sprint(%#v) = %q, want %q", string(d), got, want)
+		}
+	}
+	b, err := json.Marshal(struct {
+		D events.Decision `json:"d,omitempty"`
+	}{events.Proceed})
+	if err != nil || string(b) != `{}` {
+		t.Errorf("JSON of Proceed = %s, %v; want it omitted", b, err)
 	}
 }
