@@ -30,7 +30,7 @@ func runTool(name string, input json.RawMessage) Result {
 
 // A complete agent loop: the agent declares its own tools, asks the guards
 // before each call, runs the tool, and hands the result back through them.
-// The glue is the 18 lines between the markers.
+// The glue is the 19 lines between the markers.
 func Example() {
 	ctx := context.Background()
 	// glue: begin
