@@ -67,3 +67,28 @@ func TestE2EHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestE2ECheckAndExplainTools: check lists the declared tools and the hooks
+// that cover each; explain says what the engine knows of the input's tool.
+func TestE2ECheckAndExplainTools(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "agents.json"), []byte(`{
+  "tools": { "run_it": { "kind": "shell", "command": "line" }, "jot": { "kind": "other" } },
+  "hooks": { "BeforeTool": [ { "kind": "shell", "hooks": [{ "command": "true" }] } ] } }`), 0o644))
+	o := mh(t, dir, "", "check", "--config", "agents.json", "--stdlib", "deny-destructive")
+	require.Equal(t, 0, o.code, o.stderr)
+	assert.Contains(t, o.stdout, "kind=shell")
+	assert.Contains(t, o.stdout, "Tools declared beyond the built-in table (2 of")
+	assert.Regexp(t, `jot\s+other\s+\S*agents.json:2:64\s+no hook covers it`, o.stdout)
+	assert.Regexp(t, `run_it\s+shell\s+\S*agents.json:2:14\s+BeforeTool: lua:stdlib/deny-destructive:\d+, true`, o.stdout)
+
+	o = mh(t, dir, `{"toolName":"run_it","toolInput":{"line":"ls"}}`, "explain", "BeforeTool", "--config", "agents.json", "--stdlib", "none")
+	assert.Contains(t, o.stdout, `Tool "run_it": kind shell, declared by`)
+	assert.Contains(t, o.stdout, `tool "run_it" is of kind shell`)
+	o = mh(t, dir, `{"toolName":"zap"}`, "explain", "BeforeTool", "--stdlib", "none")
+	assert.Contains(t, o.stdout, `Tool "zap" is unguarded`)
+	o = mh(t, dir, `{"toolName":"view"}`, "explain", "BeforeTool", "--stdlib", "none")
+	assert.Contains(t, o.stdout, `Tool "view": kind read (built in: crush).`)
+	o = mh(t, dir, "", "check", "--stdlib", "none")
+	assert.Contains(t, o.stdout, "Tools: the built-in table (")
+}
