@@ -13,7 +13,6 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
-	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // Runner runs spec cases. Its zero value is not ready: set TempDir. A Runner is
@@ -197,9 +196,8 @@ func (r *Runner) options(c *Case, root string) ([]engine.Option, error) {
 	if v := c.Options.Vouch; v != nil {
 		opts = append(opts, engine.WithModelVouch(func(m string) bool { return slices.Contains(v, m) }))
 	}
-	for _, t := range c.Options.Tools {
-		opts = append(opts, engine.WithTools(tools.Spec{Name: t.Name, Kind: events.ToolKind(t.Kind),
-			Command: t.Command, Paths: t.Paths, Contents: t.Contents, URLs: t.URLs}))
+	if len(c.Options.Tools) > 0 {
+		opts = append(opts, engine.WithTools(c.Options.Tools...))
 	}
 	if d := c.Options.UnguardedTools; d != "" {
 		opts = append(opts, engine.WithUnguardedTools(events.Decision(d)))

@@ -19,6 +19,7 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // File is one spec file: a list of cases, usually about one rule.
@@ -89,21 +90,12 @@ type Options struct {
 	// Env is the environment command hooks start from (before
 	// sanitization); nil means a small fixed environment.
 	Env map[string]string `toml:"env"`
-	// Tools declares tools (engine.WithTools).
-	Tools []ToolDef `toml:"tools"`
+	// Tools declares tools (engine.WithTools): name, kind, command, paths,
+	// contents, urls.
+	Tools []tools.Spec `toml:"tools"`
 	// UnguardedTools is the decision for a tool no table knows
 	// (engine.WithUnguardedTools): "", "ask" or "deny".
 	UnguardedTools string `toml:"unguardedTools"`
-}
-
-// ToolDef declares one tool (see package tools).
-type ToolDef struct {
-	Name     string   `toml:"name"`
-	Kind     string   `toml:"kind"`
-	Command  []string `toml:"command"`
-	Paths    []string `toml:"paths"`
-	Contents []string `toml:"contents"`
-	URLs     []string `toml:"urls"`
 }
 
 // HookDef configures one hook of a case.
