@@ -597,46 +597,40 @@ local function patch_paths(text, out)
   end
 end
 
+-- strongest returns the strongest decision of check on acts ({op, path}
+-- pairs), with its reason, as a hook output; nil when none decides.
+local function strongest(acts, env)
+  local best, best_reason = nil, nil
+  for _, a in ipairs(acts) do
+    local d, reason = check(a[2], a[1], env)
+    if d and (best == nil or RANK[d] > RANK[best]) then
+      best, best_reason = d, reason
+    end
+  end
+  if best then
+    return { decision = best, reason = best_reason }
+  end
+  return nil
+end
+
 C.on_kind({ event = "BeforeTool", kind = "patch", matcher = P.patchMatcher,
   texts = function(input) return command_texts(input.toolInput, P.patchFields) end },
   function(texts, input)
-    local env = path_env(input)
     local acts = {}
     for _, text in ipairs(texts) do
       patch_paths(text, acts)
     end
-    local best, best_reason = nil, nil
-    for _, a in ipairs(acts) do
-      local d, reason = check(a[2], a[1], env)
-      if d and (best == nil or RANK[d] > RANK[best]) then
-        best, best_reason = d, reason
-      end
-    end
-    if best then
-      return { decision = best, reason = best_reason }
-    end
-    return nil
+    return strongest(acts, path_env(input))
   end)
 
 C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.shellMatcher,
   texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
   function(lines, input)
-    local env = path_env(input)
-    local best, best_reason = nil, nil
+    local acts = {}
     for _, line in ipairs(lines) do
-      local acts = {}
       if #EXTRA > 0 or shell_trigger(line) then
         shell_acts(line, acts, 0)
       end
-      for _, a in ipairs(acts) do
-        local d, reason = check(a[2], a[1], env)
-        if d and (best == nil or RANK[d] > RANK[best]) then
-          best, best_reason = d, reason
-        end
-      end
     end
-    if best then
-      return { decision = best, reason = best_reason }
-    end
-    return nil
+    return strongest(acts, path_env(input))
   end)
