@@ -159,3 +159,26 @@ func TestLookupReturnsCopies(t *testing.T) {
 	assert.Equal(t, "command", again.Command[0])
 	assert.NotEqual(t, "nope", tools.Builtin()[0].Agents[0])
 }
+
+// FuzzView: any JSON input and any location give a view or a location
+// error, never a panic.
+func FuzzView(f *testing.F) {
+	f.Add(`{"command":["bash","-lc","rm -rf ~"]}`, "command")
+	f.Add(`{"edits":[{"file_path":"a"},{"file_path":["b",1]}]}`, "edits[].file_path")
+	f.Add(`[["x"],"y"]`, "[]")
+	f.Fuzz(func(t *testing.T, doc, loc string) {
+		var input any
+		if json.Unmarshal([]byte(doc), &input) != nil {
+			return
+		}
+		for _, k := range events.ToolKinds() {
+			v, err := tools.Extract(tools.Spec{Name: "t", Kind: k, Command: []string{loc}, Paths: []string{loc}, Contents: []string{loc}, URLs: []string{loc}}, input)
+			if err != nil {
+				return // a malformed location
+			}
+			if v.Kind != k {
+				t.Fatalf("kind %q, want %q", v.Kind, k)
+			}
+		}
+	})
+}
