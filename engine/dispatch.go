@@ -51,7 +51,7 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 	if p := e.cfgErr.Load(); p != nil {
 		res.ConfigError = *p
 	}
-	unguarded := toolScoped[in.Event] && g.tools.Kind(in.ToolName) == ""
+	unguarded := toolScoped[in.Event] && g.toolKind(in.ToolName) == ""
 	if len(hooks) == 0 && !sessionEvent(in.Event) && !unguarded {
 		// The fast path: nothing to run, nothing allocated.
 		return res, nil

@@ -87,6 +87,32 @@ func buildTools(opt []tools.Spec, decls []toolDecl) (*tools.Table, map[string]st
 	return tab, declared, errs
 }
 
+// kindEntry is the kind of one tool name, remembered in a generation's
+// kindCache.
+type kindEntry struct {
+	name string
+	kind events.ToolKind
+}
+
+// toolKind returns the kind of the tool called name in the generation's
+// tool table ("" for a tool it does not know). The dispatch path asks it at
+// every tool-scoped event, so the answer for a name is remembered in a
+// direct-mapped front of matchSlots slots (the first name of each slot; a
+// lookup is one atomic load and one string comparison); other names are
+// looked up in the table, which allocates nothing either.
+func (g *generation) toolKind(name string) events.ToolKind {
+	slot := &g.kinds[slotOf(name)]
+	if e := slot.Load(); e != nil {
+		if e.name == name {
+			return e.kind
+		}
+		return g.tools.Kind(name)
+	}
+	k := g.tools.Kind(name)
+	slot.CompareAndSwap(nil, &kindEntry{name: name, kind: k})
+	return k
+}
+
 // checkKinds reports a hook's kinds that are invalid or at an event that
 // is not tool-scoped.
 func checkKinds(ev events.Event, kinds []events.ToolKind) error {

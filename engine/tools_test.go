@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,4 +57,24 @@ func TestKnownToolFastPathAllocatesNothing(t *testing.T) {
 	defer e.Close()
 	in := events.Input{Event: events.BeforeTool, ToolName: "Bash", ToolInput: map[string]any{"command": "ls"}}
 	assert.Zero(t, testing.AllocsPerRun(200, func() { e.Dispatch(context.Background(), in) }))
+}
+
+// TestToolViewAllocatesNothing: the view of a shell call adds no allocation
+// to a dispatch with one hook (the call and its record are the one).
+func TestToolViewAllocatesNothing(t *testing.T) {
+	e, err := engine.New(t.Context(), engine.WithHook(engine.GoHook{Name: "h", Event: events.BeforeTool, Kinds: []events.ToolKind{events.ToolShell},
+		Handler: engine.HandlerFunc(func(_ context.Context, in *events.Input) (events.Output, error) {
+			if in.Tool == nil || in.Tool.Command != "ls -la" {
+				return events.Output{}, errors.New("no view")
+			}
+			return events.Output{}, nil
+		})}))
+	require.NoError(t, err)
+	defer e.Close()
+	in := events.Input{Event: events.BeforeTool, ToolName: "shell", ToolInput: map[string]any{"command": []any{"ls", "-la"}}}
+	res, err := e.Dispatch(context.Background(), in)
+	require.NoError(t, err)
+	require.Equal(t, engine.OutcomeOK, res.Audit[0].Outcome, res.Audit[0].Error)
+	in.ToolInput = map[string]any{"command": "ls -la"}
+	assert.LessOrEqual(t, testing.AllocsPerRun(200, func() { e.Dispatch(context.Background(), in) }), 1.0)
 }

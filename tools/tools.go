@@ -96,32 +96,56 @@ func parseLocation(loc string) (location, error) {
 	return out, nil
 }
 
-// walk calls emit for every value at loc in v.
-func (loc location) walk(v any, emit func(any)) {
-	if len(loc) == 0 {
-		if v != nil {
-			emit(v)
+// walk hands every value at loc in v to c.
+func (loc location) walk(v any, c *collector) {
+	for len(loc) > 0 {
+		st := loc[0]
+		if st.key != "" {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return
+			}
+			if v, ok = m[st.key]; !ok {
+				return
+			}
 		}
-		return
-	}
-	st := loc[0]
-	if st.key != "" {
-		m, ok := v.(map[string]any)
-		if !ok {
+		loc = loc[1:]
+		if st.each {
+			if a, ok := v.([]any); ok {
+				for _, e := range a {
+					loc.walk(e, c)
+				}
+			}
 			return
 		}
-		if v, ok = m[st.key]; !ok {
-			return
-		}
 	}
-	if !st.each {
-		loc[1:].walk(v, emit)
+	if v != nil {
+		c.add(v)
+	}
+}
+
+// A collector gathers the values of one part of a view: command lines, or
+// the strings of paths, contents or URLs. It is a value on the caller's
+// stack, so that collecting allocates only what the view keeps.
+type collector struct {
+	command bool     // command lines, else strings
+	urls    bool     // strings are URLs (or texts holding them)
+	first   string   // the first command line
+	lines   []string // the command lines after it
+	out     *[]string
+}
+
+func (c *collector) add(x any) {
+	if !c.command {
+		*c.out = appendStrings(*c.out, x, c.urls)
 		return
 	}
-	if a, ok := v.([]any); ok {
-		for _, e := range a {
-			loc[1:].walk(e, emit)
-		}
+	switch l := commandLine(x); {
+	case l == "":
+	case c.first == "":
+		c.first = l
+	default:
+		c.lines = append(c.lines, l)
 	}
 }
 
@@ -159,22 +183,22 @@ func compile(s Spec) (*compiled, error) {
 // view extracts the normalized view of input into *v.
 func (c *compiled) view(input any, v *events.ToolView) {
 	*v = events.ToolView{Kind: c.spec.Kind}
-	var lines []string
+	col := collector{command: true}
 	for _, loc := range c.command {
-		loc.walk(input, func(x any) {
-			if l := commandLine(x); l != "" {
-				lines = append(lines, l)
-			}
-		})
+		loc.walk(input, &col)
 	}
-	v.Command = strings.Join(lines, "\n")
-	for _, f := range []struct {
+	v.Command = col.first
+	if len(col.lines) > 0 {
+		v.Command = col.first + "\n" + strings.Join(col.lines, "\n")
+	}
+	for _, f := range [...]struct {
 		locs []location
 		into *[]string
 		urls bool
 	}{{c.paths, &v.Paths, false}, {c.contents, &v.Contents, false}, {c.urls, &v.URLs, true}} {
+		col := collector{urls: f.urls, out: f.into}
 		for _, loc := range f.locs {
-			loc.walk(input, func(x any) { *f.into = appendStrings(*f.into, x, f.urls) })
+			loc.walk(input, &col)
 		}
 	}
 }
