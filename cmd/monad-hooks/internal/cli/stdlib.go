@@ -72,6 +72,9 @@ func printPack(inv *invocation, p stdlib.PackInfo) {
 		fmt.Fprintf(w, "Events: %s\n", strings.Join(p.Events, ", "))
 	}
 	printPackTools(w, p.Kinds)
+	if len(p.Needs) > 0 {
+		fmt.Fprintf(w, "Needs: %s (it refuses to load without them; the CLI gives $HOME and --root)\n", strings.Join(p.Needs, ", "))
+	}
 	if doc := strings.TrimSpace(p.Doc); doc != "" {
 		fmt.Fprintf(w, "\n%s\n", doc)
 	}
