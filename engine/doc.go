@@ -39,6 +39,14 @@
 // ask or deny. Input.ToolCallID, when the host sends it, is copied into
 // every Record, tying a call's BeforeTool and AfterTool together.
 //
+// # Stdlib
+//
+// The engine runs no stdlib guard unless told: [WithStdlib]("default") loads
+// the default set (the one the monad-hooks CLI runs, through the same
+// option), Files.Stdlib and "atoms" entries load packs with parameters. A
+// pack that needs the home directory or the project root (Files.Home,
+// Files.Root) makes New fail rather than run weakened.
+//
 // # Serial and parallel events
 //
 // At serial events hooks chain: each sees the input as rewritten by the

@@ -31,7 +31,9 @@ type Files struct {
 	// Lua are Lua atom-pack scripts, or folders whose *.lua files load in
 	// lexical order.
 	Lua []string
-	// Stdlib are embedded stdlib packs, loaded before the Lua scripts.
+	// Stdlib are embedded stdlib packs, loaded before the Lua scripts (see
+	// also [WithStdlib], which loads packs by name with their default
+	// parameters).
 	Stdlib []Pack
 	// LuaFS are Lua scripts embedded in the host (go:embed) or from any
 	// fs.FS, loaded after the stdlib packs and before Lua: every *.lua file
