@@ -667,7 +667,7 @@ input = { toolName = "bash" }
 	}
 	for _, want := range []string{
 		"--- FAIL: this expectation is wrong",
-		`step 1: decision: want "deny", got ""`,
+		`step 1: decision: want deny, got proceed`,
 		"FAIL\ttests/guards.toml",
 		"ok  \ttests/own.toml",
 		"2 passed, 1 failed, 1 skipped\n",
