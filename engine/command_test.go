@@ -102,3 +102,35 @@ func TestDedupPlanAndExplain(t *testing.T) {
 	assert.Equal(t, []string{"policy x", "user y"}, explain("bash"))
 	assert.Equal(t, []string{"user x", "user y"}, explain("write_file"))
 }
+
+// TestDedupPlanWithKinds: an identical command spec in a group of another
+// tool kind runs for the tools of its own kind, so Plan does not call it
+// dropped; under the same kinds (or after a group of every tool) it is.
+func TestDedupPlanWithKinds(t *testing.T) {
+	dir := t.TempDir()
+	usr := filepath.Join(dir, "agents.json")
+	require.NoError(t, os.WriteFile(usr, []byte(`{"hooks":{"BeforeTool":[
+		{"kind":"shell","hooks":[{"command":"x"}]},
+		{"kind":"write","hooks":[{"command":"x"}]},
+		{"kind":"shell","hooks":[{"command":"x"}]},
+		{"hooks":[{"command":"y"}]},
+		{"kind":"read","hooks":[{"command":"y"}]}]}}`), 0o644))
+	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{usr}, Root: dir, Runner: fakeRunner}))
+	require.NoError(t, err)
+	defer eng.Close()
+	var dropped []bool
+	for _, h := range eng.Plan(t.Context()) {
+		dropped = append(dropped, h.Dropped)
+	}
+	assert.Equal(t, []bool{false, false, true, false, true}, dropped)
+
+	for tool, want := range map[string][]string{"Bash": {"x", "y"}, "Write": {"x", "y"}, "Read": {"y"}} {
+		var runs []string
+		for _, x := range eng.Explain(t.Context(), events.Input{Event: events.BeforeTool, ToolName: tool}) {
+			if x.Runs {
+				runs = append(runs, x.ID)
+			}
+		}
+		assert.Equal(t, want, runs, tool)
+	}
+}

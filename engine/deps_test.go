@@ -49,10 +49,10 @@ func listPackages(t *testing.T) []listedPackage {
 // most specific rule applies): events, shell/syntax and luaapi/luapattern
 // import nothing of ours; shell and luaapi know events but not engine or
 // each other (luaapi may use shell/syntax, the pure command-line parser,
-// and its own luaapi/luapattern, the pure Lua pattern matcher); stdlib
-// imports nothing of ours but the leaf helpers under internal/ (which
-// import nothing of ours); nothing outside cmd imports cmd; no library
-// imports "testing".
+// and its own luaapi/luapattern, the pure Lua pattern matcher); tools (the
+// tool table) knows events and shell/syntax; stdlib imports nothing of ours
+// but the leaf helpers under internal/ (which import nothing of ours);
+// nothing outside cmd imports cmd; no library imports "testing".
 func TestImportRules(t *testing.T) {
 	allowed := map[string][]string{
 		"internal":          nil,
@@ -61,10 +61,11 @@ func TestImportRules(t *testing.T) {
 		"shell":             {"events"},
 		"luaapi":            {"events", "shell/syntax"},
 		"luaapi/luapattern": nil,
+		"tools":             {"events", "shell/syntax"},
 		"stdlib":            {"internal"},
-		"engine":            {"internal", "events", "shell", "luaapi", "stdlib"},
-		"spec":              {"internal", "events", "shell", "luaapi", "stdlib", "engine"},
-		"cmd":               {"internal", "events", "shell", "luaapi", "stdlib", "engine", "spec"},
+		"engine":            {"internal", "events", "shell", "luaapi", "stdlib", "tools"},
+		"spec":              {"internal", "events", "shell", "luaapi", "stdlib", "engine", "tools"},
+		"cmd":               {"internal", "events", "shell", "luaapi", "stdlib", "engine", "spec", "tools"},
 	}
 	within := func(pkg, tree string) bool {
 		return pkg == module+"/"+tree || strings.HasPrefix(pkg, module+"/"+tree+"/")

@@ -19,8 +19,10 @@ import (
 // background and does not wait for it: the new plan serves the dispatches
 // that start after it is swapped in (see [Engine.Reload] to wait). While the
 // files on disk fail to load, the last good plan stays in force and
-// Result.ConfigError says why. With no matching hook Dispatch returns at
-// once, runs and allocates nothing.
+// Result.ConfigError says why. With no matching hook (and, at a tool-scoped
+// event, a tool the tool table knows) Dispatch returns at once, runs and
+// allocates nothing. A tool the table does not know is flagged in the
+// Result and its audit (see [WithUnguardedTools]).
 //
 // Serial events chain: each hook sees the input as rewritten by the hooks
 // before it, and the first deny stops the chain. Parallel events fan out
@@ -60,11 +62,12 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 		res.ConfigError = st.msg
 	}
 	if g.failClosed != nil && canDeny[in.Event] {
-		e.failClosed(ctx, g, in.SessionID, &res)
+		e.failClosed(ctx, g, &in, &res)
 		return res, nil
 	}
 	hooks := g.match(in.Event, in.ToolName)
-	if len(hooks) == 0 && !sessionEvent(in.Event) {
+	unguarded := toolScoped[in.Event] && g.toolKind(in.ToolName) == ""
+	if len(hooks) == 0 && !sessionEvent(in.Event) && !unguarded {
 		// The fast path: nothing to run, nothing allocated, and nothing
 		// but the event checked: walking the payloads would be most of
 		// its cost (BenchmarkDispatchFastPath).
@@ -73,7 +76,7 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 	if err := in.Validate(); err != nil {
 		return Result{}, invalidInput(err)
 	}
-	e.dispatch(ctx, hooks, &in, &res)
+	e.dispatch(ctx, g, hooks, unguarded, &in, &res)
 	return res, nil
 }
 
@@ -96,7 +99,7 @@ var canDeny = func() (t [events.Count]bool) {
 // failClosed denies a dispatch because policy files failed to load at a
 // degraded start: no hook runs, and the audit has one record, for the
 // policy that could not be applied.
-func (e *Engine) failClosed(ctx context.Context, g *generation, sessionID string, res *Result) {
+func (e *Engine) failClosed(ctx context.Context, g *generation, in *events.Input, res *Result) {
 	first := g.failClosed[0]
 	res.Decision = events.Deny
 	res.Reason = "the operator policy failed to load, so this dispatch fails closed: " + first.Error()
@@ -104,22 +107,24 @@ func (e *Engine) failClosed(ctx context.Context, g *generation, sessionID string
 		res.Reason += fmt.Sprintf(" (and %d more)", n)
 	}
 	res.Audit = []Record{{
-		Event: res.Event, SessionID: sessionID, Tier: TierPolicy, Kind: "config", Hook: first.File, Source: first.Pos().String(), RegisteredBy: first.File,
+		Event: res.Event, SessionID: in.SessionID, ToolCallID: in.ToolCallID, Tier: TierPolicy, Kind: "config",
+		Hook: first.File, Source: first.Pos().String(), RegisteredBy: first.File,
 		Outcome: OutcomeError, FailedClosed: true, Error: truncate(first.Error(), 2048),
 	}}
 	e.record(ctx, &res.Audit[0])
 }
 
 // dispatch is the slow path of Dispatch: hooks are the hooks that match, in
-// plan order; res holds the event and any configuration error. in is not
-// modified: serial events chain on a private copy.
-func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, res *Result) {
+// plan order; unguarded says that the tool of a tool-scoped event is not in
+// g's tool table; res holds the event and any configuration error. in is
+// not modified: serial events chain on a private copy.
+func (e *Engine) dispatch(ctx context.Context, g *generation, hooks []*hook, unguarded bool, in *events.Input, res *Result) {
 	spec := in.Event.Spec()
 	var c *call
-	switch len(hooks) {
-	case 0:
+	switch {
+	case len(hooks) == 0 && !unguarded:
 		c = &call{in: *in}
-	case 1:
+	case len(hooks) == 1 && !unguarded:
 		// The most common slow path, one matching hook: the call and the
 		// audit share one allocation (the Result then keeps the call's
 		// copy of the input alive; its JSON encoding is dropped below)
@@ -129,9 +134,17 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 		res.Audit = x.audit[:0]
 	default:
 		c = &call{in: *in}
-		res.Audit = make([]Record, 0, len(hooks))
+		res.Audit = make([]Record, 0, len(hooks)+1)
+	}
+	// The tool view is the engine's: whatever the host sent is replaced.
+	c.tools, c.in.Tool = g.tools, nil
+	if toolScoped[in.Event] {
+		c.setView()
 	}
 	e.sessions.before(&c.in)
+	if unguarded && e.unguarded(ctx, spec, c, res) {
+		hooks = nil // denied: no hook runs
+	}
 	if len(hooks) > 0 {
 		if spec.Parallel {
 			e.fanOut(ctx, spec, hooks, c, res)
@@ -141,6 +154,22 @@ func (e *Engine) dispatch(ctx context.Context, hooks []*hook, in *events.Input, 
 	}
 	e.sessions.after(&c.in, res, e.opts.maxStopContinues)
 	c.changed() // the Result may keep c: not its encoding of the input
+}
+
+// unguarded records that the tool of a tool-scoped dispatch is in no tool
+// table, with the decision of WithUnguardedTools where the event honours
+// it, and reports whether that decision is a deny.
+func (e *Engine) unguarded(ctx context.Context, spec events.Spec, c *call, res *Result) (denied bool) {
+	res.UnguardedTool = true
+	res.Audit = append(res.Audit, Record{Event: spec.Event, SessionID: c.in.SessionID, Tier: TierEngine, Kind: "engine", Hook: "unguardedTool",
+		ToolCallID: c.in.ToolCallID, Outcome: OutcomeOK, Reason: unguardedReason(c.in.ToolName)})
+	rec := &res.Audit[len(res.Audit)-1]
+	if d := e.opts.unguarded; d != events.Proceed && spec.Decisions.Has(d) {
+		rec.Decision = d
+		res.Decision, res.Reason = d, rec.Reason
+	}
+	e.record(ctx, rec)
+	return res.Decision == events.Deny
 }
 
 // callOne is the one allocation of a dispatch with one matching hook.
@@ -285,6 +314,7 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 	if kept.MutatedToolInput != nil {
 		res.MutatedToolInput = kept.MutatedToolInput
 		cur.ToolInput = kept.MutatedToolInput
+		c.setView() // the next hook sees the view of the rewritten input
 	}
 	if kept.UpdatedToolOutput != nil {
 		res.UpdatedToolOutput = kept.UpdatedToolOutput
@@ -313,6 +343,7 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 // it returned and fills *rec (which must be zero), but for what fold adds.
 func (e *Engine) runHook(ctx context.Context, h *hook, c *call, rec *Record) (out events.Output) {
 	rec.Event, rec.SessionID, rec.Tier, rec.Kind, rec.Hook, rec.Source, rec.RegisteredBy = h.event, c.in.SessionID, h.tier, h.kind, h.id, h.source, h.registeredBy
+	rec.ToolCallID = c.in.ToolCallID
 	hctx := ctx
 	if h.timeout > 0 {
 		var cancel context.CancelFunc

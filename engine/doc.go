@@ -25,6 +25,33 @@
 // events every hook matches. A dispatch with no matching hook returns at
 // once: it runs, spawns and allocates nothing.
 //
+// # Tools
+//
+// The engine keeps a tool table (package tools): the built-in table of the
+// agents the project knows, the host's declarations ([WithTools]) and
+// those of configuration files ("tools"; a user file may only add tools, a
+// policy file may also redeclare them). A hook may select tools by kind
+// (GoHook.Kinds, hook{ kind = ... }, a group's "kind") instead of, or as
+// well as, by name: a hook of kind shell covers every shell tool, whatever
+// the host calls it. At the tool-scoped events every hook gets the engine's
+// view of the call in Input.Tool (kind, command line, paths, contents,
+// URLs), recomputed after each rewrite of the tool input. A dispatch for a
+// tool that no table knows sets Result.UnguardedTool and starts its audit
+// with an engine record ("unguardedTool"); [WithUnguardedTools] makes it
+// ask or deny. Input.ToolCallID, when the host sends it, is copied into
+// every Record, tying a call's BeforeTool and AfterTool together.
+//
+// # Stdlib
+//
+// The engine runs no stdlib guard unless told: [WithStdlib]("default") loads
+// the default set (the one the monad-hooks CLI runs, through the same
+// option), Files.Stdlib and "atoms" entries load packs with parameters. A
+// pack loads once per plan: one that a user file names in its atoms
+// replaces the copy of WithStdlib or Files.Stdlib, in its place. A pack
+// that needs the home directory or the project root (Files.Home,
+// Files.Root) makes New fail rather than run weakened (at a degraded start,
+// see [WithDegradedStart], it is left out and reported).
+//
 // # Serial and parallel events
 //
 // At serial events hooks chain: each sees the input as rewritten by the

@@ -11,6 +11,8 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
+	"github.com/monad-hooks/monad-hooks/shell"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // An Engine dispatches lifecycle events to hooks. It compiles its
@@ -60,6 +62,13 @@ type generation struct {
 	// load, lists their problems: dispatches at events that can deny are
 	// denied (see WithDegradedStart).
 	failClosed ConfigErrors
+	// tools is the tool table of the generation: the built-in table, the
+	// WithTools declarations and those of the configuration files.
+	tools *tools.Table
+	// declared says who declared each tool that is not (only) built in:
+	// "WithTools", or the file:line:col of a tools entry.
+	declared map[string]string
+	kinds    [matchSlots]atomic.Pointer[kindEntry] // see toolKind
 }
 
 // resources are what a generation's hooks hold; they are released when the
@@ -85,8 +94,12 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		o(&e.opts)
 	}
 	e.sessions.init(e.opts.maxSessions, e.opts.sessions)
-	if e.opts.files != nil {
-		e.src = &fileSource{f: *e.opts.files, opts: &e.opts}
+	if e.opts.files != nil || len(e.opts.stdlib) > 0 {
+		f := Files{FS: osFS{}, Runner: shell.Exec{}}
+		if e.opts.files != nil {
+			f = *e.opts.files
+		}
+		e.src = &fileSource{f: f, opts: &e.opts}
 	}
 	g, ld, err := e.build(ctx, nil, e.opts.degradedStart)
 	if err != nil {
@@ -116,7 +129,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 // makes the engine fail closed: at the events that can deny, every dispatch
 // is a deny whose reason names the problem, and no hook runs; other events
 // run the hooks that loaded. Problems of the options themselves (a Go hook
-// without handler) still fail New, and later reloads are not degraded: a
+// without handler, an invalid WithTools spec) still fail New, and later reloads are not degraded: a
 // broken change keeps the plan in force.
 func WithDegradedStart() Option {
 	return func(o *options) { o.degradedStart = true }
@@ -133,6 +146,15 @@ func WithDegradedStart() Option {
 func (e *Engine) build(ctx context.Context, prev *generation, degraded bool) (g *generation, ld loaded, err error) {
 	specs := make([]hookSpec, 0, len(e.opts.hooks))
 	var errs ConfigErrors
+	switch e.opts.unguarded {
+	case events.Proceed, events.Ask, events.Deny:
+	default:
+		errs = append(errs, &ConfigError{Code: CodeBadOption, Msg: fmt.Sprintf("WithUnguardedTools: decision %q: want proceed (\"\"), ask or deny", e.opts.unguarded)})
+	}
+	if _, err := StdlibPacks(e.opts.stdlib...); err != nil {
+		errs = append(errs, &ConfigError{Code: CodeBadAtom, Msg: "WithStdlib: " + err.Error()})
+	}
+	errs = append(errs, checkWithTools(e.opts.tools)...)
 	for i, h := range e.opts.hooks {
 		if !h.Event.Valid() {
 			errs = append(errs, &ConfigError{Code: CodeUnknownEvent, Msg: fmt.Sprintf("WithHook #%d (%s): invalid event %v", i, h.Name, h.Event)})
@@ -142,9 +164,13 @@ func (e *Engine) build(ctx context.Context, prev *generation, degraded bool) (g 
 			errs = append(errs, &ConfigError{Code: CodeMissingHandler, Msg: fmt.Sprintf("WithHook #%d (%s): missing handler", i, h.Name)})
 			continue
 		}
+		if err := checkKinds(h.Event, h.Kinds); err != nil {
+			errs = append(errs, &ConfigError{Code: CodeBadKind, Msg: fmt.Sprintf("WithHook #%d (%s): %v", i, h.Name, err)})
+			continue
+		}
 		specs = append(specs, hookSpec{
 			tier: TierAtom, kind: "go", id: "go:" + h.Name, registeredBy: "WithHook #" + strconv.Itoa(i), event: h.Event,
-			matcher: h.Matcher, onError: h.OnError, timeout: h.Timeout,
+			matcher: h.Matcher, kinds: h.Kinds, onError: h.OnError, timeout: h.Timeout,
 			run: goRun(h.Handler),
 		})
 	}
@@ -158,13 +184,18 @@ func (e *Engine) build(ctx context.Context, prev *generation, degraded bool) (g 
 		}
 		specs = append(specs, ld.specs...)
 	}
-	g, cerrs := compile(specs)
+	tab, declared, err := buildTools(e.opts.tools, ld.tools)
+	if err != nil { // the specs were checked: a defect of the built-in table
+		ld.res.release()
+		return nil, ld, ConfigErrors{{Code: CodeBadTool, Msg: err.Error()}}
+	}
+	g, cerrs := compile(specs, tab)
 	ld.errs = append(ld.errs, cerrs...)
 	if len(ld.errs) > 0 && !degraded {
 		ld.res.release()
 		return nil, ld, ld.errs
 	}
-	g.res, g.warnings, g.fileHooks = ld.res, ld.warnings, ld.fileHooks
+	g.res, g.warnings, g.fileHooks, g.tools, g.declared = ld.res, ld.warnings, ld.fileHooks, tab, declared
 	if len(ld.policyErrs) > 0 {
 		g.failClosed = ld.policyErrs
 	}

@@ -59,6 +59,10 @@ const (
 	CodeDuplicatePack  = config.CodeDuplicatePack  // a stdlib pack is named twice
 	CodeNoHooks        = config.CodeNoHooks        // at a reload, a file that gave the plan hooks gives none (empty or cut short?)
 	CodeRelativePath   = config.CodeRelativePath   // a policy command names a path that would be resolved in the sandbox root
+	CodeBadKind        = config.CodeBadKind        // a tool kind is unknown, or given at an event that is not tool-scoped
+	CodeBadTool        = config.CodeBadTool        // a tool declaration is malformed, or a user file redeclares a known tool
+	CodeBadOption      = config.CodeBadOption      // an option's value is invalid
+	CodeUnmetNeed      = config.CodeUnmetNeed      // a stdlib pack needs Files.Home or Files.Root, which the host did not set
 
 	CodeMatcherIgnored = config.CodeMatcherIgnored // warning: a matcher on an event that is not tool-scoped
 )

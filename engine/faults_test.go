@@ -140,7 +140,7 @@ end }`)
 		runtime.ReadMemStats(&before)
 		res, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: tool})
 		runtime.ReadMemStats(&after)
-		if err != nil || res.Decision != events.Deny || !res.Audit[0].FailedClosed {
+		if err != nil || res.Decision != events.Deny || !res.Audit[len(res.Audit)-1].FailedClosed {
 			t.Fatalf("%s: %v %+v, want a fail-closed deny", tool, err, res)
 		}
 		grew := int64(after.HeapSys) - int64(before.HeapSys)

@@ -39,16 +39,24 @@ type Files struct {
 	// host's default set). A pack that a user file names in its atoms
 	// replaces the one of Stdlib, in its place, with the user's parameters:
 	// a pack loads once per plan. A pack named twice (in Stdlib, or in user
-	// files) is a configuration error (CodeDuplicatePack).
+	// files) is a configuration error (CodeDuplicatePack). See also
+	// [WithStdlib], which loads packs by name with their default
+	// parameters.
 	Stdlib []Pack
 	// LuaFS are Lua scripts embedded in the host (go:embed) or from any
 	// fs.FS, loaded after the stdlib packs and before Lua: every *.lua file
 	// of each ScriptFS's Dir, in lexical order. They are read when the
 	// engine loads its configuration and are not watched for changes.
 	LuaFS []ScriptFS
-	// Root is the sandbox root: the working directory of command hooks.
+	// Root is the sandbox root: the working directory of command hooks,
+	// and the project root of Lua scripts (path.root()), which the stdlib
+	// packs that need one use for calls without a cwd. Such a pack
+	// (protect-paths) refuses to load without it: New fails with
+	// CodeUnmetNeed rather than run it weakened.
 	Root string
-	// Home is the home directory the Lua path module expands ~ to.
+	// Home is the home directory the Lua path module expands ~ to. A
+	// stdlib pack with home-directory rules (protect-paths) refuses to load
+	// without it (CodeUnmetNeed).
 	Home string
 	// Env is the environment command hooks start from; the engine strips
 	// the secrets from it before use (see [shell.SanitizeEnv] for the whole
@@ -252,6 +260,8 @@ type loaded struct {
 	retry bool
 	// fileHooks counts the hooks each file on disk gave, by path.
 	fileHooks map[string]int
+	// tools are the tools the files declare, policy files first.
+	tools []toolDecl
 }
 
 // load reads and compiles the configuration files and scripts. prev is the
@@ -272,8 +282,10 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 	retry := false
 	var specs []hookSpec
 	var errs, warns ConfigErrors
+	var decls []toolDecl
+	known := knownTools(s.opts.tools) // who declares each tool so far
 	var atoms []luaAtom
-	stdlibAt := map[string]int{} // the index in atoms of each pack of Files.Stdlib
+	stdlibAt := map[string]int{} // the index in atoms of each pack of Files.Stdlib and WithStdlib
 	for _, p := range s.f.Stdlib {
 		if _, dup := stdlibAt[p.Name]; dup {
 			errs = append(errs, &ConfigError{Code: CodeDuplicatePack, File: "stdlib " + p.Name, Msg: fmt.Sprintf("Files.Stdlib names pack %q twice: a pack loads once", p.Name)})
@@ -281,6 +293,14 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 		}
 		stdlibAt[p.Name] = len(atoms)
 		atoms = append(atoms, luaAtom{stdlib: p.Name, with: p.With, pos: config.Pos{File: "stdlib " + p.Name}})
+	}
+	names, _ := StdlibPacks(s.opts.stdlib...) // build checked them
+	for _, n := range names {
+		if _, ok := stdlibAt[n]; ok {
+			continue // Files.Stdlib names it, with its parameters
+		}
+		stdlibAt[n] = len(atoms)
+		atoms = append(atoms, luaAtom{stdlib: n, pos: config.Pos{File: "stdlib " + n}})
 	}
 	for _, sfs := range s.f.LuaFS {
 		atoms = append(atoms, luaAtom{fsys: sfs.FS, path: sfs.Dir, with: sfs.With, pos: config.Pos{File: "fs:" + sfs.Dir}})
@@ -307,10 +327,13 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 			}
 			var ferrs ConfigErrors
 			var file *config.File
+			var fileDecls []toolDecl
 			if err != nil {
 				ferrs = ConfigErrors{readError(path, err)}
 			} else if file, err = config.Parse(path, data, tier.tier); err != nil {
 				ferrs = fromParse(path, err)
+			} else {
+				fileDecls, ferrs = fileTools(known, file.Tools, tier.t == TierPolicy)
 			}
 			if ferrs != nil {
 				errs = append(errs, ferrs...)
@@ -320,6 +343,7 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 				continue
 			}
 			warns = append(warns, file.Warnings...)
+			decls = append(decls, fileDecls...)
 			n := 0
 			for ev, groups := range file.Hooks {
 				for _, g := range groups {
@@ -381,7 +405,7 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 		res.release()
 		return loaded{version: v, errs: errs}
 	}
-	return loaded{specs: specs, res: res, version: v, errs: errs, policyErrs: policyErrs, warnings: warns, fileHooks: fileHooks, retry: retry}
+	return loaded{specs: specs, res: res, version: v, errs: errs, policyErrs: policyErrs, warnings: warns, fileHooks: fileHooks, retry: retry, tools: decls}
 }
 
 // hooksFrom returns how many hooks the file or script at path gave g (0 for a
@@ -406,7 +430,7 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 	runner := s.f.Runner
 	return hookSpec{
 		tier: t, kind: "command", id: h.Command, pos: h.Pos, source: h.Pos.String(), registeredBy: h.Pos.String(), event: ev,
-		matcher: g.Matcher, onError: onError,
+		matcher: g.Matcher, kinds: g.Kinds, onError: onError,
 		// The runner enforces the timeout and kills the process group; the
 		// engine adds no deadline of its own.
 		dedup:        h.Command + "\x00" + strconv.FormatInt(int64(timeout/time.Millisecond), 10) + "\x00" + onError.String(),

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // A Tier is where a hook comes from. Hooks run tier by tier: atom hooks (Go
@@ -21,11 +23,14 @@ const (
 	TierAtom Tier = iota
 	TierPolicy
 	TierUser
+	// TierEngine marks an audit Record of the engine's own rules (an
+	// unguarded tool), which comes before every hook's.
+	TierEngine
 )
 
-var tierNames = [...]string{TierAtom: "atom", TierPolicy: "policy", TierUser: "user"}
+var tierNames = [...]string{TierAtom: "atom", TierPolicy: "policy", TierUser: "user", TierEngine: "engine"}
 
-// String returns "atom", "policy" or "user".
+// String returns "atom", "policy", "user" or "engine".
 func (t Tier) String() string {
 	if int(t) < len(tierNames) {
 		return tierNames[t]
@@ -106,6 +111,10 @@ type GoHook struct {
 	// Matcher is an RE2 regular expression on the tool name, applied at the
 	// tool-scoped events only; "" and "*" match every tool.
 	Matcher string
+	// Kinds, when set, restrict the hook to tools of these kinds in the
+	// engine's tool table (see [WithTools]); with a Matcher, both must
+	// match. Only the tool-scoped events accept them.
+	Kinds   []events.ToolKind
 	OnError OnError
 	// Timeout bounds one call; 0 means no timeout beyond the dispatch ctx.
 	Timeout time.Duration
@@ -125,6 +134,7 @@ type hookSpec struct {
 	registeredBy string
 	event        events.Event
 	matcher      string
+	kinds        []events.ToolKind // when set, only tools of these kinds
 	onError      OnError
 	timeout      time.Duration
 	// dedup, when non-empty, is the identity under which identical command
@@ -145,7 +155,8 @@ type hookSpec struct {
 // hook is a compiled hook in a plan. It is immutable.
 type hook struct {
 	hookSpec
-	re *regexp.Regexp // nil: matches every tool
+	re    *regexp.Regexp // nil: matches every tool
+	tools *tools.Table   // the generation's tool table, for kinds
 	// group, when not 0, numbers the command spec this hook shares with
 	// others of its event: of a group, only the first hook that matches
 	// runs in a dispatch.
@@ -158,10 +169,13 @@ type hook struct {
 }
 
 func (h *hook) matches(spec events.Spec, toolName string) bool {
-	if !spec.Matcher || h.re == nil {
+	if !spec.Matcher {
 		return true
 	}
-	return h.re.MatchString(toolName)
+	if len(h.kinds) > 0 && !slices.Contains(h.kinds, h.tools.Kind(toolName)) {
+		return false
+	}
+	return h.re == nil || h.re.MatchString(toolName)
 }
 
 // compileMatcher compiles a tool-name matcher; "" and "*" match everything
@@ -185,6 +199,19 @@ type call struct {
 	in   events.Input
 	json []byte
 	err  error
+	// tools is the generation's tool table and view the storage of
+	// in.Tool, recomputed when a rewrite changes the tool input.
+	tools *tools.Table
+	view  events.ToolView
+}
+
+// setView computes in.Tool from the tool table: nil for a tool the table
+// does not know.
+func (c *call) setView() {
+	c.in.Tool = nil
+	if c.tools.ViewInto(c.in.ToolName, c.in.ToolInput, &c.view) {
+		c.in.Tool = &c.view
+	}
 }
 
 // inputJSON returns the input encoded as JSON. The caller must not modify the

@@ -33,6 +33,46 @@ type luaAtom struct {
 	fallback *luaAtom
 }
 
+// WithStdlib loads embedded stdlib packs by name; "default" names the
+// default set (stdlib.Default(): deny-destructive, protect-paths,
+// redact-secrets), the very set the monad-hooks CLI runs when --stdlib is
+// absent (it calls this option). Without it (and without Files.Stdlib or
+// "atoms" entries) the engine runs no stdlib pack at all. The packs load
+// with their default parameters; a pack also in Files.Stdlib keeps that
+// entry and its parameters, and a pack that a user file names in its atoms
+// is replaced by that entry, in its place (a pack loads once per plan). Packs that need the home directory or the
+// project root make New fail (CodeUnmetNeed) unless Files.Home and
+// Files.Root are set (WithFiles). An unknown name is a ConfigError
+// (CodeBadAtom) from New.
+func WithStdlib(names ...string) Option {
+	return func(o *options) { o.stdlib = append(o.stdlib, names...) }
+}
+
+// StdlibPacks resolves stdlib pack names as [WithStdlib] does: "default"
+// expands to the default set, duplicates are dropped (the first occurrence
+// keeps its place), and an unknown name is an error that lists the packs.
+func StdlibPacks(names ...string) ([]string, error) {
+	var out []string
+	add := func(n string) {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	for _, n := range names {
+		if n == "default" {
+			for _, d := range stdlib.Default() {
+				add(d)
+			}
+			continue
+		}
+		if _, ok := stdlib.Lookup(n); !ok {
+			return nil, fmt.Errorf("unknown stdlib pack %q (have %s, or default)", n, strings.Join(stdlib.Names(), ", "))
+		}
+		add(n)
+	}
+	return out, nil
+}
+
 // WithLuaPool sets the size of each plan generation's Lua VM pool (default:
 // luaapi's, 2 x GOMAXPROCS and at least 4) and the timeout of Lua hooks that
 // set no timeoutMs (0: luaapi.DefaultTimeout).
@@ -112,6 +152,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			DefaultTimeout: s.opts.luaTimeout,
 			Logger:         s.opts.logger,
 			Home:           s.f.Home,
+			Root:           s.f.Root,
 			Now:            s.opts.now,
 		})
 		if err == nil {
@@ -138,7 +179,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		specs = append(specs, hookSpec{
 			tier: TierAtom, kind: "lua", id: "lua:" + h.Script + ":" + strconv.Itoa(h.Line),
 			pos: config.Pos{File: h.Script, Line: h.Line}, source: h.Script + ":" + strconv.Itoa(h.Line),
-			registeredBy: registeredBy[h.Script], event: h.Event, matcher: h.Matcher,
+			registeredBy: registeredBy[h.Script], event: h.Event, matcher: h.Matcher, kinds: h.Kinds,
 			onError: onError, shownTimeout: h.Timeout, validated: true,
 			// The pool enforces the hook's timeout itself.
 			run: func(ctx context.Context, c *call) (events.Output, []string, error) {
@@ -175,7 +216,7 @@ func atomProblems(file string, err error) ConfigErrors {
 func (s *fileSource) readAtom(v *fileVersion, a luaAtom) ([]luaScript, error) {
 	switch {
 	case a.stdlib != "":
-		sc, perrs := stdlibScript(a)
+		sc, perrs := s.stdlibScript(a)
 		if perrs != nil {
 			return nil, perrs
 		}
@@ -207,9 +248,11 @@ var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) 
 })
 
 // stdlibScript resolves an embedded pack and validates its parameters
-// against the pack's declaration: one error per problem, at the position of
-// the parameter's key when the pack comes from a configuration file.
-func stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
+// against the pack's declaration (one error per problem, at the position of
+// the parameter's key when the pack comes from a configuration file) and
+// what it needs from the host (Files.Home, Files.Root): a pack that would
+// run weakened is refused.
+func (s *fileSource) stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 	if err := stdlib.ValidateParams(a.stdlib, a.with); err != nil {
 		problems := []error{err}
 		if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -229,6 +272,20 @@ func stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 		return luaScript{}, errs
 	}
 	info, _ := stdlib.Lookup(a.stdlib)
+	var unmet ConfigErrors
+	for _, n := range info.Needs {
+		switch {
+		case n == stdlib.NeedHome && s.f.Home == "":
+			unmet = append(unmet, atomError(CodeUnmetNeed, a.pos, fmt.Errorf(
+				"stdlib pack %s needs the home directory for its ~ and $HOME rules: set Files.Home (the CLI sets it from $HOME); without it the pack would run weakened", a.stdlib)))
+		case n == stdlib.NeedRoot && s.f.Root == "":
+			unmet = append(unmet, atomError(CodeUnmetNeed, a.pos, fmt.Errorf(
+				"stdlib pack %s needs the project root for calls without a cwd: set Files.Root (the CLI sets it from --root or the working directory); without it the pack would run weakened", a.stdlib)))
+		}
+	}
+	if unmet != nil {
+		return luaScript{}, unmet
+	}
 	src, err := fs.ReadFile(stdlib.FS(), info.Script)
 	if err != nil {
 		return luaScript{}, ConfigErrors{atomError(CodeBadAtom, a.pos, err)}

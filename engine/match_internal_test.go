@@ -21,7 +21,7 @@ func TestMatchCache(t *testing.T) {
 		{tier: TierUser, kind: "command", id: "x2", event: events.BeforeTool, matcher: "^tool_[23]", dedup: "x"},
 		{tier: TierAtom, kind: "go", id: "go:d", event: events.AfterModel, matcher: "^never$"},
 	}
-	g, errs := compile(specs)
+	g, errs := compile(specs, nil)
 	if errs != nil {
 		t.Fatal(errs)
 	}

@@ -3,6 +3,9 @@ package engine
 import (
 	"log/slog"
 	"time"
+
+	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // An Option configures an [Engine] at [New].
@@ -19,12 +22,15 @@ type options struct {
 	maxParallel      int
 	maxSessions      int
 	sessions         map[string]SessionState
-	files            *Files // nil: no file-based configuration
+	files            *Files   // WithFiles; nil: no file-based configuration
+	stdlib           []string // WithStdlib
 	reloadInterval   time.Duration
 	reloadTimeout    time.Duration
 	degradedStart    bool
 	luaPoolSize      int
 	luaTimeout       time.Duration
+	tools            []tools.Spec    // WithTools
+	unguarded        events.Decision // WithUnguardedTools
 }
 
 // DefaultMaxStopContinues is the default bound on consecutive AfterTurn

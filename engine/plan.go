@@ -6,13 +6,15 @@ import (
 	"slices"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // compile orders the hooks by tier (stable within a tier), compiles their
 // matchers, links each command hook to the earlier identical ones of its
 // event (dedup happens per dispatch, among the hooks that match: see
-// generation.match) and indexes the result by event.
-func compile(specs []hookSpec) (*generation, ConfigErrors) {
+// generation.match) and indexes the result by event. tab is the tool table
+// that kinds are matched against.
+func compile(specs []hookSpec, tab *tools.Table) (*generation, ConfigErrors) {
 	g := &generation{}
 	var errs ConfigErrors
 	type key struct {
@@ -35,7 +37,11 @@ func compile(specs []hookSpec) (*generation, ConfigErrors) {
 				errs = append(errs, &ConfigError{Code: CodeBadMatcher, File: s.pos.File, Line: s.pos.Line, Col: s.pos.Col, Msg: fmt.Sprintf("hook %s: %v", s.id, err)})
 				continue
 			}
-			h := &hook{hookSpec: *s, re: re}
+			if err := checkKinds(s.event, s.kinds); err != nil {
+				errs = append(errs, &ConfigError{Code: CodeBadKind, File: s.pos.File, Line: s.pos.Line, Col: s.pos.Col, Msg: fmt.Sprintf("hook %s: %v", s.id, err)})
+				continue
+			}
+			h := &hook{hookSpec: *s, re: re, tools: tab}
 			if s.dedup != "" {
 				k := key{s.event, s.dedup}
 				if prev := earlier[k]; len(prev) > 0 {
@@ -47,7 +53,7 @@ func compile(specs []hookSpec) (*generation, ConfigErrors) {
 					h.group, h.dupOf = f.group, f
 					h.neverRuns = !toolScoped[s.event]
 					for _, p := range prev {
-						h.neverRuns = h.neverRuns || p.re == nil || p.matcher == h.matcher
+						h.neverRuns = h.neverRuns || p.covers(h)
 					}
 				}
 				earlier[k] = append(earlier[k], h)
@@ -63,6 +69,26 @@ func compile(specs []hookSpec) (*generation, ConfigErrors) {
 		}
 	}
 	return g, errs
+}
+
+// covers reports whether h matches every tool that o matches: its matcher
+// matches every tool or is o's, and it has no kinds or every kind of o.
+func (h *hook) covers(o *hook) bool {
+	if h.re != nil && h.matcher != o.matcher {
+		return false
+	}
+	if len(h.kinds) == 0 {
+		return true
+	}
+	if len(o.kinds) == 0 {
+		return false
+	}
+	for _, k := range o.kinds {
+		if !slices.Contains(h.kinds, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // dedup returns hooks without the command hooks whose identical command spec
@@ -112,6 +138,9 @@ type PlannedHook struct {
 	RegisteredBy string `json:"registeredBy,omitempty"`
 	// Matcher is the tool-name matcher as configured ("" matches all).
 	Matcher string `json:"matcher,omitempty"`
+	// Kinds are the tool kinds the hook is restricted to (none: every
+	// tool the matcher matches).
+	Kinds []events.ToolKind `json:"kinds,omitempty"`
 	// TimeoutMs is the hook's timeout; 0 means none beyond the dispatch
 	// context.
 	TimeoutMs int64 `json:"timeoutMs,omitempty"`
@@ -136,7 +165,7 @@ func planned(h *hook) PlannedHook {
 		t = h.shownTimeout
 	}
 	p := PlannedHook{Event: h.event, Tier: h.tier, Kind: h.kind, ID: h.id, Source: h.source, RegisteredBy: h.registeredBy,
-		Matcher: h.matcher, TimeoutMs: t.Milliseconds(), OnError: h.onError.String()}
+		Matcher: h.matcher, Kinds: h.kinds, TimeoutMs: t.Milliseconds(), OnError: h.onError.String()}
 	if h.dupOf != nil {
 		p.DuplicateOf = h.dupOf.tier.String() + " " + h.dupOf.source
 		p.Dropped = h.neverRuns
@@ -165,8 +194,8 @@ func (e *Engine) Plan(ctx context.Context) []PlannedHook {
 // why not when it would not.
 type Explanation struct {
 	PlannedHook
-	// Matched: the hook's matcher matches the input (always true at events
-	// that are not tool-scoped).
+	// Matched: the hook's matcher and kinds match the input's tool (always
+	// true at events that are not tool-scoped).
 	Matched bool `json:"matched"`
 	// Runs: the hook would run; false for a hook that did not match, and
 	// for a duplicate command spec whose identical hook runs in its place.
@@ -186,12 +215,17 @@ func (e *Engine) Explain(ctx context.Context, in events.Input) []Explanation {
 	}
 	spec := in.Event.Spec()
 	runs := g.match(in.Event, in.ToolName)
+	kind := g.tools.Kind(in.ToolName)
 	var out []Explanation
 	for _, h := range g.byEvent[in.Event] {
 		x := Explanation{PlannedHook: planned(h), Matched: h.matches(spec, in.ToolName), Runs: slices.Contains(runs, h)}
 		switch {
 		case !spec.Matcher:
 			x.Why = in.Event.String() + " is not tool-scoped: every hook matches"
+		case len(h.kinds) > 0 && !slices.Contains(h.kinds, kind):
+			x.Why = fmt.Sprintf("the hook is for tools of kind %s; tool %q is %s", kindList(h.kinds), in.ToolName, kindPhrase(kind))
+		case h.re == nil && len(h.kinds) > 0:
+			x.Why = fmt.Sprintf("tool %q is of kind %s", in.ToolName, kind)
 		case h.re == nil:
 			x.Why = "the matcher matches every tool"
 		case x.Matched:

@@ -41,6 +41,12 @@ type Result struct {
 	// to load: the last good configuration stayed in force.
 	ConfigError string `json:"configError,omitempty"`
 
+	// UnguardedTool is set at a tool-scoped event (BeforeTool,
+	// ApprovalRequest, AfterTool) whose tool is neither declared nor in the
+	// built-in table: no guard knows what it does. The audit then starts
+	// with the engine's record of it (see [WithUnguardedTools]).
+	UnguardedTool bool `json:"unguardedTool,omitempty"`
+
 	// Audit has one Record per executed hook, in plan order.
 	Audit []Record `json:"audit,omitempty"`
 }
@@ -65,10 +71,13 @@ type Record struct {
 	// SessionID is the session of the dispatch (the input's sessionId).
 	SessionID string `json:"sessionId,omitempty"`
 	Tier      Tier   `json:"tier"`
-	// Kind is "go", "lua" or "command".
+	// Kind is "go", "lua" or "command"; "config" for the record of a
+	// policy file that failed to load (see [WithDegradedStart]), "engine"
+	// for a rule of the engine itself (Tier TierEngine).
 	Kind string `json:"kind"`
 	// Hook is the hook's identity: "go:<name>", "lua:<script>:<line>" or
-	// the command line.
+	// the command line; "unguardedTool" for the engine's record of a tool
+	// that no guard knows (see [WithUnguardedTools]).
 	Hook string `json:"hook"`
 	// Source is where the hook is defined: the file:line:col of a command
 	// hook, the script:line of a Lua hook{} call.
@@ -76,8 +85,11 @@ type Record struct {
 	// RegisteredBy is what configured the hook: the file:line:col of a
 	// command hook or of the atoms entry that loaded a Lua script or stdlib
 	// pack, the path given to Files.Lua, "stdlib NAME" for a pack of
-	// Files.Stdlib, "WithHook #N" for a Go hook.
+	// Files.Stdlib or WithStdlib, "WithHook #N" for a Go hook.
 	RegisteredBy string `json:"registeredBy,omitempty"`
+	// ToolCallID is the input's toolCallId, which ties together the records
+	// of one tool call's BeforeTool, ApprovalRequest and AfterTool.
+	ToolCallID string `json:"toolCallId,omitempty"`
 
 	Outcome Outcome `json:"outcome"`
 	// Decision and Reason are what the hook returned, even when the event

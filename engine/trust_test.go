@@ -81,7 +81,7 @@ func TestDuplicatePackNamesBothPositions(t *testing.T) {
 	a, b := filepath.Join(dir, "agents.json"), filepath.Join(dir, "more.toml")
 	writeConfig(t, a, `{"atoms":[{"stdlib":"protect-paths"}]}`)
 	writeConfig(t, b, "atoms = [{ stdlib = \"protect-paths\" }]\n")
-	_, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{a, b}, Root: dir, Runner: fakeRunner}))
+	_, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{a, b}, Root: dir, Home: dir, Runner: fakeRunner}))
 	var ce engine.ConfigErrors
 	require.True(t, errors.As(err, &ce), "%v", err)
 	require.Len(t, ce, 1, "%v", err)

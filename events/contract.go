@@ -31,6 +31,19 @@ type Input struct {
 	ToolInput  any    `json:"toolInput,omitempty"`
 	ToolResult any    `json:"toolResult,omitempty"`
 
+	// ToolCallID identifies one tool call, so that the audit records of its
+	// BeforeTool, ApprovalRequest and AfterTool can be tied together. It is
+	// an optional field beyond the seed's contract, kept as the host sent
+	// it.
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Tool is the engine's view of the tool call (BeforeTool,
+	// ApprovalRequest, AfterTool): its kind and the command, paths,
+	// contents and URLs of its input, found through the engine's tool table.
+	// It is an extension beyond the seed's contract, computed by the engine:
+	// a value the host sends is ignored, and it is nil for a tool the table
+	// does not know.
+	Tool *ToolView `json:"tool,omitempty"`
+
 	// OK and Error carry the outcome of AfterTool, AfterSubagent and
 	// AfterTurn, which fire on failure too.
 	OK    *bool  `json:"ok,omitempty"`
@@ -91,6 +104,15 @@ const (
 	Ask     Decision = "ask"
 	Deny    Decision = "deny"
 )
+
+// String returns the decision as a person reads it: "proceed" for
+// [Proceed] (the empty string, which JSON omits), else its JSON spelling.
+func (d Decision) String() string {
+	if d == Proceed {
+		return "proceed"
+	}
+	return string(d)
+}
 
 // Rank orders decisions by strength: Proceed 0, Allow 1, Ask 2, Deny 3, and -1
 // for an unknown decision.

@@ -39,6 +39,7 @@ func DecodeInput(b []byte) (Input, error) {
 	d.str("toolName", &in.ToolName)
 	d.value("toolInput", &in.ToolInput)
 	d.value("toolResult", &in.ToolResult)
+	d.str("toolCallId", &in.ToolCallID)
 	if raw, ok := d.get("ok"); ok {
 		var v bool
 		if d.into("ok", raw, &v, "a boolean") {

@@ -3,6 +3,7 @@ package events_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -181,4 +182,48 @@ func FuzzDecodeOutput(f *testing.F) {
 			t.Fatalf("round trip not stable:\n%s\n%s", out, out2)
 		}
 	})
+}
+
+func TestToolCallIDIsDecodedAndToolIsNot(t *testing.T) {
+	in, err := events.DecodeInput([]byte(`{"event":"AfterTool","toolName":"bash","toolCallId":"call_7","tool":{"kind":"other"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.ToolCallID != "call_7" {
+		t.Errorf("ToolCallID = %q, want call_7", in.ToolCallID)
+	}
+	if in.Tool != nil {
+		t.Errorf("a tool view sent by the host was decoded: %+v", in.Tool)
+	}
+	if _, err := events.DecodeInput([]byte(`{"event":"AfterTool","toolCallId":7}`)); err == nil {
+		t.Error("a numeric toolCallId was accepted")
+	}
+}
+
+func TestParseToolKind(t *testing.T) {
+	for _, k := range events.ToolKinds() {
+		got, err := events.ParseToolKind(string(k))
+		if err != nil || got != k {
+			t.Errorf("ParseToolKind(%q) = %q, %v", k, got, err)
+		}
+	}
+	for _, bad := range []string{"", "Shell", "bash", "file"} {
+		if _, err := events.ParseToolKind(bad); err == nil || !strings.Contains(err.Error(), "shell, read") {
+			t.Errorf("ParseToolKind(%q) = %v, want an error listing the kinds", bad, err)
+		}
+	}
+}
+
+func TestDecisionString(t *testing.T) {
+	for d, want := range map[events.Decision]string{events.Proceed: "proceed", events.Allow: "allow", events.Ask: "ask", events.Deny: "deny"} {
+		if got := fmt.Sprint(d); got != want {
+			t.Errorf("fmt.Sprint(%#v) = %q, want %q", string(d), got, want)
+		}
+	}
+	b, err := json.Marshal(struct {
+		D events.Decision `json:"d,omitempty"`
+	}{events.Proceed})
+	if err != nil || string(b) != `{}` {
+		t.Errorf("JSON of Proceed = %s, %v; want it omitted", b, err)
+	}
 }

@@ -386,6 +386,8 @@ const (
 	inSubagentName
 	inSubagentResult
 	inStopContinues
+	inToolCallID
+	inTool
 	inFieldCount
 )
 
@@ -393,7 +395,7 @@ const (
 // events.Input, indexed by the in* constants.
 var inputFields = [inFieldCount]string{"event", "sessionId", "cwd", "timestamp", "prompt", "toolName", "toolInput",
 	"toolResult", "ok", "error", "reason", "usage", "cost", "caller", "request", "response", "compaction",
-	"subagentName", "subagentResult", "stopContinues"}
+	"subagentName", "subagentResult", "stopContinues", "toolCallId", "tool"}
 
 // InputFields returns the keys of the table a handler receives: the
 // contract's JSON names of the events.Input fields. The caller owns the
@@ -496,11 +498,39 @@ func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 	if in.StopContinues != 0 {
 		b.put(inStopContinues, lua.LNumber(in.StopContinues))
 	}
+	b.str(inToolCallID, in.ToolCallID)
+	if in.Tool != nil {
+		b.put(inTool, v.toolTable(in.Tool))
+	}
 	for stale := v.inputSet &^ b.set; stale != 0; stale &= stale - 1 {
 		v.input.RawSetString(inputFields[bits.TrailingZeros32(stale)], lua.LNil)
 	}
 	v.inputSet = b.set
 	return v.input, nil
+}
+
+// toolTable converts the engine's view of a tool call to the table
+// input.tool: kind, command (absent when empty) and the lists paths,
+// contents and urls (always present, possibly empty).
+func (v *vm) toolTable(tv *events.ToolView) *lua.LTable {
+	t := v.L.CreateTable(0, 5)
+	t.Metatable = v.objectMT
+	t.RawSetString("kind", lua.LString(tv.Kind))
+	if tv.Command != "" {
+		t.RawSetString("command", lua.LString(tv.Command))
+	}
+	for _, f := range [...]struct {
+		key  string
+		list []string
+	}{{"paths", tv.Paths}, {"contents", tv.Contents}, {"urls", tv.URLs}} {
+		a := v.L.CreateTable(len(f.list), 0)
+		a.Metatable = v.arrayMT
+		for _, s := range f.list {
+			a.Append(lua.LString(s))
+		}
+		t.RawSetString(f.key, a)
+	}
+	return t
 }
 
 // luaInputNewIndex is the __newindex of the input table: the handler may

@@ -25,16 +25,23 @@
 //
 // # The Lua API
 //
-// hook{event=, matcher=, handler=, onError=, timeoutMs=} is valid only while
-// a script loads; unknown keys and wrong types are load errors naming the
-// script and line. onError is "deny" or "skip" (the default, written ""
-// in [Hook.OnError]); timeoutMs is an integer from 1 to 60000 (default
+// hook{event=, matcher=, kind=, handler=, onError=, timeoutMs=} is valid
+// only while a script loads; unknown keys and wrong types are load errors
+// naming the script and line. kind (tool events only) is a tool kind
+// ("shell", "read", "write", "edit", "patch", "delete", "fetch", "other")
+// or a list of them: the hook applies only to tools of those kinds in the
+// host's tool table, which the engine matches ([Hook.Kinds]); with a
+// matcher, both must match. onError is "deny" or "skip" (the default,
+// written "" in [Hook.OnError]); timeoutMs is an integer from 1 to 60000 (default
 // [Options.DefaultTimeout], 1 s). A script may register any number of
 // hooks, and must register the same ones every time it loads (each VM of the
 // pool loads it again).
 //
 // The handler receives the HookInput as a table with the contract's JSON
-// field names ([InputFields]); empty fields are nil. Free-form payloads
+// field names ([InputFields]); empty fields are nil. At the tool events,
+// input.tool is the engine's view of the call (events.ToolView: kind,
+// command, and the lists paths, contents and urls), nil for a tool the
+// host's table does not know. Free-form payloads
 // (toolInput, toolResult, usage, request) are tables marked as JSON objects
 // or arrays (getmetatable returns "json.object" or "json.array"), and JSON
 // null is the sentinel json.null (a userdata, so it is truthy). The

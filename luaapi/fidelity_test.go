@@ -95,12 +95,13 @@ return { additionalContext = table.concat(keys, " ") }`)
 		ToolName: "t", ToolInput: map[string]any{"a": 1}, ToolResult: "r", OK: &ok, Error: "e", Reason: "error",
 		Usage: map[string]any{"tokens": json.Number("10")}, Cost: &cost, Caller: &events.Caller{Kind: "subagent", AgentName: "x"},
 		Request: []any{}, Response: "resp", Compaction: &events.Compaction{Trigger: "auto", Tokens: 5},
-		SubagentName: "sub", SubagentResult: "res", StopContinues: 2}
+		SubagentName: "sub", SubagentResult: "res", StopContinues: 2, ToolCallID: "c1",
+		Tool: &events.ToolView{Kind: events.ToolWrite, Paths: []string{"a", "b"}, Contents: []string{"x"}}}
 	out, err := p.Call(context.Background(), 0, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `caller={"agentName":"x","kind":"subagent"} compaction={"tokens":5,"trigger":"auto"} cost=0.25 cwd=/w error=e event=AfterTurn ok=false prompt=p reason=error request=[] response=resp sessionId=s stopContinues=2 subagentName=sub subagentResult=res timestamp=2024-01-01T00:00:00Z toolInput={"a":1} toolName=t toolResult=r usage={"tokens":10}`
+	want := `caller={"agentName":"x","kind":"subagent"} compaction={"tokens":5,"trigger":"auto"} cost=0.25 cwd=/w error=e event=AfterTurn ok=false prompt=p reason=error request=[] response=resp sessionId=s stopContinues=2 subagentName=sub subagentResult=res timestamp=2024-01-01T00:00:00Z tool={"contents":["x"],"kind":"write","paths":["a","b"],"urls":[]} toolCallId=c1 toolInput={"a":1} toolName=t toolResult=r usage={"tokens":10}`
 	if out.AdditionalContext != want {
 		t.Fatalf("got  %s\nwant %s", out.AdditionalContext, want)
 	}

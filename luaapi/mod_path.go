@@ -23,6 +23,7 @@ func (v *vm) pathModule() *lua.LTable {
 		"isabs":  func(L *lua.LState) int { L.Push(lua.LBool(path.IsAbs(L.CheckString(1)))); return 1 },
 		"join":   pathJoin,
 		"expand": v.pathExpand,
+		"root":   func(L *lua.LState) int { L.Push(lua.LString(v.pl.opts.Root)); return 1 },
 		"match":  pathMatch,
 	})
 }

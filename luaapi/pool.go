@@ -60,6 +60,8 @@ type Options struct {
 	// $HOME. Default "" (then "~" is left alone). It is never read from
 	// the environment.
 	Home string
+	// Root is the project (sandbox) root path.root() returns. Default "".
+	Root string
 	// Now is the clock of os.time and os.date. Default time.Now.
 	Now func() time.Time
 	// MaxStringSize bounds the strings builtins may build (see
@@ -142,6 +144,12 @@ type Hook struct {
 	// Matcher is the RE2 regular expression on the tool name, "" for none.
 	// It only applies at events whose Spec has Matcher set; see Matches.
 	Matcher string
+	// Kinds are the tool kinds of hook{ kind = ... }: when set, the hook
+	// applies only to tools of one of these kinds (and whose name the
+	// Matcher, if any, matches too). luaapi does not know the host's tools:
+	// the caller (the engine) matches kinds through its tool table;
+	// Matches does not look at them.
+	Kinds []events.ToolKind
 	// OnError is "" (the default: a failure is skipped), "skip" or "deny".
 	OnError string
 	// Timeout is the effective timeout of the handler: its timeoutMs or

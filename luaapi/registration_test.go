@@ -3,6 +3,7 @@ package luaapi
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +44,11 @@ func TestRegistrationErrors(t *testing.T) {
 		{"timeout fraction", "hook{ event = 'BeforeTool', timeoutMs = 1.5, handler = function() end }", "timeoutMs: want an integer", 1},
 		{"timeout too big", "hook{ event = 'BeforeTool', timeoutMs = 1e9, handler = function() end }", "timeoutMs: want an integer", 1},
 		{"timeout wrong type", "hook{ event = 'BeforeTool', timeoutMs = '50', handler = function() end }", "timeoutMs: want a number, got string", 1},
+		{"unknown kind", "hook{ event = 'BeforeTool', kind = 'bash', handler = function() end }", `kind: unknown tool kind "bash" (want one of shell, read`, 1},
+		{"kind wrong type", "hook{ event = 'BeforeTool', kind = 3, handler = function() end }", "kind: want a string or a list of strings, got number", 1},
+		{"kind list of numbers", "hook{ event = 'BeforeTool', kind = { 'shell', 3 }, handler = function() end }", "got a list holding number", 1},
+		{"kind empty list", "hook{ event = 'BeforeTool', kind = {}, handler = function() end }", "non-empty list", 1},
+		{"kind not tool-scoped", "hook{ event = 'AfterModel', kind = 'shell', handler = function() end }", "AfterModel is not tool-scoped", 1},
 		{"not a table", "hook('BeforeTool')", "want one table argument, got string", 1},
 		{"two arguments", "hook({event='BeforeTool', handler=function() end}, 1)", "want one table argument", 1},
 		{"load-time error", "local x = nil\n\nx.y = 1", "attempt to index", 3},
@@ -68,6 +74,8 @@ func TestRegistrationOK(t *testing.T) {
 	p := newTestPool(t, Options{DefaultTimeout: 300 * time.Millisecond}, "a.lua", `
 hook{ event = "BeforeTool", matcher = "^(bash|shell_exec)$", handler = function() end }
 hook{ event = "AfterModel", handler = function() end }
+hook{ event = "ApprovalRequest", kind = "shell", handler = function() end }
+hook{ event = "AfterTool", kind = { "write", "edit" }, matcher = "^x", handler = function() end }
 `, "b.lua", `
 hook{ event = "SessionStart", onError = "skip", timeoutMs = 20, handler = function() end }
 `)
@@ -75,6 +83,8 @@ hook{ event = "SessionStart", onError = "skip", timeoutMs = 20, handler = functi
 	want := []Hook{
 		{Event: events.BeforeTool, Matcher: "^(bash|shell_exec)$", Timeout: 300 * time.Millisecond, Script: "a.lua", Line: 2, Source: 0},
 		{Event: events.AfterModel, Timeout: 300 * time.Millisecond, Script: "a.lua", Line: 3, Source: 0},
+		{Event: events.ApprovalRequest, Kinds: []events.ToolKind{events.ToolShell}, Timeout: 300 * time.Millisecond, Script: "a.lua", Line: 4, Source: 0},
+		{Event: events.AfterTool, Matcher: "^x", Kinds: []events.ToolKind{events.ToolWrite, events.ToolEdit}, Timeout: 300 * time.Millisecond, Script: "a.lua", Line: 5, Source: 0},
 		{Event: events.SessionStart, OnError: "skip", Timeout: 20 * time.Millisecond, Script: "b.lua", Line: 2, Source: 1},
 	}
 	if len(hs) != len(want) {
@@ -83,7 +93,7 @@ hook{ event = "SessionStart", onError = "skip", timeoutMs = 20, handler = functi
 	for i := range want {
 		got := hs[i]
 		got.re = nil
-		if got != want[i] {
+		if !reflect.DeepEqual(got, want[i]) {
 			t.Errorf("hook %d = %+v, want %+v", i, got, want[i])
 		}
 	}

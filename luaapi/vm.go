@@ -400,7 +400,7 @@ func callerLine(L *lua.LState, level int) int {
 	return dbg.CurrentLine
 }
 
-var hookKeys = map[string]bool{"event": true, "matcher": true, "handler": true, "onError": true, "timeoutMs": true}
+var hookKeys = map[string]bool{"event": true, "matcher": true, "kind": true, "handler": true, "onError": true, "timeoutMs": true}
 
 // luaHook implements hook{...}.
 func (v *vm) luaHook(L *lua.LState) int {
@@ -429,7 +429,7 @@ func (v *vm) luaHook(L *lua.LState) int {
 	})
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		bad("unknown key %q (want event, matcher, handler, onError, timeoutMs)", unknown[0])
+		bad("unknown key %q (want event, matcher, kind, handler, onError, timeoutMs)", unknown[0])
 	}
 	h := Hook{Script: name, Line: line, Source: v.curSource, Timeout: v.pl.opts.DefaultTimeout}
 	str := func(key string, required bool) (string, bool) {
@@ -459,6 +459,7 @@ func (v *vm) luaHook(L *lua.LState) int {
 		}
 		h.Matcher, h.re = m, re
 	}
+	h.Kinds = v.hookKinds(spec.RawGetString("kind"), ev, bad)
 	if oe, ok := str("onError", false); ok {
 		switch oe {
 		case "deny", "skip":
@@ -488,6 +489,43 @@ func (v *vm) luaHook(L *lua.LState) int {
 	v.regs = append(v.regs, h)
 	v.handlers = append(v.handlers, fn)
 	return 0
+}
+
+// hookKinds reads the kind key of hook{}: a tool kind or a list of them,
+// valid at the tool-scoped events only.
+func (v *vm) hookKinds(val lua.LValue, ev events.Event, bad func(string, ...any)) []events.ToolKind {
+	var names []lua.LValue
+	switch val := val.(type) {
+	case *lua.LNilType:
+		return nil
+	case lua.LString:
+		names = append(names, val)
+	case *lua.LTable:
+		for i := 1; i <= val.Len() && i <= 64; i++ {
+			names = append(names, val.RawGetInt(i))
+		}
+		if len(names) == 0 {
+			bad("kind: want a tool kind or a non-empty list of them")
+		}
+	default:
+		bad("kind: want a string or a list of strings, got %s", val.Type())
+	}
+	if !ev.Spec().Matcher {
+		bad("kind: %s is not tool-scoped (kind applies at BeforeTool, ApprovalRequest and AfterTool)", ev)
+	}
+	out := make([]events.ToolKind, 0, len(names))
+	for _, n := range names {
+		s, ok := n.(lua.LString)
+		if !ok {
+			bad("kind: want a string or a list of strings, got a list holding %s", n.Type())
+		}
+		k, err := events.ParseToolKind(string(s))
+		if err != nil {
+			bad("kind: %v", err)
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 func argTypes(L *lua.LState) string {

@@ -35,7 +35,7 @@ func Example() {
 	}
 	// Output:
 	// decision="deny" reason="no shell here" context=""
-	// decision="" reason="" context="checked"
+	// decision="proceed" reason="" context="checked"
 }
 
 func ExampleSanitizeEnv() {

@@ -202,6 +202,12 @@ func (r *Runner) options(c *Case, root string) ([]engine.Option, error) {
 	if v := c.Options.Vouch; v != nil {
 		opts = append(opts, engine.WithModelVouch(func(m string) bool { return slices.Contains(v, m) }))
 	}
+	if len(c.Options.Tools) > 0 {
+		opts = append(opts, engine.WithTools(c.Options.Tools...))
+	}
+	if d := c.Options.UnguardedTools; d != "" {
+		opts = append(opts, engine.WithUnguardedTools(events.Decision(d)))
+	}
 	shared := &Shared{}
 	var gen Generated
 	userGroups := map[string][]map[string]any{}
@@ -232,8 +238,12 @@ func (r *Runner) options(c *Case, root string) ([]engine.Option, error) {
 			if h.Tier != "" && h.Tier != "atom" {
 				return nil, fmt.Errorf("hook #%d: Go handlers are atom hooks, not %s", i+1, h.Tier)
 			}
+			var kinds []events.ToolKind
+			for _, k := range h.Kind {
+				kinds = append(kinds, events.ToolKind(k))
+			}
 			opts = append(opts, engine.WithHook(engine.GoHook{
-				Name: fmt.Sprintf("%s#%d", h.Go, i+1), Event: e, Matcher: h.Matcher, OnError: oe,
+				Name: fmt.Sprintf("%s#%d", h.Go, i+1), Event: e, Matcher: h.Matcher, Kinds: kinds, OnError: oe,
 				Timeout: time.Duration(h.TimeoutMs) * time.Millisecond, Handler: hd,
 			}))
 		case h.Lua != "":
@@ -253,6 +263,9 @@ func (r *Runner) options(c *Case, root string) ([]engine.Option, error) {
 			group := map[string]any{"hooks": []any{entry}}
 			if h.Matcher != "" {
 				group["matcher"] = h.Matcher
+			}
+			if len(h.Kind) > 0 {
+				group["kind"] = h.Kind
 			}
 			switch h.Tier {
 			case "", "user":

@@ -46,6 +46,8 @@ func TestSchemasAgreeWithGo(t *testing.T) {
 		{"input", `{"event":"AfterSubagent","subagentName":"r","subagentResult":"x","ok":false,"error":"boom"}`, true},
 		{"input", `{"event":"AfterTool","toolResult":null,"prompt":null,"unknownKey":{"x":1}}`, true},
 		{"input", `{"event":"AfterTurn","stopContinues":2}`, true},
+		{"input", `{"event":"AfterTool","toolCallId":"call_1","tool":{"kind":"whatever"}}`, true},
+		{"input", `{"event":"AfterTool","toolCallId":7}`, false},
 		{"input", `{"event":"SessionEnd","reason":null}`, true},
 		{"input", `{}`, false},
 		{"input", `{"event":null}`, false},

@@ -19,6 +19,7 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // File is one spec file: a list of cases, usually about one rule.
@@ -89,6 +90,12 @@ type Options struct {
 	// Env is the environment command hooks start from (before
 	// sanitization); nil means a small fixed environment.
 	Env map[string]string `toml:"env"`
+	// Tools declares tools (engine.WithTools): name, kind, command, paths,
+	// contents, urls.
+	Tools []tools.Spec `toml:"tools"`
+	// UnguardedTools is the decision for a tool no table knows
+	// (engine.WithUnguardedTools): "", "ask" or "deny".
+	UnguardedTools string `toml:"unguardedTools"`
 }
 
 // HookDef configures one hook of a case.
@@ -101,6 +108,9 @@ type HookDef struct {
 	Matcher   string `toml:"matcher"`
 	OnError   string `toml:"onError"`
 	TimeoutMs int    `toml:"timeoutMs"`
+	// Kind restricts a Go or command hook to tools of these kinds
+	// (GoHook.Kinds, a group's "kind"); Lua hooks say it in hook{}.
+	Kind []string `toml:"kind"`
 
 	// Exactly one of the following says what the hook is.
 
@@ -184,6 +194,7 @@ type WantRecord struct {
 	// RegisteredBy must occur in the record's RegisteredBy (paths there
 	// are absolute: give the end, "agents.json:1:11").
 	RegisteredBy string `toml:"registeredBy"`
+	ToolCallID   string `toml:"toolCallId"`
 }
 
 // Decode parses one spec file strictly: an unknown or misspelt key is an
@@ -339,7 +350,10 @@ func check(step int, w *Want, res engine.Result, err error, elapsed time.Duratio
 			add(field, fmt.Sprintf("%q", *want), fmt.Sprintf("%q", got))
 		}
 	}
-	str("decision", w.Decision, string(res.Decision))
+	if w.Decision != nil && *w.Decision != string(res.Decision) {
+		// A person reads the absent decision as proceed, not "".
+		add("decision", events.Decision(*w.Decision).String(), res.Decision.String())
+	}
 	str("reason", w.Reason, res.Reason)
 	if w.ReasonContains != "" && !strings.Contains(res.Reason, w.ReasonContains) {
 		add("reason", fmt.Sprintf("containing %q", w.ReasonContains), fmt.Sprintf("%q", res.Reason))
@@ -426,11 +440,12 @@ func checkAudit(step int, want []WantRecord, got []engine.Record) []Mismatch {
 		cmp("kind", w.Kind, g.Kind)
 		cmp("hook", w.Hook, g.Hook)
 		cmp("outcome", w.Outcome, string(g.Outcome))
+		cmp("toolCallId", w.ToolCallID, g.ToolCallID)
 		if w.HookContains != "" && !strings.Contains(g.Hook, w.HookContains) {
 			add(f("hook"), fmt.Sprintf("containing %q", w.HookContains), fmt.Sprintf("%q", g.Hook))
 		}
 		if w.Decision != nil && *w.Decision != string(g.Decision) {
-			add(f("decision"), fmt.Sprintf("%q", *w.Decision), fmt.Sprintf("%q", g.Decision))
+			add(f("decision"), events.Decision(*w.Decision).String(), g.Decision.String())
 		}
 		for _, b := range []struct {
 			name string

@@ -19,8 +19,12 @@ import (
 	"github.com/monad-hooks/monad-hooks/stdlib"
 )
 
-// testHome is the home directory the packs see in these tests.
-const testHome = "/home/agent"
+// testHome is the home directory the packs see in these tests, and testRoot
+// the project root (the sandbox root, Files.Root): protect-paths needs both.
+const (
+	testHome = "/home/agent"
+	testRoot = "/work/proj"
+)
 
 // pack is one stdlib pack loaded by the engine, as a host configures it:
 // its parameters are checked where the engine checks them, its hooks run
@@ -35,7 +39,7 @@ type pack struct {
 // engine.Files.Stdlib does; the error is engine.New's.
 func loadPack(tb testing.TB, name string, with map[string]any) (*pack, error) {
 	tb.Helper()
-	return newPack(tb, name, engine.Files{Stdlib: []engine.Pack{{Name: name, With: with}}, Home: testHome})
+	return newPack(tb, name, engine.Files{Stdlib: []engine.Pack{{Name: name, With: with}}, Home: testHome, Root: testRoot})
 }
 
 // loadPackUnchecked loads the script of the stdlib pack name as a host's
@@ -53,7 +57,7 @@ func loadPackUnchecked(tb testing.TB, name string, with map[string]any) (*pack, 
 		tb.Fatal(err)
 	}
 	fsys := fstest.MapFS{path.Base(info.Script): {Data: src}}
-	return newPack(tb, name, engine.Files{LuaFS: []engine.ScriptFS{{FS: fsys, Dir: ".", With: with}}, Home: testHome})
+	return newPack(tb, name, engine.Files{LuaFS: []engine.ScriptFS{{FS: fsys, Dir: ".", With: with}}, Home: testHome, Root: testRoot})
 }
 
 func newPack(tb testing.TB, name string, files engine.Files) (*pack, error) {
@@ -139,7 +143,7 @@ func (p *pack) call(tb testing.TB, in events.Input) engine.Result {
 }
 
 func shellInput(cmd string) events.Input {
-	return events.Input{Event: events.BeforeTool, ToolName: "bash", Cwd: "/work/proj", ToolInput: map[string]any{"command": cmd}}
+	return events.Input{Event: events.BeforeTool, ToolName: "bash", Cwd: testRoot, ToolInput: map[string]any{"command": cmd}}
 }
 
 // readLines returns the non-blank lines of a testdata file that do not

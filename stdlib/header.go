@@ -15,6 +15,21 @@ var eventNames = []string{"SessionStart", "BeforeTurn", "BeforeModel", "BeforeTo
 	"ApprovalRequest", "AfterTool", "AfterModel", "BeforeCompact", "AfterCompact",
 	"BeforeSubagent", "AfterSubagent", "AfterTurn", "SessionEnd"}
 
+// toolKindNames are the tool kinds of events.ToolKinds (a test keeps the
+// two equal).
+var toolKindNames = []string{"shell", "read", "write", "edit", "patch", "delete", "fetch", "other"}
+
+// headerLists are the header keys that hold a list, with what they may
+// list.
+var headerLists = map[string]struct {
+	what    string
+	allowed []string
+}{
+	"events": {"event", eventNames},
+	"needs":  {"need", []string{NeedHome, NeedRoot}},
+	"kinds":  {"tool kind", toolKindNames},
+}
+
 var (
 	paramLine = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\{\s*"([^"]+)"\s*,\s*(.*)\}\s*,\s*$`)
 	packName  = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -50,13 +65,20 @@ func parsePack(file, src string) (PackInfo, error) {
 			p.Name = val
 		case "summary":
 			p.Summary = val
-		case "events":
-			for _, e := range strings.Split(val, ",") {
-				e = strings.TrimSpace(e)
-				if !slices.Contains(eventNames, e) {
-					return fail(i, "events: unknown event %q", e)
+		case "events", "needs", "kinds":
+			for _, v := range strings.Split(val, ",") {
+				v = strings.TrimSpace(v)
+				if !slices.Contains(headerLists[key].allowed, v) {
+					return fail(i, "%s: unknown %s %q (want one of %s)", key, headerLists[key].what, v, strings.Join(headerLists[key].allowed, ", "))
 				}
-				p.Events = append(p.Events, e)
+				switch key {
+				case "events":
+					p.Events = append(p.Events, v)
+				case "needs":
+					p.Needs = append(p.Needs, v)
+				default:
+					p.Kinds = append(p.Kinds, v)
+				}
 			}
 		default:
 			return fail(i, "unknown header key %q", key)

@@ -70,6 +70,15 @@ type PackInfo struct {
 	Doc string
 	// Events are the events the pack registers hooks for, in firing order.
 	Events []string
+	// Kinds are the tool kinds whose calls the pack checks (its hooks'
+	// kind), from its header; none means the pack has no tool hook or
+	// applies to every tool.
+	Kinds []string
+	// Needs are what the pack needs from the host to guard fully: NeedHome
+	// (the home directory, for ~ rules), NeedRoot (the project root). A
+	// host must refuse to load the pack without them rather than run it
+	// weakened (the engine does).
+	Needs []string
 	// Params are the pack's parameters in declaration order.
 	Params []Param
 	// Script is the path of the pack's Lua file in [FS].
@@ -88,6 +97,14 @@ type Param struct {
 	// Doc says what the parameter does.
 	Doc string
 }
+
+// What a pack may need from its host (PackInfo.Needs).
+const (
+	// NeedHome: the home directory, which "~" and $HOME expand to.
+	NeedHome = "home"
+	// NeedRoot: the project root, for the paths of calls that carry no cwd.
+	NeedRoot = "root"
+)
 
 // Default returns the names of the packs a host loads when it is not told
 // otherwise. The caller owns the returned slice.
@@ -127,6 +144,8 @@ func Names() []string {
 
 func (p PackInfo) clone() PackInfo {
 	p.Events = slices.Clone(p.Events)
+	p.Kinds = slices.Clone(p.Kinds)
+	p.Needs = slices.Clone(p.Needs)
 	p.Params = slices.Clone(p.Params)
 	return p
 }

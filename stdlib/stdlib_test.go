@@ -54,6 +54,16 @@ func TestPacksParse(t *testing.T) {
 	}
 }
 
+func TestToolKindNames(t *testing.T) {
+	var want []string
+	for _, k := range events.ToolKinds() {
+		want = append(want, string(k))
+	}
+	if !slices.Equal(toolKindNames, want) {
+		t.Fatalf("toolKindNames = %v, want %v", toolKindNames, want)
+	}
+}
+
 func TestEventNames(t *testing.T) {
 	var want []string
 	for _, e := range events.All() {
@@ -197,19 +207,21 @@ func TestParseErrors(t *testing.T) {
 		{"--- pack: x\n--- summary: s\n--- events: BeforeTool\nlocal SPEC = {\n  -- doc\n  a = { \"bool\", \"x\" },\n}\n", "does not have type bool"},
 		{"--- pack: x\n--- summary: s\n--- events: BeforeTool\nlocal SPEC = {\n  -- doc\n  a = { \"[]string\", { \"a\" \"b\" } },\n}\n", "want , between"},
 		{"--- pack: x\n--- bogus: s\n", "unknown header key"},
+		{"--- pack: x\n--- summary: s\n--- events: BeforeTool\n--- kinds: shell, bash\n", `unknown tool kind "bash"`},
+		{"--- pack: x\n--- summary: s\n--- events: BeforeTool\n--- needs: home, cwd\n", `unknown need "cwd"`},
 	} {
 		_, err := parsePack("x.lua", c.src)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
 		}
 	}
-	p, err := parsePack("x.lua", "--- pack: x\n--- summary: s\n--- events: BeforeTool, AfterTool\n---\n--- Doc\n--- more\nlocal SPEC = {\n  -- one\n  -- two\n  a = { \"[]string\", { \"a\", 'b\\\"' } },\n  -- n\n  n = { \"number\", 2.5 },\n  -- e\n  e = { \"x|y\", \"y\" },\n}\n")
+	p, err := parsePack("x.lua", "--- pack: x\n--- summary: s\n--- events: BeforeTool, AfterTool\n--- kinds: shell, fetch\n--- needs: root\n---\n--- Doc\n--- more\nlocal SPEC = {\n  -- one\n  -- two\n  a = { \"[]string\", { \"a\", 'b\\\"' } },\n  -- n\n  n = { \"number\", 2.5 },\n  -- e\n  e = { \"x|y\", \"y\" },\n}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := fmt.Sprintf("%+v", p)
 	want := `{Name:x Summary:s Doc:Doc
-more Events:[BeforeTool AfterTool] Params:[{Name:a Type:[]string Default:["a","b\""] Doc:one two} {Name:n Type:number Default:2.5 Doc:n} {Name:e Type:x|y Default:"y" Doc:e}] Script:x.lua}`
+more Events:[BeforeTool AfterTool] Kinds:[shell fetch] Needs:[root] Params:[{Name:a Type:[]string Default:["a","b\""] Doc:one two} {Name:n Type:number Default:2.5 Doc:n} {Name:e Type:x|y Default:"y" Doc:e}] Script:x.lua}`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -256,7 +268,14 @@ func TestREADME(t *testing.T) {
 // summary, its documentation and its parameter table.
 func packSection(p PackInfo) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n\nEvents: %s.\n\n%s\n\n### Parameters\n\n", p.Summary, strings.Join(p.Events, ", "), p.Doc)
+	fmt.Fprintf(&b, "%s\n\nEvents: %s.\n\n", p.Summary, strings.Join(p.Events, ", "))
+	if len(p.Kinds) > 0 {
+		fmt.Fprintf(&b, "Tools: every tool of kind %s in the engine's tool table (`monad-hooks stdlib %s` lists them).\n\n", strings.Join(p.Kinds, ", "), p.Name)
+	}
+	if len(p.Needs) > 0 {
+		fmt.Fprintf(&b, "Needs: %s (the engine refuses to load the pack without them: set `Files.Home` and `Files.Root`; the CLI sets them from `$HOME` and `--root`).\n\n", strings.Join(p.Needs, ", "))
+	}
+	fmt.Fprintf(&b, "%s\n\n### Parameters\n\n", p.Doc)
 	fmt.Fprintf(&b, "| parameter | type | default | what it does |\n|---|---|---|---|\n")
 	for _, q := range p.Params {
 		def := strings.ReplaceAll(q.Default, "|", `\|`)

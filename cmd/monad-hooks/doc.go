@@ -57,7 +57,19 @@
 // Result is printed as one line of JSON on stdout and the exit code is 0,
 // whatever the decision: a deny is the "decision" field, not an exit code.
 // The Result is also a valid HookOutput, so "monad-hooks run EVENT" can
-// itself be configured as a command hook.
+// itself be configured as a command hook. Input that cannot be used (not
+// JSON, another or an unknown event) at an event that can deny is a deny
+// Result (exit 0, the problem also on stderr); at other events, exit 1.
+//
+// "monad-hooks run --host HOST" reads another agent's hook payload and
+// answers in that agent's convention (package engine/hosts): with --host
+// crush, Crush's PreToolUse payload, exit 2 and stderr for a deny (or an
+// ask, which Crush cannot ask), Claude Code's hookSpecificOutput for an
+// allow, context or rewrite, silence for no opinion; a payload that cannot
+// be used, or an engine that cannot start (a bad --root, an unwritable
+// --audit), is exit 2 as well. A broken configuration file is handled as
+// below, whatever the host: the fail-closed deny of a broken policy file is
+// Crush's exit 2.
 //
 // A broken configuration does not switch the guards off, since a host reads
 // any exit but 0 and 2 as "proceed": run exits 0 and prints the Result, with
@@ -150,5 +162,6 @@
 //	     all the same), an I/O error, or failing tests
 //	64   usage error: unknown command or flag, missing or bad argument
 //
-// monad-hooks never exits 2: to a hook host, exit 2 means deny.
+// monad-hooks never exits 2 (to a hook host, exit 2 means deny), but for
+// the deny of "run --host" to a host whose convention it is.
 package main

@@ -17,6 +17,18 @@
 ---@field kind "main"|"subagent"
 ---@field agentName? string
 
+---@alias ToolKind "shell"|"read"|"write"|"edit"|"patch"|"delete"|"fetch"|"other"
+
+---The engine's view of a tool call (beyond the seed's contract): what the
+---tool does and the parts of its input guards read, found through the
+---host's tool table. Absent (nil) for a tool the table does not know.
+---@class HookToolView
+---@field kind ToolKind
+---@field command? string the command line (an argv joined with shell quoting)
+---@field paths string[] the files the tool reads, writes, edits or deletes
+---@field contents string[] the texts it writes (contents, replacements, patches)
+---@field urls string[] the URLs it reaches
+
 ---@class HookCompaction
 ---@field trigger? string
 ---@field tokens? number
@@ -32,6 +44,8 @@
 ---@field toolName? string BeforeTool, ApprovalRequest, AfterTool
 ---@field toolInput? table<string, JSONValue> BeforeTool, ApprovalRequest, AfterTool
 ---@field toolResult? JSONValue AfterTool
+---@field toolCallId? string BeforeTool, ApprovalRequest, AfterTool: the host's id of the call (beyond the seed's contract)
+---@field tool? HookToolView BeforeTool, ApprovalRequest, AfterTool: the engine's view of the call (beyond the seed's contract)
 ---@field ok? boolean AfterTool, AfterSubagent, AfterTurn
 ---@field error? string AfterTool, AfterSubagent, AfterTurn
 ---@field reason? "completed"|"aborted"|"error" AfterTurn, SessionEnd
@@ -65,6 +79,7 @@
 ---@class HookSpec
 ---@field event HookEvent
 ---@field matcher? string Go RE2 regular expression on the tool name (tool events only)
+---@field kind? ToolKind|ToolKind[] only tools of this kind (or these kinds), per the host's tool table (tool events only); with matcher, both must match
 ---@field onError? HookOnError what a failure of the handler means; default: skipped
 ---@field timeoutMs? integer 1..60000; default 1000 (configurable by the host)
 ---@field handler fun(input: HookInput): HookOutput?
@@ -220,6 +235,10 @@ function path.join(...) end
 ---@param p string
 ---@return string
 function path.expand(p) end
+
+---The project (sandbox) root the host gives, "" when it gives none.
+---@return string
+function path.root() end
 
 ---Matches a glob (* ? [...] per segment, ** across segments).
 ---@param glob string

@@ -5,7 +5,7 @@
 // module shell (require("shell")) that the stdlib packs use. It imports only
 // the standard library.
 //
-// Three functions make the API:
+// Four functions make the API:
 //
 //   - Commands lists every simple command of a line with its words (quotes
 //     and backslashes resolved, expansions kept as written), the operator
@@ -17,6 +17,8 @@
 //   - Split returns the words of a line (operators as words of their own).
 //   - Unwrap strips wrappers (sudo, env, nohup, timeout, xargs, ...) from a
 //     command's words and returns the command that is effectively run.
+//   - Join quotes an argv (a command given as a list of words) into the one
+//     line a shell would read, so that it is checked as a whole.
 //
 // Malformed input (an unclosed quote, a missing fi) is parsed as far as it
 // goes: the words seen are kept and the commands are flagged, never

@@ -1,12 +1,17 @@
---- monad.commands: what the stdlib packs that read shell commands share:
---- the command strings of a tool input, and the words of a simple command
---- seen through wrappers and flags.
+--- monad.commands: what the stdlib packs that read tool calls share: the
+--- registration of hooks on the tools of a kind (the engine's tool table
+--- says which tools run shell commands, read, write or fetch, whatever the
+--- host calls them), the command strings of a tool input, and the words of
+--- a simple command seen through wrappers and flags.
 ---
 ---     local C = require("monad.commands")
----     for _, line in ipairs(C.command_texts(input.toolInput, P.commandFields)) do
----       for _, c in ipairs(C.commands(line)) do
----         local w = C.unwrap(c.words)
----         ...
+---     C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
+---                 texts = function(input) return C.command_texts(input.toolInput, P.commandFields) end },
+---       function(lines, input)
+---         for _, line in ipairs(lines) do
+---           for _, c in ipairs(C.commands(line)) do
+---             local w = C.unwrap(c.words)
+---             ...
 
 local re = require("re")
 
@@ -42,6 +47,65 @@ local function command_texts(tool_input, fields)
     end
   end
   return out
+end
+
+-- DEFAULT_PART is the part of the engine's view (input.tool) that a hook
+-- of a kind reads: the command line of a shell tool, the texts of a patch,
+-- the URLs of a fetch tool, else the paths.
+local DEFAULT_PART = { shell = "command", patch = "contents", fetch = "urls" }
+
+-- view_part returns one part of the engine's view as a list of strings.
+local function view_part(tool, part)
+  local v = tool[part]
+  if type(v) == "string" then
+    if v == "" then
+      return {}
+    end
+    return { v }
+  end
+  local out = {}
+  for _, s in ipairs(v or {}) do
+    out[#out + 1] = s
+  end
+  return out
+end
+
+-- on_kind registers check(texts, input) at cfg.event for the tools of
+-- cfg.kind (a kind or a list of kinds) in the engine's tool table, the
+-- texts being a part of the engine's view of the call (cfg.part, or the
+-- kind's DEFAULT_PART). When cfg.matcher is not empty (a pack's deprecated
+-- tool-name matcher), it also registers check for the tools the matcher
+-- names that the table does not know, with texts from cfg.texts(input).
+-- check is called only when there are texts; what it returns is the
+-- hook's output. Both hooks fail closed.
+local function on_kind(cfg, check)
+  local first = cfg.kind
+  if type(first) == "table" then
+    first = first[1]
+  end
+  local part = cfg.part or DEFAULT_PART[first] or "paths"
+  hook{ event = cfg.event, kind = cfg.kind, onError = "deny", timeoutMs = 1000, handler = function(input)
+    if input.tool == nil then
+      return nil
+    end
+    local texts = view_part(input.tool, part)
+    if #texts == 0 then
+      return nil
+    end
+    return check(texts, input)
+  end }
+  if cfg.matcher ~= nil and cfg.matcher ~= "" then
+    hook{ event = cfg.event, matcher = cfg.matcher, onError = "deny", timeoutMs = 1000, handler = function(input)
+      if input.tool ~= nil then
+        return nil -- a tool the table knows: the kind hook checks it
+      end
+      local texts = cfg.texts(input)
+      if #texts == 0 then
+        return nil
+      end
+      return check(texts, input)
+    end }
+  end
 end
 
 -- basename returns the last path segment of a command word, lowercased.
@@ -168,6 +232,12 @@ return {
   split = split,
   ---@type fun(tool_input: any, fields: string[]): string[]
   command_texts = command_texts,
+  ---Registers check(texts, input) for the tools of a kind (and, with a
+  ---pack's deprecated matcher, for unknown tools it names).
+  ---@type fun(cfg: {event: string, kind: string|string[], part: string?, matcher: string?, texts: fun(input: table): string[]}, check: fun(texts: string[], input: table): table?)
+  on_kind = on_kind,
+  ---@type fun(tool: table, part: string): string[]
+  view_part = view_part,
   ---@type fun(w: string?): string
   basename = basename,
   ---@type fun(words: string[]): string[]

@@ -1,11 +1,14 @@
 --- pack: approve-readonly
 --- summary: Auto-approve read-only tools and shell commands at the approval gate; defer everything else.
 --- events: ApprovalRequest
+--- kinds: read, shell
 ---
 --- At the approval gate (`ApprovalRequest`) it answers `allow` for:
 ---
---- - tools listed in `tools` (`read_file`, `list_dir`, `grep`, `glob`, ...);
---- - shell commands (the `matcher` tools) whose every simple command is
+--- - tools of kind `read` in the engine's tool table (`Read`, `Glob`,
+---   `Grep`, `LS`, `read_file`, `list_directory`, `view`, `ls`, ...) and
+---   tools listed in `tools`;
+--- - shell commands (the tools of kind `shell`) whose every simple command is
 ---   read-only: `ls`, `cat`, `head`, `tail`, `wc`, `pwd`, `echo`,
 ---   `printf`, `grep`/`rg`/`ag` (without `--pre`), `find` (without
 ---   `-delete`, `-exec`, `-execdir`, `-ok`, `-fprint*`, `-fls`), `file`,
@@ -33,9 +36,9 @@ local PACK = "approve-readonly"
 local SPEC = {
   -- Tool names approved outright: tools that only read.
   tools = { "[]string", { "read_file", "list_dir", "list_directory", "list_files", "grep", "glob", "search", "file_search", "codebase_search", "view_file", "Read", "Glob", "Grep", "LS" } },
-  -- RE2 matched against the tool name: the tools whose input is a shell command.
-  matcher = { "regex", "^(shell_exec|bash|shell|run_shell_command|exec_command|terminal)$" },
-  -- Fields of toolInput that hold the command.
+  -- Deprecated (declare the tool with kind shell instead): RE2 matched against the names of tools the tool table does not know, whose input is a shell command.
+  matcher = { "regex", "" },
+  -- Deprecated: the fields of toolInput that hold the command of the tools matcher names.
   commandFields = { "[]string", { "command", "cmd", "commands", "script" } },
   -- Extra command names that count as read-only.
   commands = { "[]string", {} },
@@ -238,13 +241,18 @@ hook{
   event = "ApprovalRequest",
   handler = function(input)
     local name = input.toolName or ""
-    if TOOLS[name] then
+    local kind = input.tool and input.tool.kind
+    if TOOLS[name] or kind == "read" then
       return { decision = "allow", reason = PACK .. ": " .. name .. " only reads" }
     end
-    if not re.find(name, P.matcher) then
+    local lines
+    if kind == "shell" then
+      lines = C.view_part(input.tool, "command")
+    elseif kind == nil and P.matcher ~= "" and re.find(name, P.matcher) then
+      lines = command_texts(input.toolInput, P.commandFields)
+    else
       return nil
     end
-    local lines = command_texts(input.toolInput, P.commandFields)
     if #lines == 0 then
       return nil
     end

@@ -1,9 +1,13 @@
 --- pack: deny-destructive
 --- summary: Deny shell commands that destroy files, disks, repositories, databases, clusters or the host.
 --- events: BeforeTool
+--- kinds: shell
 ---
---- Checks the command of every shell tool call (`toolInput.command` by
---- default) and denies it when it would:
+--- Checks the command of every call of a shell tool (every tool of kind
+--- `shell` in the engine's tool table: `Bash`, `run_shell_command`,
+--- `shell`, `exec_command`, `bash`, `run_terminal_cmd`, `shell_exec`, ...,
+--- and the host's own declared tools; a command given as an argv is one
+--- command line) and denies it when it would:
 ---
 --- - recursively or forcibly delete `/`, `~`/`$HOME`, a home directory, a
 ---   top-level or system directory (`/etc`, `/usr`, `/var/lib`, ...), the
@@ -58,9 +62,9 @@ local re = require("re")
 local PACK = "deny-destructive"
 
 local SPEC = {
-  -- RE2 matched against the tool name: the tools whose input is a shell command.
-  matcher = { "regex", "^(shell_exec|bash|shell|run_shell_command|exec_command|terminal)$" },
-  -- Fields of toolInput that hold the command; every string (or list of strings) among them is checked. A tool input that is itself a string is checked too.
+  -- Deprecated (declare the tool with kind shell instead): RE2 matched against the names of tools the tool table does not know, whose input is a shell command.
+  matcher = { "regex", "" },
+  -- Deprecated: the fields of toolInput that hold the command of the tools matcher names; every string (or list of strings) among them is checked, and an input that is itself a string.
   commandFields = { "[]string", { "command", "cmd", "commands", "script" } },
   -- Branch names or globs (* stays within one path segment) that force pushes, branch deletions and pushes --delete may not target.
   protectedBranches = { "[]string", { "main", "master", "trunk", "develop", "production", "prod", "release/*", "release-*", "stable" } },
@@ -1975,13 +1979,10 @@ local function exempt(line)
   return false
 end
 
-hook{
-  event = "BeforeTool",
-  matcher = P.matcher,
-  onError = "deny",
-  timeoutMs = 1000,
-  handler = function(input)
-    for _, line in ipairs(command_texts(input.toolInput, P.commandFields)) do
+C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
+  texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
+  function(lines)
+    for _, line in ipairs(lines) do
       if not exempt(line) and (#P.extraPatterns > 0 or triggers(line)) then
         local rule, detail = check_line(line, 0)
         if rule then
@@ -1990,5 +1991,4 @@ hook{
       end
     end
     return nil
-  end,
-}
+  end)

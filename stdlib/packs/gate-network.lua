@@ -1,6 +1,7 @@
 --- pack: gate-network
 --- summary: Ask before commands and tools reach hosts outside an allowlist.
 --- events: BeforeTool
+--- kinds: shell, fetch
 ---
 --- Returns `ask` (the host's approval gate decides) when a tool call would
 --- contact a host that `allowHosts` does not list:
@@ -33,13 +34,13 @@ local re = require("re")
 local PACK = "gate-network"
 
 local SPEC = {
-  -- RE2 matched against the tool name: the tools whose input is a shell command.
-  matcher = { "regex", "^(shell_exec|bash|shell|run_shell_command|exec_command|terminal)$" },
-  -- Fields of toolInput that hold the command.
+  -- Deprecated (declare the tool with kind shell instead): RE2 matched against the names of tools the tool table does not know, whose input is a shell command.
+  matcher = { "regex", "" },
+  -- Deprecated: the fields of toolInput that hold the command of the tools matcher names.
   commandFields = { "[]string", { "command", "cmd", "commands", "script" } },
-  -- RE2 matched against the tool name: tools that fetch a URL ("" for none).
-  urlMatcher = { "regex", "^(web_fetch|fetch|http_request|fetch_url|WebFetch|browser_navigate|navigate)$" },
-  -- Fields of toolInput that hold a URL.
+  -- Deprecated (declare the tool with kind fetch instead): RE2 matched against the names of tools the tool table does not know, that fetch a URL.
+  urlMatcher = { "regex", "" },
+  -- Deprecated: the fields of toolInput that hold the URL of the tools urlMatcher names.
   urlFields = { "[]string", { "url", "uri", "href" } },
   -- Host names or globs (* matches within a label, *.x.com also matches x.com) that may be reached without asking.
   allowHosts = { "[]string", { "localhost", "127.0.0.1", "::1", "0.0.0.0", "*.localhost", "host.docker.internal" } },
@@ -307,35 +308,25 @@ local function verdict(found)
   return nil
 end
 
-hook{
-  event = "BeforeTool",
-  matcher = P.matcher,
-  onError = "deny",
-  timeoutMs = 1000,
-  handler = function(input)
+C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
+  texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
+  function(lines)
     local found = {}
-    for _, line in ipairs(command_texts(input.toolInput, P.commandFields)) do
+    for _, line in ipairs(lines) do
       shell_hosts(line, found)
     end
     return verdict(found)
-  end,
-}
+  end)
 
-if P.urlMatcher ~= "" then
-  hook{
-    event = "BeforeTool",
-    matcher = P.urlMatcher,
-    onError = "deny",
-    timeoutMs = 1000,
-    handler = function(input)
-      local found = {}
-      for _, u in ipairs(command_texts(input.toolInput, P.urlFields)) do
-        local h = url_host(u) or bare_host(u)
-        if h then
-          found[#found + 1] = { h, input.toolName or "the tool" }
-        end
+C.on_kind({ event = "BeforeTool", kind = "fetch", matcher = P.urlMatcher,
+  texts = function(input) return command_texts(input.toolInput, P.urlFields) end },
+  function(urls, input)
+    local found = {}
+    for _, u in ipairs(urls) do
+      local h = url_host(u) or bare_host(u)
+      if h then
+        found[#found + 1] = { h, input.toolName or "the tool" }
       end
-      return verdict(found)
-    end,
-  }
-end
+    end
+    return verdict(found)
+  end)

@@ -1,10 +1,18 @@
 --- pack: protect-paths
 --- summary: Keep agents away from credentials, git internals and files outside the project root.
 --- events: BeforeTool
+--- kinds: read, write, edit, delete, fetch, patch, shell
+--- needs: home, root
 ---
---- Checks the path of every file-tool call (`toolInput.path` or
---- `toolInput.file_path` by default) and the paths that shell commands read,
---- write or delete, and applies one policy per operation:
+--- Checks the paths of every file-tool call (the tools of kind `read`,
+--- `write`, `edit`, `delete` and `fetch` in the engine's tool table, whose
+--- paths the table locates: `Read`, `Write`, `Edit`, `MultiEdit`,
+--- `NotebookEdit`, `read_file`, `write_file`, `replace`, `view`, `write`,
+--- `edit`, `multiedit`, `download`, ..., and the host's own declared
+--- tools), the files that patches touch (kind `patch`: `apply_patch`) and
+--- the paths that shell commands (kind `shell`) read, write or delete, and
+--- applies one policy per operation (a tool of kind `read` reads, of kind
+--- `delete` deletes, the others write):
 ---
 --- - **credentials** (`read`, `write`, `delete`): `.env` and `.env.*` files
 ---   (but not `.env.example`, `.env.sample`, `.env.template`, `.env.dist`),
@@ -29,10 +37,10 @@
 --- slashes, backslashes, `file://` URLs, `/proc/self/root` and
 --- `/proc/self/cwd`, macOS `/private/etc`, and letter case.
 ---
---- Patches (the `patchMatcher` tools, e.g. `apply_patch`) are checked
---- through their `*** Add/Update/Delete File:` and `---`/`+++` headers.
+--- Patches are checked through their `*** Add/Update/Delete File:` and
+--- `---`/`+++` headers.
 ---
---- Shell commands (the `shellMatcher` tools) are parsed: their operands are
+--- Shell commands are parsed: their operands are
 --- reads, except the operands of `rm`/`shred`/`unlink` (deletes), output
 --- redirections, `tee`, `touch`, `truncate`, `mkdir`, `sed -i`, `dd of=`
 --- and the destination of `cp`/`mv`/`install`/`ln`/`rsync` (writes), and
@@ -47,21 +55,21 @@ local re = require("re")
 local PACK = "protect-paths"
 
 local SPEC = {
-  -- RE2 matched against the tool name: the file tools whose input names a path.
-  matcher = { "regex", "^(read_file|write_file|edit_file|delete_file|file_read|file_write|file_edit|file_delete|create_file|view_file|Read|Write|Edit|MultiEdit|NotebookEdit)$" },
-  -- Fields of toolInput that hold the path (a string or a list of strings).
+  -- Deprecated (declare the tool with its kind instead): RE2 matched against the names of file tools the tool table does not know.
+  matcher = { "regex", "" },
+  -- Deprecated: the fields of toolInput that hold the path of the tools matcher names (a string or a list of strings).
   pathFields = { "[]string", { "path", "file_path", "filePath", "filename", "file", "notebook_path", "paths", "target_file" } },
-  -- RE2 matched against the name of a file tool: the tools that only read.
+  -- Deprecated: RE2 matched against the name of a tool matcher names: the tools that only read.
   readTools = { "regex", "(?i)(read|view|cat|open|get|list|glob|grep|search|find)" },
-  -- RE2 matched against the name of a file tool: the tools that delete. Other file tools write.
+  -- Deprecated: RE2 matched against the name of a tool matcher names: the tools that delete. The others write.
   deleteTools = { "regex", "(?i)(delete|remove|unlink)" },
-  -- RE2 matched against the tool name: the tools whose input is a shell command ("" to skip shell commands).
-  shellMatcher = { "regex", "^(shell_exec|bash|shell|run_shell_command|exec_command|terminal)$" },
-  -- Fields of toolInput that hold a shell command.
+  -- Deprecated (declare the tool with kind shell instead): RE2 matched against the names of tools the tool table does not know, whose input is a shell command.
+  shellMatcher = { "regex", "" },
+  -- Deprecated: the fields of toolInput that hold the command of the tools shellMatcher names.
   commandFields = { "[]string", { "command", "cmd", "commands", "script" } },
-  -- RE2 matched against the tool name: tools whose input is a patch ("" for none); the files it adds, updates or deletes are checked.
-  patchMatcher = { "regex", "^(apply_patch|ApplyPatch|patch)$" },
-  -- Fields of toolInput that hold the patch text.
+  -- Deprecated (declare the tool with kind patch instead): RE2 matched against the names of tools the tool table does not know, whose input is a patch.
+  patchMatcher = { "regex", "" },
+  -- Deprecated: the fields of toolInput that hold the patch text of the tools patchMatcher names.
   patchFields = { "[]string", { "patch", "input", "diff", "content" } },
   -- What to do when a tool reads a credentials file.
   read = { "deny|ask|off", "deny" },
@@ -71,7 +79,7 @@ local SPEC = {
   delete = { "deny|ask|off", "deny" },
   -- What to do when a tool writes or deletes outside the root.
   outside = { "deny|ask|off", "deny" },
-  -- The sandbox root; empty means the input's cwd (and no outside check when that is empty too).
+  -- The sandbox root; empty means the input's cwd, or the host's project root (Files.Root, --root) when the input has none.
   root = { "string", "" },
   -- Globs (** crosses directories) outside the root that may be written.
   writableOutside = { "[]string", { "/tmp/**", "/var/tmp/**", "/private/tmp/**", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty" } },
@@ -519,36 +527,54 @@ end
 
 local RANK = { ask = 1, deny = 2 }
 
-hook{
-  event = "BeforeTool",
-  matcher = P.matcher,
-  onError = "deny",
-  timeoutMs = 1000,
-  handler = function(input)
-    local ti = input.toolInput
-    if type(ti) ~= "table" then
-      return nil
+-- ROOT is the host's project root (the sandbox root): the cwd and root of
+-- a call whose input has no cwd.
+local ROOT = path.root()
+if ROOT == "" then
+  ROOT = nil
+end
+
+-- path_env is what check needs of a call: its cwd, the home directory and
+-- the root.
+local function path_env(input)
+  local env = { cwd = input.cwd or ROOT, home = HOME, root = P.root }
+  if env.root == "" then
+    env.root = env.cwd
+  end
+  return env
+end
+
+-- KIND_OP is the operation of a file tool of each kind on its paths.
+local KIND_OP = { read = "read", delete = "delete" }
+
+-- check_paths returns the first decision of check on paths, each with op.
+local function check_paths(paths, op, input)
+  local env = path_env(input)
+  for _, p in ipairs(paths) do
+    local d, reason = check(p, op, env)
+    if d then
+      return { decision = d, reason = reason }
     end
-    local env = { cwd = input.cwd, home = HOME, root = P.root }
-    if env.root == "" then
-      env.root = input.cwd
-    end
-    local name = input.toolName or ""
+  end
+  return nil
+end
+
+C.on_kind({ event = "BeforeTool", kind = { "read", "write", "edit", "delete", "fetch" }, part = "paths", matcher = P.matcher,
+  texts = function(input) return command_texts(input.toolInput, P.pathFields) end },
+  function(paths, input)
     local op = "write"
-    if re.find(name, P.readTools) then
-      op = "read"
-    elseif re.find(name, P.deleteTools) then
-      op = "delete"
-    end
-    for _, p in ipairs(command_texts(ti, P.pathFields)) do
-      local d, reason = check(p, op, env)
-      if d then
-        return { decision = d, reason = reason }
+    if input.tool ~= nil then
+      op = KIND_OP[input.tool.kind] or "write"
+    else
+      local name = input.toolName or ""
+      if re.find(name, P.readTools) then
+        op = "read"
+      elseif re.find(name, P.deleteTools) then
+        op = "delete"
       end
     end
-    return nil
-  end,
-}
+    return check_paths(paths, op, input)
+  end)
 
 -- patch_paths returns the files a patch touches, with what it does to
 -- them: the "*** Add/Update/Delete File:" headers of apply_patch and the
@@ -571,64 +597,40 @@ local function patch_paths(text, out)
   end
 end
 
-if P.patchMatcher ~= "" then
-  hook{
-    event = "BeforeTool",
-    matcher = P.patchMatcher,
-    onError = "deny",
-    timeoutMs = 1000,
-    handler = function(input)
-      local env = { cwd = input.cwd, home = HOME, root = P.root }
-      if env.root == "" then
-        env.root = input.cwd
-      end
-      local acts = {}
-      for _, text in ipairs(command_texts(input.toolInput, P.patchFields)) do
-        patch_paths(text, acts)
-      end
-      local best, best_reason = nil, nil
-      for _, a in ipairs(acts) do
-        local d, reason = check(a[2], a[1], env)
-        if d and (best == nil or RANK[d] > RANK[best]) then
-          best, best_reason = d, reason
-        end
-      end
-      if best then
-        return { decision = best, reason = best_reason }
-      end
-      return nil
-    end,
-  }
+-- strongest returns the strongest decision of check on acts ({op, path}
+-- pairs), with its reason, as a hook output; nil when none decides.
+local function strongest(acts, env)
+  local best, best_reason = nil, nil
+  for _, a in ipairs(acts) do
+    local d, reason = check(a[2], a[1], env)
+    if d and (best == nil or RANK[d] > RANK[best]) then
+      best, best_reason = d, reason
+    end
+  end
+  if best then
+    return { decision = best, reason = best_reason }
+  end
+  return nil
 end
 
-if P.shellMatcher ~= "" then
-  hook{
-    event = "BeforeTool",
-    matcher = P.shellMatcher,
-    onError = "deny",
-    timeoutMs = 1000,
-    handler = function(input)
-      local env = { cwd = input.cwd, home = HOME, root = P.root }
-      if env.root == "" then
-        env.root = input.cwd
+C.on_kind({ event = "BeforeTool", kind = "patch", matcher = P.patchMatcher,
+  texts = function(input) return command_texts(input.toolInput, P.patchFields) end },
+  function(texts, input)
+    local acts = {}
+    for _, text in ipairs(texts) do
+      patch_paths(text, acts)
+    end
+    return strongest(acts, path_env(input))
+  end)
+
+C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.shellMatcher,
+  texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
+  function(lines, input)
+    local acts = {}
+    for _, line in ipairs(lines) do
+      if #EXTRA > 0 or shell_trigger(line) then
+        shell_acts(line, acts, 0)
       end
-      local best, best_reason = nil, nil
-      for _, line in ipairs(command_texts(input.toolInput, P.commandFields)) do
-        local acts = {}
-        if #EXTRA > 0 or shell_trigger(line) then
-          shell_acts(line, acts, 0)
-        end
-        for _, a in ipairs(acts) do
-          local d, reason = check(a[2], a[1], env)
-          if d and (best == nil or RANK[d] > RANK[best]) then
-            best, best_reason = d, reason
-          end
-        end
-      end
-      if best then
-        return { decision = best, reason = best_reason }
-      end
-      return nil
-    end,
-  }
-end
+    end
+    return strongest(acts, path_env(input))
+  end)

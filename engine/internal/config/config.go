@@ -99,6 +99,9 @@ type File struct {
 	// Atoms lists the atoms entries in file order (always empty for a policy
 	// file).
 	Atoms []Atom
+	// Tools lists the tools the file declares (its tools key), in file
+	// order.
+	Tools []Tool
 	// Warnings lists problems that do not stop the file from loading (codes
 	// marked "warning"), in document order.
 	Warnings Errors
@@ -111,6 +114,11 @@ type Group struct {
 	// everything; "*" in the file is stored as "". For other events it is
 	// kept as written but never consulted (and reported as a warning).
 	Matcher string
+	// Kinds, when set (the group's kind key: a tool kind or a list of
+	// them), restrict the group to tools of those kinds in the engine's
+	// tool table; with a Matcher, both must match. Only the tool-scoped
+	// events accept it.
+	Kinds []events.ToolKind
 	// Hooks are the group's command hooks, in file order.
 	Hooks []Hook
 	// Pos is the position of the group in the file.
@@ -127,6 +135,19 @@ type Hook struct {
 	// OnError is OnErrorDeny or "" (skip on failure, the default).
 	OnError string
 	// Pos is the position of the entry in the file.
+	Pos Pos
+}
+
+// A Tool is one entry of the tools key: a tool the host calls Name, what it
+// does and where its input holds what guards read. The locations are
+// checked by the engine (package tools), at Pos.
+type Tool struct {
+	Name string
+	Kind events.ToolKind
+	// The locations given (see package tools); all empty means the kind's
+	// defaults.
+	Command, Paths, Contents, URLs []string
+	// Pos is the position of the entry's key in the file.
 	Pos Pos
 }
 

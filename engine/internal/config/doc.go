@@ -8,15 +8,16 @@
 // A configuration file is JSON (agents.json) or TOML (agents.toml) holding the
 // same document; the extension chooses the format. There are two tiers:
 //
-//   - A user file ([TierUser]) may hold "hooks" (command hooks) and "atoms"
-//     (Lua atoms and standard packs). A "policyHooks" key in it is an error
-//     (CodePolicyInUser): policy hooks come only from the operator's policy
-//     source.
+//   - A user file ([TierUser]) may hold "hooks" (command hooks), "atoms"
+//     (Lua atoms and standard packs) and "tools" (tool declarations). A
+//     "policyHooks" key in it is an error (CodePolicyInUser): policy hooks
+//     come only from the operator's policy source.
 //   - A policy file ([TierPolicy]) holds "policyHooks", shell command hooks
-//     only. "hooks" in it is an error (CodeHooksInPolicy), so an operator
-//     cannot mistake a user-shaped file for policy; so is "atoms"
-//     (CodeAtomsInPolicy), because the policy tier is command hooks only. (The
-//     latter can be relaxed later without breaking any valid file.)
+//     only, and "tools". "hooks" in it is an error (CodeHooksInPolicy), so
+//     an operator cannot mistake a user-shaped file for policy; so is
+//     "atoms" (CodeAtomsInPolicy), because the policy tier is command hooks
+//     only. (The latter can be relaxed later without breaking any valid
+//     file.)
 //
 // "$schema" (a string) may appear in both. Any other key, at any level but
 // inside the free-form "with" parameters, is an error (CodeUnknownKey) with
@@ -42,6 +43,18 @@
 // "path" and "stdlib" plus an optional "with" table of parameters. Any other
 // key inside a group, hook entry or atoms entry is an error. Relative atom
 // paths resolve against the configuration file's directory.
+//
+// A group may also hold "kind": a tool kind ("shell", "read", "write",
+// "edit", "patch", "delete", "fetch", "other") or a list of them, at the
+// tool-scoped events only (CodeBadKind otherwise). Its hooks then run only
+// for tools of those kinds in the engine's tool table; with a matcher, both
+// must match. A file (user or policy) may declare the host's tools under
+// "tools", name -> {"kind", "command", "paths", "contents", "urls"}, the
+// last four being locations (a string or a list of them, see package
+// tools) that the engine checks:
+//
+//	{ "tools": { "run": { "kind": "shell", "command": ["cmd"] } },
+//	  "hooks": { "BeforeTool": [ { "kind": "shell", "hooks": [{ "command": "./guards/shell.sh" }] } ] } }
 //
 // # Loud validation
 //

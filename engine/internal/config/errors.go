@@ -70,6 +70,15 @@ const (
 	// CodeAtomsInPolicy: a policy file holds an atoms key; the policy tier
 	// holds shell command hooks only.
 	CodeAtomsInPolicy = "atoms_in_policy_config"
+	// CodeBadKind: a tool kind (a group's kind, a tool declaration's kind)
+	// is not one of shell, read, write, edit, patch, delete, fetch, other,
+	// or is given at an event that is not tool-scoped.
+	CodeBadKind = "bad_kind"
+	// CodeBadTool: a tools entry is malformed (a location that is not a
+	// string, a missing kind); or (from the engine) a declaration is
+	// invalid (a malformed location), or a user file redeclares a tool
+	// that is already known.
+	CodeBadTool = "bad_tool"
 	// CodeTooManyErrors: more than [MaxErrors] problems were found; the rest
 	// are not reported. Always the last entry of its [Errors].
 	CodeTooManyErrors = "too_many_errors"
@@ -103,6 +112,13 @@ const (
 	// relative path as the first word of the line is resolved, beside the
 	// policy file).
 	CodeRelativePath = "relative_path"
+	// CodeBadOption: an option's value is invalid (WithUnguardedTools with
+	// a decision other than proceed, ask or deny).
+	CodeBadOption = "bad_option"
+	// CodeUnmetNeed: a stdlib pack needs what the host did not give
+	// (Files.Home for home-directory rules, Files.Root for the project
+	// root), and would run weakened.
+	CodeUnmetNeed = "unmet_need"
 )
 
 // An Error is one configuration problem: what (Code, Msg), where in the file

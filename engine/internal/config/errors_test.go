@@ -244,17 +244,21 @@ func TestUnknownTopLevelKeys(t *testing.T) {
 		want string
 	}{
 		{"a.json", TierUser, "{\n  \"Hooks\": {\"BeforeTool\": []}\n}",
-			`a.json:2:3: unknown_key: unknown key "Hooks" in a user file: want "hooks" or "atoms" (did you mean "hooks"?)`},
+			`a.json:2:3: unknown_key: unknown key "Hooks" in a user file: want "hooks", "atoms" or "tools" (did you mean "hooks"?)`},
 		{"a.json", TierUser, `{"hooks": {}, "model": "large"}`,
-			`a.json:1:15: unknown_key: unknown key "model" in a user file: want "hooks" or "atoms"`},
+			`a.json:1:15: unknown_key: unknown key "model" in a user file: want "hooks", "atoms" or "tools"`},
 		{"a.json", TierUser, `{"atom": []}`,
-			`a.json:1:2: unknown_key: unknown key "atom" in a user file: want "hooks" or "atoms" (did you mean "atoms"?)`},
+			`a.json:1:2: unknown_key: unknown key "atom" in a user file: want "hooks", "atoms" or "tools" (did you mean "atoms"?)`},
 		{"a.toml", TierUser, "[[hook.BeforeTool]]\nhooks = []\n",
-			`a.toml:1:3: unknown_key: unknown key "hook" in a user file: want "hooks" or "atoms" (did you mean "hooks"?)`},
+			`a.toml:1:3: unknown_key: unknown key "hook" in a user file: want "hooks", "atoms" or "tools" (did you mean "hooks"?)`},
 		{"p.toml", TierPolicy, "[[policyHook.BeforeTool]]\nhooks = []\n",
-			`p.toml:1:3: unknown_key: unknown key "policyHook" in a policy file: want "policyHooks" (did you mean "policyHooks"?)`},
+			`p.toml:1:3: unknown_key: unknown key "policyHook" in a policy file: want "policyHooks" or "tools" (did you mean "policyHooks"?)`},
 		{"p.json", TierPolicy, `{"policy_hooks": {}}`,
-			`p.json:1:2: unknown_key: unknown key "policy_hooks" in a policy file: want "policyHooks" (did you mean "policyHooks"?)`},
+			`p.json:1:2: unknown_key: unknown key "policy_hooks" in a policy file: want "policyHooks" or "tools" (did you mean "policyHooks"?)`},
+		{"a.json", TierUser, `{"tool": {}}`,
+			`a.json:1:2: unknown_key: unknown key "tool" in a user file: want "hooks", "atoms" or "tools" (did you mean "tools"?)`},
+		{"p.json", TierPolicy, `{"Tools": {}}`,
+			`p.json:1:2: unknown_key: unknown key "Tools" in a policy file: want "policyHooks" or "tools" (did you mean "tools"?)`},
 		{"a.json", TierUser, `{"$schema": 1}`,
 			`a.json:1:13: wrong_type: $schema must be a string, got a number (1)`},
 	} {
@@ -262,6 +266,11 @@ func TestUnknownTopLevelKeys(t *testing.T) {
 		equal(t, c.want, es.Error())
 	}
 	_, err := Parse("a.json", []byte(`{"$schema": "https://example.com/s.json", "hooks": {}}`), TierUser)
+	noErr(t, err)
+	// "tools" is a key of both tiers.
+	_, err = Parse("a.json", []byte(`{"tools": {"run": {"kind": "shell"}}, "hooks": {}}`), TierUser)
+	noErr(t, err)
+	_, err = Parse("p.json", []byte(`{"tools": {"run": {"kind": "shell"}}, "policyHooks": {}}`), TierPolicy)
 	noErr(t, err)
 }
 

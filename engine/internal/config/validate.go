@@ -210,6 +210,8 @@ func (v *validator) document(root *node) *File {
 				continue
 			}
 			f.Atoms = v.atoms(m.val, field)
+		case "tools":
+			f.Tools = v.tools(m.val, field)
 		case "$schema":
 			// The JSON Schema editors use to check the file: not ours to
 			// interpret, but a string.
@@ -219,11 +221,11 @@ func (v *validator) document(root *node) *File {
 		default:
 			// A key we do not know would be ignored, and a misspelling of
 			// ours ("Hooks") would silently disarm the hooks it holds.
-			want := `"hooks" or "atoms"`
-			known := []string{"hooks", "atoms", "policyHooks"}
+			want := `"hooks", "atoms" or "tools"`
+			known := []string{"hooks", "atoms", "tools", "policyHooks"}
 			if v.tier == TierPolicy {
-				want = `"policyHooks"`
-				known = []string{"policyHooks", "hooks", "atoms"}
+				want = `"policyHooks" or "tools"`
+				known = []string{"policyHooks", "tools", "hooks", "atoms"}
 			}
 			v.errKey(m, CodeUnknownKey, field, "unknown key %q in a %s file: want %s%s", m.key, v.tier, want, didYouMean(m.key, known...))
 		}
@@ -285,14 +287,16 @@ func (v *validator) group(n *node, field string, ev events.Event) (Group, bool) 
 		switch m.key {
 		case "matcher":
 			g.Matcher = v.matcher(m.val, mf, ev)
+		case "kind":
+			g.Kinds = v.kinds(m.val, mf, ev)
 		case "hooks":
 			if m.val.kind != kindNull {
 				hasHooks = true
 				g.Hooks = v.hookList(m.val, mf)
 			}
 		default:
-			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in a matcher group: want "matcher" or "hooks"%s`,
-				m.key, didYouMean(m.key, "matcher", "hooks"))
+			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in a matcher group: want "matcher", "kind" or "hooks"%s`,
+				m.key, didYouMean(m.key, "matcher", "kind", "hooks"))
 		}
 	}
 	if !hasHooks {
@@ -326,6 +330,140 @@ func (v *validator) matcher(n *node, field string, ev events.Event) string {
 			n.str, ev)
 	}
 	return n.str
+}
+
+// kinds validates a group's kind: a tool kind or a non-empty list of them,
+// at a tool-scoped event.
+func (v *validator) kinds(n *node, field string, ev events.Event) []events.ToolKind {
+	var elems []*node
+	switch n.kind {
+	case kindNull:
+		return nil
+	case kindString:
+		elems = []*node{n}
+	case kindArray:
+		if len(n.elems) == 0 {
+			v.errAt(n, CodeBadKind, field, "kind must be a tool kind or a non-empty list of them")
+			return nil
+		}
+		elems = n.elems
+	default:
+		v.errAt(n, CodeBadKind, field, "kind must be a tool kind (a string) or a list of them, got %s", v.kindName(n))
+		return nil
+	}
+	if ev.Valid() && !ev.Spec().Matcher {
+		v.errAt(n, CodeBadKind, field, "kind applies only at the tool-scoped events (BeforeTool, ApprovalRequest, AfterTool), not at %s", ev)
+		return nil
+	}
+	var out []events.ToolKind
+	for i, e := range elems {
+		ef := field
+		if n.kind == kindArray {
+			ef = fieldIndex(field, i)
+		}
+		if k, ok := v.toolKind(e, ef); ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// toolKind validates one tool kind name.
+func (v *validator) toolKind(n *node, field string) (events.ToolKind, bool) {
+	if n.kind != kindString {
+		v.errAt(n, CodeBadKind, field, "a tool kind must be a string, got %s", v.kindName(n))
+		return "", false
+	}
+	k, err := events.ParseToolKind(n.str)
+	if err != nil {
+		names := make([]string, 0, 8)
+		for _, k := range events.ToolKinds() {
+			names = append(names, string(k))
+		}
+		hint := didYouMean(n.str, names...)
+		if hint == "" {
+			hint = ": want one of " + strings.Join(names, ", ")
+		}
+		v.errAt(n, CodeBadKind, field, "unknown tool kind %q%s", n.str, hint)
+		return "", false
+	}
+	return k, true
+}
+
+// tools validates the tools key: an object mapping tool names to their
+// declarations.
+func (v *validator) tools(n *node, field string) []Tool {
+	if n.kind != kindObject {
+		v.errAt(n, CodeWrongType, field, "tools must be %s mapping tool names to {kind, command, paths, contents, urls}, got %s",
+			map[bool]string{false: "an object", true: "a table"}[v.toml], v.kindName(n))
+		return nil
+	}
+	var out []Tool
+	for _, m := range v.members(n, field) {
+		tf := fieldKey(field, m.key)
+		t := Tool{Name: m.key, Pos: Pos{File: v.file, Line: m.line, Col: m.col}}
+		if m.val.kind != kindObject {
+			v.errAt(m.val, CodeBadTool, tf, "a tool declaration must be %s with a \"kind\", got %s",
+				map[bool]string{false: "an object", true: "a table"}[v.toml], v.kindName(m.val))
+			continue
+		}
+		hasKind, ok := false, true
+		for _, d := range v.members(m.val, tf) {
+			df := fieldKey(tf, d.key)
+			switch d.key {
+			case "kind":
+				hasKind = true
+				var good bool
+				t.Kind, good = v.toolKind(d.val, df)
+				ok = ok && good
+			case "command", "paths", "contents", "urls":
+				locs, good := v.locations(d.val, df)
+				ok = ok && good
+				switch d.key {
+				case "command":
+					t.Command = locs
+				case "paths":
+					t.Paths = locs
+				case "contents":
+					t.Contents = locs
+				default:
+					t.URLs = locs
+				}
+			default:
+				ok = false
+				v.errKey(d, CodeUnknownKey, df, `unknown key %q in a tool declaration: want "kind", "command", "paths", "contents" or "urls"%s`,
+					d.key, didYouMean(d.key, "kind", "command", "paths", "contents", "urls"))
+			}
+		}
+		if !hasKind {
+			ok = false
+			v.errAt(m.val, CodeBadTool, fieldKey(tf, "kind"), `tool declaration has no "kind"`)
+		}
+		if ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// locations validates a list of location strings (or one string).
+func (v *validator) locations(n *node, field string) ([]string, bool) {
+	switch n.kind {
+	case kindString:
+		return []string{n.str}, true
+	case kindArray:
+		out := make([]string, 0, len(n.elems))
+		for i, e := range n.elems {
+			if e.kind != kindString {
+				v.errAt(e, CodeBadTool, fieldIndex(field, i), "a location must be a string, got %s", v.kindName(e))
+				return nil, false
+			}
+			out = append(out, e.str)
+		}
+		return out, true
+	}
+	v.errAt(n, CodeBadTool, field, "locations must be a string or a list of strings, got %s", v.kindName(n))
+	return nil, false
 }
 
 func (v *validator) hookList(n *node, field string) []Hook {

@@ -189,7 +189,8 @@ With no configuration at all the embedded default stdlib set runs
 
 Exit codes: 0 ok (whatever the hooks decided: a deny is printed, not exited),
 1 invalid input or configuration, or failing tests, 64 usage error.
-monad-hooks never exits 2, which means deny to hook hosts.
+monad-hooks never exits 2, which means deny to hook hosts (but for the deny
+of run --host to a host whose convention it is).
 
 Examples:
 

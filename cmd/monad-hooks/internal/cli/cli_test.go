@@ -14,6 +14,7 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/stdlib"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader on different
@@ -104,13 +105,20 @@ func TestExitCodes(t *testing.T) {
 		{name: "run event null", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"event":null}`, code: ExitOK, stdout: `"event":"BeforeTool"`},
 		{name: "flag before the command", args: []string{"--stdlib", "none", "run", "BeforeTool"}, stdin: `{}`, code: ExitUsage, stderr: "unknown command"},
 		{name: "run flags first", args: []string{"run", "--stdlib", "none", "BeforeTool"}, stdin: `{"event":"BeforeTool"}`, code: ExitOK},
-		{name: "run other event", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"event":"AfterTool"}`, code: ExitFail, stderr: "its event is AfterTool, but the command line says BeforeTool", quietOut: true},
-		{name: "run bad event in input", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"event":"Nope"}`, code: ExitFail, stderr: "unknown event"},
-		{name: "run invalid JSON", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"toolName":`, code: ExitFail, stderr: "invalid input", quietOut: true},
-		{name: "run not an object", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `[1,2]`, code: ExitFail, stderr: "not a JSON object"},
-		{name: "run empty stdin", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: ``, code: ExitFail, stderr: "empty document"},
-		{name: "run wrong type", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"toolName":3}`, code: ExitFail, stderr: "toolName"},
-		{name: "run two documents", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{} {}`, code: ExitFail},
+		// Input that cannot be used, at an event that can deny, is a deny
+		// (exit 0, the decision in the Result), never an exit code a hook
+		// host reads as "proceed"; at other events it is exit 1.
+		{name: "run other event", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"event":"AfterTool"}`, code: ExitOK, stdout: `"decision":"deny"`, stderr: "its event is AfterTool, but the command line says BeforeTool"},
+		{name: "run bad event in input", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"event":"Nope"}`, code: ExitOK, stdout: `"decision":"deny"`, stderr: "unknown event"},
+		{name: "run host event name", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"event":"PreToolUse","tool_name":"bash"}`, code: ExitOK, stdout: `"decision":"deny"`, stderr: `unknown event "PreToolUse"`},
+		{name: "run invalid JSON", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"toolName":`, code: ExitOK, stdout: `"decision":"deny"`, stderr: "invalid input"},
+		{name: "run not an object", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `[1,2]`, code: ExitOK, stdout: `"decision":"deny"`, stderr: "not a JSON object"},
+		{name: "run empty stdin", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: ``, code: ExitOK, stdout: `"decision":"deny"`, stderr: "empty document"},
+		{name: "run wrong type", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{"toolName":3}`, code: ExitOK, stdout: `"decision":"deny"`, stderr: "toolName"},
+		{name: "run two documents", args: []string{"run", "BeforeTool", "--stdlib", "none"}, stdin: `{} {}`, code: ExitOK, stdout: `"decision":"deny"`},
+		{name: "run invalid JSON where nothing can deny", args: []string{"run", "AfterModel", "--stdlib", "none"}, stdin: `{"toolName":`, code: ExitFail, stderr: "invalid input", quietOut: true},
+		{name: "run unknown host", args: []string{"run", "--host", "vim"}, stdin: `{}`, code: ExitUsage, stderr: `unknown host "vim"`},
+		{name: "run monad host needs EVENT", args: []string{"run", "--host", "monad"}, stdin: `{}`, code: ExitUsage, stderr: "missing EVENT"},
 		{name: "run bad state", args: []string{"run", "BeforeTurn", "--stdlib", "none", "--state", "/nonexistent-dir/x/state.json"}, stdin: `{"prompt":"p"}`, code: ExitOK, stderr: "state"},
 		{name: "run audit unwritable", args: []string{"run", "BeforeTool", "--stdlib", "none", "--audit", "/nonexistent-dir/x/audit.jsonl"}, stdin: `{}`, code: ExitFail, stderr: "audit"},
 		{name: "serve extra arg", args: []string{"serve", "now"}, code: ExitUsage},
@@ -134,8 +142,10 @@ func TestExitCodes(t *testing.T) {
 		{name: "stdlib two names", args: []string{"stdlib", "a", "b"}, code: ExitUsage},
 		{name: "stdlib list", args: []string{"stdlib"}, code: ExitOK, stdout: "deny-destructive  (default)", quietError: true},
 		{name: "stdlib doc", args: []string{"stdlib", "protect-paths"}, code: ExitOK, stdout: "Parameters:"},
+		{name: "stdlib doc lists the shell tools", args: []string{"stdlib", "deny-destructive"}, code: ExitOK, stdout: "shell: Bash, Shell, bash, exec_command, local_shell, run_shell_command, run_terminal_cmd, shell"},
+		{name: "stdlib doc lists the file tools", args: []string{"stdlib", "protect-paths"}, code: ExitOK, stdout: "edit: Edit, MultiEdit, NotebookEdit"},
 		{name: "stdlib unknown", args: []string{"stdlib", "no-such-pack"}, code: ExitFail, stderr: "unknown pack", quietOut: true},
-		{name: "run stdlib list with unknown", args: []string{"run", "BeforeTool", "--stdlib", "default,nope"}, stdin: `{}`, code: ExitUsage, stderr: "unknown pack \"nope\""},
+		{name: "run stdlib list with unknown", args: []string{"run", "BeforeTool", "--stdlib", "default,nope"}, stdin: `{}`, code: ExitUsage, stderr: "unknown stdlib pack \"nope\""},
 		{name: "schema input", args: []string{"schema", "input"}, code: ExitOK, stdout: `"$schema"`},
 		{name: "schema output", args: []string{"schema", "output"}, code: ExitOK, stdout: `"decision"`},
 		{name: "schema missing", args: []string{"schema"}, code: ExitUsage},
@@ -448,7 +458,7 @@ func TestStdlibList(t *testing.T) {
 	t.Parallel()
 	str := func(s string) *string { return &s }
 	c := common{}
-	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(defaultPacks(), ",") {
+	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(stdlib.Default(), ",") {
 		t.Errorf("absent: %v %v", got, err)
 	}
 	c.stdlib = str("none")
@@ -456,14 +466,14 @@ func TestStdlibList(t *testing.T) {
 		t.Errorf("none: %v %v", got, err)
 	}
 	c.stdlib = str("default, default")
-	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(defaultPacks(), ",") {
+	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(stdlib.Default(), ",") {
 		t.Errorf("default twice: %v %v", got, err)
 	}
-	if len(defaultPacks()) == 0 {
+	if len(stdlib.Default()) == 0 {
 		t.Fatal("no default stdlib set")
 	}
-	c.stdlib = str("redact-pii,default,redact-pii," + defaultPacks()[0])
-	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(append([]string{"redact-pii"}, defaultPacks()...), ",") {
+	c.stdlib = str("redact-pii,default,redact-pii," + stdlib.Default()[0])
+	if got, err := c.stdlibList(); err != nil || strings.Join(got, ",") != strings.Join(append([]string{"redact-pii"}, stdlib.Default()...), ",") {
 		t.Errorf("a pack, then default: %v %v", got, err)
 	}
 	for _, bad := range []string{"", ",", "none,default", "default,", "surely-not-a-pack"} {

@@ -26,19 +26,17 @@ func (c *common) fileOptions(env Env) ([]engine.Option, error) {
 	if len(c.config)+len(c.policy)+len(c.lua)+len(names) == 0 {
 		return nil, nil
 	}
-	var packs []engine.Pack
-	for _, n := range names {
-		packs = append(packs, engine.Pack{Name: n})
-	}
+	// The stdlib packs come from engine.WithStdlib, which embedders call
+	// too, so the default set cannot drift between the CLI and a library
+	// host. The packs' needs (home, root) come from the OS.
 	return []engine.Option{engine.WithFiles(engine.Files{
 		Policy: absAll(env, c.policy),
 		User:   absAll(env, c.config),
 		Lua:    absAll(env, c.lua),
-		Stdlib: packs,
 		Root:   root,
 		Home:   env.lookup("HOME"),
 		Env:    env.Vars,
-	})}, nil
+	}), engine.WithStdlib(names...)}, nil
 }
 
 // extra wires the files, Lua scripts, stdlib packs and command hooks of spec

@@ -125,13 +125,14 @@ func (c *common) rootDir(env Env) string {
 	return abs(env, c.root)
 }
 
-// stdlibList resolves --stdlib into pack names: the default set when the flag
-// is absent, none for "none", and "default" inside a list expands to the
-// default set. Names are deduplicated, first occurrence first; they are
-// checked against the embedded packs.
+// stdlibList resolves --stdlib into pack names with engine.StdlibPacks, the
+// function engine.WithStdlib resolves them with: the default set when the
+// flag is absent, none for "none", and "default" inside a list expands to
+// the default set. Names are deduplicated, first occurrence first; an
+// unknown name is a usage error.
 func (c *common) stdlibList() ([]string, error) {
 	if c.stdlib == nil {
-		return defaultPacks(), nil
+		return engine.StdlibPacks("default")
 	}
 	v := strings.TrimSpace(*c.stdlib)
 	if v == "none" {
@@ -140,28 +141,19 @@ func (c *common) stdlibList() ([]string, error) {
 	if v == "" {
 		return nil, usageError("--stdlib: empty list (use none for no pack)")
 	}
-	var out []string
-	for _, name := range strings.Split(v, ",") {
-		name = strings.TrimSpace(name)
-		switch name {
+	names := strings.Split(v, ",")
+	for i, name := range names {
+		names[i] = strings.TrimSpace(name)
+		switch names[i] {
 		case "":
 			return nil, usageError("--stdlib %q: empty pack name", v)
 		case "none":
 			return nil, usageError("--stdlib %q: none cannot be combined with packs", v)
-		case "default":
-			for _, d := range defaultPacks() {
-				if !slices.Contains(out, d) {
-					out = append(out, d)
-				}
-			}
-			continue
 		}
-		if !knownPack(name) {
-			return nil, usageError("--stdlib: unknown pack %q (have %s)", name, strings.Join(packNames(), ", "))
-		}
-		if !slices.Contains(out, name) {
-			out = append(out, name)
-		}
+	}
+	out, err := engine.StdlibPacks(names...)
+	if err != nil {
+		return nil, usageError("--stdlib: %v", err)
 	}
 	return out, nil
 }

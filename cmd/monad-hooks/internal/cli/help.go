@@ -36,10 +36,12 @@ or after the arguments; -flag and --flag are the same.
 
 const exitCodesHelp = `
 Exit codes: 0 ok, 1 invalid input or configuration, 64 usage error.
-Never 2, which means deny to hook hosts.
+Never 2, which means deny to hook hosts (but for run --host, where 2 is
+that host's deny).
 `
 
 const helpRun = `Usage: monad-hooks run EVENT [FLAGS] < input.json
+       monad-hooks run [EVENT] --host HOST [FLAGS] < payload.json
 
 Run reads one HookInput JSON object from stdin, dispatches it to the hooks
 of EVENT and prints the Result as one line of JSON on stdout. It exits 0
@@ -48,7 +50,10 @@ Result is also a valid HookOutput, so "monad-hooks run EVENT" can itself be
 configured as a command hook.
 
 The input's "event", when present, must be EVENT; when absent it is set to
-EVENT. Invalid input is reported on stderr with exit 1.
+EVENT. Input that cannot be used (not JSON, another or an unknown event, a
+field of the wrong type) at an event that can deny is a deny: the Result's
+decision, with the problem as its reason and on stderr, exit 0; at other
+events it is exit 1.
 
 A broken configuration file does not switch the guards off (a host reads
 any exit but 0 and 2 as "the hook failed, proceed"): run still exits 0 and
@@ -59,12 +64,27 @@ broken policy file fails closed: at events that can deny (BeforeTurn,
 BeforeModel, BeforeTool, ApprovalRequest) the Result is a deny whose reason
 names the error; other events run the rest. Use check (exit 1 on any
 configuration error) in CI.
+
+--host HOST reads the payload and answers in the convention of another
+agent's command hooks, so that the agent runs monad-hooks as one of its
+own hooks (EVENT is then optional: the payload names it):
+
+	monad   the contract above (the default)
+	crush   Charm's Crush: its PreToolUse payload (event, session_id, cwd,
+	        tool_name, tool_input); a deny (and an ask, which Crush cannot
+	        ask) is exit 2 with the reason on stderr; an allow, context or
+	        rewrite is Claude Code's hookSpecificOutput on stdout; no
+	        opinion is silence. A payload that cannot be decoded, an
+	        unknown event or an engine that cannot start (a bad --root,
+	        an unwritable --audit) is exit 2 too, never an exit code Crush
+	        reads as "proceed".
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 
 	echo '{"toolName":"bash","toolInput":{"command":"rm -rf /"}}' | monad-hooks run BeforeTool
 	monad-hooks run BeforeTool --config agents.json --stdlib none < input.json
 	monad-hooks run SessionStart --state state.json --audit audit.jsonl < start.json
+	monad-hooks run --host crush     (in crush.json: "hooks": {"PreToolUse": [{"command": "monad-hooks run --host crush"}]})
 `
 
 const helpServe = `Usage: monad-hooks serve [--listen ADDR] [FLAGS]

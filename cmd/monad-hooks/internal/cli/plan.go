@@ -24,8 +24,10 @@ func printPlan(ctx context.Context, w io.Writer, eng *engine.Engine, asJSON bool
 		return writeJSONLine(w, plan)
 	}
 	if len(plan) == 0 {
-		_, err := fmt.Fprintln(w, "no hooks: every dispatch returns at once")
-		return err
+		if _, err := fmt.Fprintln(w, "no hooks: every dispatch returns at once"); err != nil {
+			return err
+		}
+		return printTools(ctx, w, eng)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	var cur events.Event
@@ -54,6 +56,26 @@ func printPlan(ctx context.Context, w io.Writer, eng *engine.Engine, asJSON bool
 		fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", n, h.Tier, h.Kind, h.ID, where(h), matcherText(h), timeoutText(h.TimeoutMs), "onError="+h.OnError, dup)
 	}
 	fmt.Fprintf(tw, "%d %s at %d %s\n", running, plural(running, "hook", "hooks"), nEvents, plural(nEvents, "event", "events"))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printTools(ctx, w, eng)
+}
+
+// printTools lists the tools declared beyond the built-in table and the
+// hooks that cover each, event by event.
+func printTools(ctx context.Context, w io.Writer, eng *engine.Engine) error {
+	declared := eng.Tools(ctx, true)
+	all := len(eng.Tools(ctx, false))
+	if len(declared) == 0 {
+		_, err := fmt.Fprintf(w, "Tools: the built-in table (%d tools of Claude Code, Gemini CLI, Codex, Cursor, OpenCode, Crush and the seed); a tool outside it is unguarded: declare it under \"tools\" in agents.json.\n", all)
+		return err
+	}
+	fmt.Fprintf(w, "Tools declared beyond the built-in table (%d of %d):\n", len(declared), all)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, t := range declared {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", t.Name, t.Kind, t.DeclaredBy, coverage(t))
+	}
 	return tw.Flush()
 }
 
@@ -67,6 +89,20 @@ func where(h engine.PlannedHook) string {
 		return "registered by " + h.RegisteredBy
 	}
 	return h.Source + " (registered by " + h.RegisteredBy + ")"
+}
+
+// coverage says which hooks cover a tool, event by event.
+func coverage(t engine.ToolInfo) string {
+	var parts []string
+	for _, ev := range events.All() {
+		if ids := t.Hooks[ev]; len(ids) > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %s", ev, strings.Join(ids, ", ")))
+		}
+	}
+	if len(parts) == 0 {
+		return "no hook covers it"
+	}
+	return strings.Join(parts, "; ")
 }
 
 func orDash(s string) string {
@@ -83,6 +119,16 @@ func matcherText(h engine.PlannedHook) string {
 			return "matcher=" + strconv.Quote(h.Matcher) + " (ignored: not tool-scoped)"
 		}
 		return "every call"
+	}
+	var kinds []string
+	for _, k := range h.Kinds {
+		kinds = append(kinds, string(k))
+	}
+	switch {
+	case len(kinds) > 0 && (h.Matcher == "" || h.Matcher == "*"):
+		return "kind=" + strings.Join(kinds, ",")
+	case len(kinds) > 0:
+		return "kind=" + strings.Join(kinds, ",") + " matcher=" + strconv.Quote(h.Matcher)
 	case h.Matcher == "" || h.Matcher == "*":
 		return "every tool"
 	}
@@ -94,6 +140,18 @@ func timeoutText(ms int64) string {
 		return "no timeout"
 	}
 	return "timeout=" + (time.Duration(ms) * time.Millisecond).String()
+}
+
+// toolLine says what the engine knows of a tool.
+func toolLine(ctx context.Context, eng *engine.Engine, name string) string {
+	t, ok := eng.Tool(ctx, name)
+	switch {
+	case !ok:
+		return fmt.Sprintf("Tool %q is unguarded: neither declared nor in the built-in table, so no guard knows what it does (declare it under \"tools\" in agents.json).", name)
+	case t.DeclaredBy != "":
+		return fmt.Sprintf("Tool %q: kind %s, declared by %s.", name, t.Kind, t.DeclaredBy)
+	}
+	return fmt.Sprintf("Tool %q: kind %s (built in: %s).", name, t.Kind, strings.Join(t.Agents, ", "))
 }
 
 // printExplain prints which hooks in would run, in order, and why each of
@@ -131,10 +189,11 @@ func printExplain(ctx context.Context, w io.Writer, eng *engine.Engine, in event
 		}
 	}
 	what := in.Event.String()
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if in.Event.Spec().Matcher {
 		what += fmt.Sprintf(" of tool %q", in.ToolName)
+		fmt.Fprintln(tw, toolLine(ctx, eng, in.ToolName))
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	switch {
 	case len(xs) == 0:
 		fmt.Fprintf(tw, "%s: no hook is configured for %s; the dispatch returns at once.\n", what, in.Event)

@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/monad-hooks/monad-hooks/engine"
+	"github.com/monad-hooks/monad-hooks/engine/hosts"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -47,12 +49,9 @@ func eventList() string {
 // input without event (or with null) gets ev; an input naming another event
 // is an error.
 func readInput(r io.Reader, ev events.Event) (events.Input, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxInputSize+1))
+	b, err := readLimited(r)
 	if err != nil {
-		return events.Input{}, fmt.Errorf("reading stdin: %w", err)
-	}
-	if len(b) > MaxInputSize {
-		return events.Input{}, fmt.Errorf("input larger than %d bytes", MaxInputSize)
+		return events.Input{}, err
 	}
 	return decodeFor(b, ev)
 }
@@ -96,9 +95,40 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 	var c common
 	fs := newFlagSet("run")
 	c.register(fs)
-	in, code := readEventInput(inv, fs, &c, helpRun, args)
+	hostName := fs.String("host", "monad", "the agent `HOST` whose hook contract stdin and the answer follow: "+strings.Join(hosts.Names(), ", "))
+	pos, code := parseArgs(inv, fs, helpRun, args)
 	if code >= 0 {
 		return code
+	}
+	host, ok := hosts.Lookup(*hostName)
+	if !ok {
+		return inv.usageErr("--host: unknown host %q (have %s)", *hostName, strings.Join(hosts.Names(), ", "))
+	}
+	ev := events.Invalid
+	if len(pos) > 0 || host.Name == "monad" {
+		// Other hosts name the event in their payload; EVENT is optional.
+		if ev, code = eventArg(inv, pos); code >= 0 {
+			return code
+		}
+	}
+	if _, err := c.stdlibList(); err != nil {
+		return reportErr(inv, err)
+	}
+	// Whatever the host, a payload that cannot be read or decoded, or that
+	// names an unknown event, is refused: a deny where the event can deny.
+	var st hosts.Status
+	var in events.Input
+	b, err := readLimited(inv.stdin)
+	if err != nil {
+		st, in = hosts.Refused, events.Input{Event: ev}
+	} else {
+		st, in, err = host.Decode(b, ev)
+	}
+	switch st {
+	case hosts.Ignored:
+		return ExitOK
+	case hosts.Refused:
+		return inv.answer(host.Refuse(in.Event, err.Error()))
 	}
 	// Only the session events read or change the session state: the others
 	// leave --state alone. Those that do hold its lock from the read to the
@@ -127,7 +157,10 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 	// problems go to stderr and into the Result's configError.
 	o, code := c.open(ctx, inv, true, engine.WithDegradedStart())
 	if code >= 0 {
-		return code
+		if host.Name == "monad" {
+			return code
+		}
+		return inv.answer(host.Refuse(in.Event, "its configuration did not load (see the errors above)"))
 	}
 	defer o.close(inv)
 	var ce engine.ConfigErrors
@@ -143,19 +176,49 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 	// (each hook has its own timeout) and its Result is delivered.
 	res, err := o.eng.Dispatch(context.WithoutCancel(ctx), in)
 	if err != nil {
-		inv.errorf("%v", err)
-		return ExitFail
+		if host.Name == "monad" {
+			inv.errorf("%v", err)
+			return ExitFail
+		}
+		return inv.answer(host.Refuse(in.Event, err.Error()))
 	}
-	if err := writeJSONLine(inv.stdout, res); err != nil {
-		inv.errorf("writing the result: %v", err)
-		return ExitFail
-	}
-	// The Result is out: a failure to save the state is reported, but the
-	// exit code stays 0, or a host would discard the decision.
+	code = inv.answer(host.Encode(in.Event, in, res))
+	// The answer is out: a failure to save the state is reported, but the
+	// exit code stays, or a host would discard the decision.
 	if err := o.saveState(); err != nil {
 		inv.errorf("%v", err)
 	}
-	return ExitOK
+	return code
+}
+
+// answer writes a host answer and returns its exit code (ExitFail when
+// stdout cannot be written, unless the answer already denies).
+func (inv *invocation) answer(a hosts.Answer) int {
+	if a.Stderr != "" {
+		fmt.Fprint(inv.stderr, a.Stderr)
+		if !strings.HasSuffix(a.Stderr, "\n") {
+			fmt.Fprintln(inv.stderr)
+		}
+	}
+	if len(a.Stdout) > 0 {
+		if _, err := inv.stdout.Write(a.Stdout); err != nil && a.Exit == ExitOK {
+			inv.errorf("writing the result: %v", err)
+			return ExitFail
+		}
+	}
+	return a.Exit
+}
+
+// readLimited reads stdin, at most MaxInputSize bytes.
+func readLimited(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxInputSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading stdin: %w", err)
+	}
+	if len(b) > MaxInputSize {
+		return nil, fmt.Errorf("input larger than %d bytes", MaxInputSize)
+	}
+	return b, nil
 }
 
 // readEventInput is the common start of the commands that take an EVENT

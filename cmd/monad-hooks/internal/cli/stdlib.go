@@ -3,23 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/monad-hooks/monad-hooks/stdlib"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
-
-// defaultPacks is the default stdlib set: what runs when --stdlib is absent.
-func defaultPacks() []string { return stdlib.Default() }
-
-// packNames lists the embedded stdlib packs.
-func packNames() []string { return stdlib.Names() }
-
-func knownPack(name string) bool {
-	_, ok := stdlib.Lookup(name)
-	return ok
-}
 
 // cmdStdlib lists the stdlib packs, or documents one.
 func cmdStdlib(_ context.Context, inv *invocation, args []string) int {
@@ -54,6 +45,23 @@ func cmdStdlib(_ context.Context, inv *invocation, args []string) int {
 	return inv.usageErr("want at most one pack name, got %d arguments", len(pos))
 }
 
+// printPackTools lists, for each tool kind a pack checks, the tools of that
+// kind in the built-in tool table.
+func printPackTools(w io.Writer, kinds []string) {
+	if len(kinds) == 0 {
+		return
+	}
+	byKind := map[string][]string{}
+	for _, s := range tools.Builtin() {
+		byKind[string(s.Kind)] = append(byKind[string(s.Kind)], s.Name)
+	}
+	fmt.Fprintln(w, "Tools: every tool of these kinds in the tool table; built in:")
+	for _, k := range kinds {
+		fmt.Fprintf(w, "  %s: %s\n", k, strings.Join(byKind[k], ", "))
+	}
+	fmt.Fprintln(w, `  and the host's own tools, declared with engine.WithTools or "tools" in agents.json.`)
+}
+
 func printPack(inv *invocation, p stdlib.PackInfo) {
 	w := inv.stdout
 	fmt.Fprintf(w, "%s: %s\n", p.Name, p.Summary)
@@ -62,6 +70,10 @@ func printPack(inv *invocation, p stdlib.PackInfo) {
 	}
 	if len(p.Events) > 0 {
 		fmt.Fprintf(w, "Events: %s\n", strings.Join(p.Events, ", "))
+	}
+	printPackTools(w, p.Kinds)
+	if len(p.Needs) > 0 {
+		fmt.Fprintf(w, "Needs: %s (it refuses to load without them; the CLI gives $HOME and --root)\n", strings.Join(p.Needs, ", "))
 	}
 	if doc := strings.TrimSpace(p.Doc); doc != "" {
 		fmt.Fprintf(w, "\n%s\n", doc)

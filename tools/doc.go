@@ -1,0 +1,47 @@
+// Package tools is the table of agent tools the engine's guards know: for
+// each tool name, what the tool does (an [events.ToolKind]: shell, read,
+// write, edit, patch, delete, fetch or other) and where its input holds
+// what guards read (the command, the paths, the contents it writes, the
+// URLs it reaches). With it, a guard acts on what a tool does rather than
+// on its name: the stdlib's shell guards check every tool of kind shell,
+// whether the host calls it Bash, run_shell_command or bash, and a host
+// with tool names of its own is guarded as soon as it declares them
+// (engine.WithTools, or "tools" in agents.json).
+//
+// [Builtin] is the table of the agents the project knows (Claude Code,
+// Gemini CLI, Codex, Cursor, OpenCode, Crush and the seed's own names);
+// [Agents] lists them. [NewTable] compiles specs into a [Table], and
+// [Table.View] (or [Extract] for one spec) turns a tool's input into the
+// normalized [events.ToolView] that hooks receive as input.tool.
+//
+// # Locations
+//
+// A location names where a value lives in a tool's input (decoded JSON): a
+// key ("command"), keys of nested objects joined by dots ("options.path"),
+// and [] after a key for every element of the array it holds
+// ("edits[].file_path"). The empty location "" is the input itself (a tool
+// whose input is a bare string, such as a freeform patch). A location that
+// is absent from an input, or holds a value of another type, yields
+// nothing.
+//
+// What a location yields depends on the part of the view:
+//
+//   - Command: a string is a command line; a list of strings is an argv,
+//     joined into one line with shell quoting (syntax.Join), except that
+//     ["bash", "-lc", "LINE"] (any sh, bash, zsh, dash or ksh with an
+//     option cluster holding c, and exactly one more word) is LINE itself.
+//     Several lines are joined with newlines, the way a shell reads a
+//     script.
+//   - Paths and Contents: a string, or every string of a list.
+//   - URLs: a string that is a URL, or every http(s) URL written in a text
+//     (a tool such as Gemini CLI's web_fetch takes a prompt that holds
+//     them), and the same for every string of a list.
+//
+// A Spec that gives no location at all gets the defaults of its kind
+// ([DefaultLocations]), which cover the field names agents commonly use
+// ("command", "cmd", "file_path", "filePath", "path", "content", "url",
+// ...).
+//
+// Everything in this package is a pure function of its arguments or
+// immutable data: safe for concurrent use.
+package tools
