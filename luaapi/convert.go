@@ -24,6 +24,7 @@ import (
 // Lua -> Go: a marked table converts to its kind; an unmarked table is an
 // array when its keys are exactly 1..n (n >= 1), an object when they are all
 // strings, an empty object when it is empty; anything else (mixed keys,
+// integer keys with holes (a sparse array),
 // non-string object keys, functions, userdata other than json.null, NaN or
 // infinite numbers) is an error. json.null becomes nil. Numbers become
 // json.Number: integral values print without a fraction.
@@ -288,6 +289,13 @@ func (v *vm) tableValue(t *lua.LTable, depth int, b *budget) (any, error) {
 			kind = object
 		case nStr == 0 && nOther == 0 && maxInt == nInt:
 			kind = array
+		case nStr == 0 && nOther == 0:
+			// The first missing index is at most nInt+1.
+			hole := 1
+			for t.RawGetInt(hole) != lua.LNil {
+				hole++
+			}
+			return nil, fmt.Errorf("sparse array: integer keys up to %d but only %d of them (no key %d); JSON arrays have no holes: fill them with json.null, or use string keys for an object", maxInt, nInt, hole)
 		default:
 			return nil, fmt.Errorf("table mixes array and object keys (mark it with json.array or json.object, or use only keys 1..n or only string keys)")
 		}

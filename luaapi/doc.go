@@ -45,7 +45,7 @@
 // read raw; unknown keys are ignored, as in JSON; json.null counts as
 // absent. A field of the wrong type, an unknown decision, a payload JSON
 // cannot carry (a function, NaN, a cyclic or too deep table, a table with
-// both index and string keys) or any other return value is a failure
+// both index and string keys, a sparse array such as {[1]=a, [3]=b}) or any other return value is a failure
 // (FailOutput), never a silent allow. Converting back: a marked table keeps
 // its kind; an unmarked table is an array when its keys are exactly 1..n and
 // an object otherwise, and an unmarked empty table is an object (use
