@@ -3,6 +3,7 @@ package luaapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -33,10 +34,16 @@ import (
 // a table reachable twice twice, as JSON would) and their string bytes.
 // Tables met again are not converted again but charged their size again, so
 // a DAG that would expand exponentially fails fast.
+//
+// A budget also polls the call's stop flag (set by the watchdog, see
+// vmctx.go) every stopCheckEvery values, so that a conversion running when
+// the call's time is up stops with errStopped.
 type budget struct {
 	nodes, bytes       int
 	maxNodes, maxBytes int
 	memo               map[*lua.LTable]memoEntry
+	stop               *vmCtx // nil: never stopped
+	nextPoll           int    // nodes at which to poll stop next
 }
 
 type memoEntry struct {
@@ -48,14 +55,40 @@ type memoEntry struct {
 // json.encode).
 const defaultMaxNodes = 1 << 18
 
+// Bounds of the conversion of an error value (error() with a table) and of
+// log fields: they end up in messages, not payloads.
+const (
+	errorMaxNodes = 1 << 10
+	errorMaxBytes = 64 << 10
+)
+
+// stopCheckEvery is how many values a conversion converts between two
+// polls of the stop flag.
+const stopCheckEvery = 256
+
+// errStopped is the error of a conversion stopped by the watchdog; the
+// call's outcome is then the stop reason (timeout, cancellation, memory).
+var errStopped = errors.New("stopped: the call ran out of time or budget")
+
 func (v *vm) newBudget() *budget {
-	return &budget{maxNodes: defaultMaxNodes, maxBytes: 4 * v.pl.opts.MaxStringSize}
+	return &budget{maxNodes: defaultMaxNodes, maxBytes: 4 * v.pl.opts.MaxStringSize, stop: &v.ctx}
+}
+
+// newBudgetOf returns a budget of the given bounds polling v's stop flag.
+func (v *vm) newBudgetOf(maxNodes, maxBytes int) *budget {
+	return &budget{maxNodes: maxNodes, maxBytes: maxBytes, stop: &v.ctx}
 }
 
 func (b *budget) node() error {
 	b.nodes++
 	if b.maxNodes > 0 && b.nodes > b.maxNodes {
 		return fmt.Errorf("more than %d values", b.maxNodes)
+	}
+	if b.nodes >= b.nextPoll && b.stop != nil {
+		b.nextPoll = b.nodes + stopCheckEvery
+		if b.stop.stopped() {
+			return errStopped
+		}
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ func (v *vm) jsonModule() *lua.LTable {
 
 // json.encode(v) -> string. Object keys are sorted.
 func (v *vm) jsonEncode(L *lua.LState) int {
-	b := &budget{maxNodes: defaultMaxNodes, maxBytes: v.pl.opts.MaxStringSize}
+	b := v.newBudgetOf(defaultMaxNodes, v.pl.opts.MaxStringSize)
 	x, err := v.fromLua(L.CheckAny(1), 0, b)
 	if err != nil {
 		L.RaiseError("json.encode: %s", err.Error())

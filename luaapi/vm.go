@@ -173,6 +173,10 @@ func (v *vm) load(ctx context.Context, s source, base *lua.LTable) error {
 	L.SetContext(&v.ctx)
 	_, err, panicked := v.pcall(fn, nil, 0)
 	L.RemoveContext()
+	var msg string
+	if err != nil {
+		msg, _ = v.errorMessage(err) // under the watchdog
+	}
 	stopErr := v.ctx.end()
 	if v.loadErr != nil {
 		return v.loadErr
@@ -181,7 +185,6 @@ func (v *vm) load(ctx context.Context, s source, base *lua.LTable) error {
 		return &ScriptError{Script: name, Msg: fmt.Sprintf("loading: %v (load timeout %s)", stopErr, v.pl.opts.LoadTimeout)}
 	}
 	if err != nil {
-		msg, _ := v.errorMessage(err)
 		if panicked {
 			msg = "go panic: " + msg
 		}
@@ -337,31 +340,46 @@ func (v *vm) luaXPCall(L *lua.LState) int {
 	return L.GetTop()
 }
 
+// maxErrorMessage bounds the message of a hook failure; longer ones are
+// cut.
+const maxErrorMessage = 16 << 10
+
+// clipMessage cuts s to maxErrorMessage bytes.
+func clipMessage(s string) string {
+	if len(s) <= maxErrorMessage {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxErrorMessage], "") + "... (cut)"
+}
+
 // errorMessage renders a PCall error: the message of a string error, a
-// description plus the converted value of a table error.
+// description plus the converted value of a table error. The conversion is
+// bounded (errorMaxNodes, errorMaxBytes, counting a table reachable twice
+// twice) and polls the call's stop flag, so it must run before the call's
+// vmCtx ends.
 func (v *vm) errorMessage(err error) (string, any) {
 	var ae *lua.ApiError
 	if !errors.As(err, &ae) {
-		return err.Error(), nil
+		return clipMessage(err.Error()), nil
 	}
 	switch o := ae.Object.(type) {
 	case lua.LString:
-		return string(o), nil
+		return clipMessage(string(o)), nil
 	case *lua.LNilType:
 		return "error called with nil", nil
 	case *lua.LTable:
-		val, cerr := v.fromLua(o, 0, new(budget))
+		val, cerr := v.fromLua(o, 0, v.newBudgetOf(errorMaxNodes, errorMaxBytes))
 		if cerr != nil {
 			return "error called with a table (" + cerr.Error() + ")", nil
 		}
 		return "error called with a table: " + jsonString(val), val
 	case nil:
-		return err.Error(), nil
+		return clipMessage(err.Error()), nil
 	default:
 		if o == v.null {
 			return "error called with json.null", nil
 		}
-		return fmt.Sprintf("error called with a %s: %s", o.Type(), o.String()), o.String()
+		return clipMessage(fmt.Sprintf("error called with a %s: %s", o.Type(), o.String())), o.String()
 	}
 }
 
@@ -519,19 +537,28 @@ func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.
 	L.SetContext(&v.ctx)
 	ret, perr, panicked := v.pcall(v.handlers[i], arg, 1)
 	L.RemoveContext()
+	// Convert what the handler returned or raised while the watchdog still
+	// watches the call: the conversions poll its stop flag.
+	var msg string
+	var val any
+	var oerr error
+	switch {
+	case perr != nil:
+		msg, val = v.errorMessage(perr)
+	case ret != lua.LNil:
+		out, oerr = v.readOutput(ret)
+	}
 	stopErr := v.ctx.end()
 	if panicked {
-		msg, _ := v.errorMessage(perr)
-		return out, false, h.fail(FailPanic, "go panic: "+msg, perr)
+		return events.Output{}, false, h.fail(FailPanic, "go panic: "+msg, perr)
 	}
 	if stopErr != nil {
 		// Whatever the handler did after the stop (pcall catching it,
 		// another error), the call ran out of time or budget.
-		return out, false, h.fail(kindOfCtxErr(stopErr), stopErr.Error(), stopErr)
+		return events.Output{}, false, h.fail(kindOfCtxErr(stopErr), stopErr.Error(), stopErr)
 	}
 	healthy = !v.tainted && L.GetTop() == 0
 	if perr != nil {
-		msg, val := v.errorMessage(perr)
 		he := h.fail(FailError, msg, nil)
 		he.Value = val
 		// A Lua error unwinds cleanly through gopher-lua's PCall; the
@@ -541,10 +568,6 @@ func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.
 		}
 		return out, healthy, he
 	}
-	if ret == lua.LNil {
-		return out, healthy, nil
-	}
-	out, oerr := v.readOutput(ret)
 	if oerr != nil {
 		return events.Output{}, healthy, h.fail(FailOutput, oerr.Error(), oerr)
 	}
