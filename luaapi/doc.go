@@ -132,6 +132,13 @@
 //
 // # Rejected constructs
 //
+// [Compile] rejects a script larger than [MaxScriptSize] or nesting deeper
+// than [MaxNesting] levels (brackets, blocks, elseif chains and chained
+// operators count, see prescan.go) before gopher-lua's parser sees it: its
+// compiler recurses over the syntax tree, so deeper nesting could overflow
+// the Go stack (fatal) and costs time quadratic in the depth. Together the
+// two bounds bound the time Compile takes (SECURITY.md has the figures).
+//
 // gopher-lua v1.1.2 miscompiles and/or expressions assigned to an existing
 // local variable (issue #490): `r = r and (F() and T())` leaves r true when
 // F() returns false. Compile rejects every such assignment it cannot prove
