@@ -463,10 +463,12 @@ func (b *inputBuilder) str(f int, s string) {
 // marked tables.
 //
 // The top-level table is reused from call to call on a VM (allocating a
-// table with its key index is most of the cost of a call): fields set last
-// time and absent now are cleared, and a handler that adds a key (caught by
-// the table's __newindex) gets a fresh table next time. Payload tables are
-// fresh on every call.
+// table with its key index is most of the cost of a call): releaseInput
+// empties it after each call, or drops it when the handler added a key,
+// however it got there (__newindex, table.insert, ...), or changed its
+// metatable. Nested tables are fresh on every call. So a call sees nothing
+// an earlier call put in its input, and a handler that keeps its input
+// sees nothing of later calls in it.
 func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 	if v.input == nil || v.inputDirty {
 		v.input = v.L.CreateTable(0, inFieldCount)
@@ -537,11 +539,35 @@ func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 	if in.StopContinues != 0 {
 		b.put(inStopContinues, lua.LNumber(in.StopContinues))
 	}
-	for stale := v.inputSet &^ b.set; stale != 0; stale &= stale - 1 {
-		v.input.RawSetString(inputFields[bits.TrailingZeros32(stale)], lua.LNil)
-	}
 	v.inputSet = b.set
 	return v.input, nil
+}
+
+// releaseInput empties the input table after a call, so that between calls
+// it holds nothing (no payload kept alive, nothing for a handler that kept
+// the table to see later). A table the call tampered with (a key that is
+// not a field it set, however it got there: __newindex, table.insert, ...;
+// or another metatable) is emptied of every key and dropped: the next call
+// gets a fresh one.
+func (v *vm) releaseInput() {
+	t := v.input
+	if t == nil {
+		return
+	}
+	for set := v.inputSet; set != 0; set &= set - 1 {
+		t.RawSetString(inputFields[bits.TrailingZeros32(set)], lua.LNil)
+	}
+	v.inputSet = 0
+	// Without allocating: Next skips the keys whose value is nil.
+	if k, _ := t.Next(lua.LNil); k == lua.LNil && !v.inputDirty && t.Metatable == v.inputMT {
+		return
+	}
+	var keys []lua.LValue
+	t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+	for _, k := range keys {
+		t.RawSet(k, lua.LNil)
+	}
+	v.input = nil
 }
 
 // luaInputNewIndex is the __newindex of the input table: the handler may

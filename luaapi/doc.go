@@ -37,9 +37,12 @@
 // field names ([InputFields]); empty fields are nil. Free-form payloads
 // (toolInput, toolResult, usage, request) are tables marked as JSON objects
 // or arrays (getmetatable returns "json.object" or "json.array"), and JSON
-// null is the sentinel json.null (a userdata, so it is truthy). The
-// top-level input table is reused by the next call on the same VM: read it,
-// change it, return parts of it, but do not keep it.
+// null is the sentinel json.null (a userdata, so it is truthy). A handler
+// may read, change and return parts of its input: no other call sees what
+// it did (the input table is emptied after each call, and replaced when a
+// handler added a key to it or changed its metatable; nested tables are
+// fresh on every call). Do not keep the input table: it holds nothing
+// between calls.
 //
 // The handler returns nil to proceed or an HookOutput table. Its fields are
 // read raw; unknown keys are ignored, as in JSON; json.null counts as

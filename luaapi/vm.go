@@ -530,6 +530,7 @@ func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.
 	defer func() { v.logs = nil }()
 	L := v.L
 	arg, cerr := v.inputTable(in)
+	defer v.releaseInput()
 	if cerr != nil {
 		return out, true, h.fail(FailInput, cerr.Error(), cerr)
 	}
