@@ -28,7 +28,8 @@ import (
 // integer keys with holes (a sparse array),
 // non-string object keys, functions, userdata other than json.null, NaN or
 // infinite numbers) is an error. json.null becomes nil. Numbers become
-// json.Number: integral values print without a fraction.
+// json.Number: an unchanged input number its input text (see "Number
+// fidelity" below), others from their float64 (numberValue).
 
 // budget limits one Lua -> Go conversion: the values it produces (counting
 // a table reachable twice twice, as JSON would) and their string bytes.
@@ -112,8 +113,11 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 		return lua.LBool(x), nil
 	case json.Number:
 		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil && !math.IsInf(f, 0) {
-			return nil, fmt.Errorf("number %q: %v", string(x), err)
+		if err != nil {
+			if errors.Is(err, strconv.ErrRange) {
+				return nil, fmt.Errorf("number %.40s is out of the range of a 64-bit float", string(x))
+			}
+			return nil, fmt.Errorf("%.40q is not a number", string(x))
 		}
 		return lua.LNumber(f), nil
 	case float64:
@@ -153,6 +157,7 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 					return nil, err
 				}
 				t.RawSetString(k, lv)
+				v.keepOrigin(t, x, e)
 			}
 			return t, nil
 		}
@@ -168,6 +173,7 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 				return nil, err
 			}
 			t.RawSetString(k, lv)
+			v.keepOrigin(t, x, x[k])
 		}
 		return t, nil
 	case map[string]string:
@@ -200,6 +206,7 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 				return nil, err
 			}
 			t.RawSetInt(i+1, lv)
+			v.keepOrigin(t, x, e)
 		}
 		return t, nil
 	case []string:
@@ -214,6 +221,60 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 		return t, nil
 	}
 	return nil, fmt.Errorf("cannot convert a Go %T to Lua", x)
+}
+
+// Number fidelity.
+//
+// A Lua number is a float64, so 12345678901234567890, 2^53+1 or 1.50 would
+// come back from a hook that returns its input unchanged as
+// 12345678901234567000, 2^53 or 1.5. toLua therefore remembers, for the
+// duration of a call (v.origins, cleared by forgetOrigins), the Go
+// container of every table it builds that holds a json.Number; fromLua,
+// converting such a table back, gives an entry the original json.Number
+// when the entry is still a number equal (as a float64) to it. So values a
+// hook did not change keep their JSON text, and changed ones follow
+// numberValue's rules.
+
+// keepOrigin records container as the origin of t when elem is a number.
+func (v *vm) keepOrigin(t *lua.LTable, container, elem any) {
+	if _, ok := elem.(json.Number); !ok {
+		return
+	}
+	if v.origins == nil {
+		v.origins = map[*lua.LTable]any{}
+	}
+	v.origins[t] = container
+}
+
+// forgetOrigins drops the origins recorded by toLua, so that no host value
+// is kept alive after a call.
+func (v *vm) forgetOrigins() {
+	if len(v.origins) > 0 {
+		clear(v.origins)
+	}
+}
+
+// originNumber returns the json.Number at key k of t's origin when it
+// equals f.
+func (v *vm) originNumber(t *lua.LTable, k lua.LValue, f float64) (json.Number, bool) {
+	var n json.Number
+	switch o := v.origins[t].(type) {
+	case map[string]any:
+		if ks, ok := k.(lua.LString); ok {
+			n, _ = o[string(ks)].(json.Number)
+		}
+	case []any:
+		if kn, ok := k.(lua.LNumber); ok && int(kn) >= 1 && int(kn) <= len(o) {
+			n, _ = o[int(kn)-1].(json.Number)
+		}
+	}
+	if n == "" {
+		return "", false
+	}
+	if g, err := strconv.ParseFloat(string(n), 64); err != nil || g != f || math.Signbit(g) != math.Signbit(f) {
+		return "", false
+	}
+	return n, true
 }
 
 // fromLua converts a Lua value to a free-form Go value.
@@ -267,6 +328,20 @@ func (v *vm) fromLua(lv lua.LValue, depth int, b *budget) (any, error) {
 		return val, nil
 	}
 	return nil, fmt.Errorf("cannot convert a %s to JSON", lv.Type())
+}
+
+// elemValue converts the value e at key k of table t (at depth), keeping
+// an unchanged input number's text.
+func (v *vm) elemValue(t *lua.LTable, k, e lua.LValue, depth int, b *budget) (any, error) {
+	if f, ok := e.(lua.LNumber); ok && v.origins != nil {
+		if n, ok := v.originNumber(t, k, float64(f)); ok {
+			if err := b.node(); err != nil {
+				return nil, err
+			}
+			return n, nil
+		}
+	}
+	return v.fromLua(e, depth+1, b)
 }
 
 // numberValue formats a Lua number as a json.Number.
@@ -347,7 +422,7 @@ func (v *vm) tableValue(t *lua.LTable, depth int, b *budget) (any, error) {
 				return
 			}
 			var x any
-			x, err = v.fromLua(e, depth+1, b)
+			x, err = v.elemValue(t, k, e, depth, b)
 			arr[int(k.(lua.LNumber))-1] = x
 		})
 		if err != nil {
@@ -371,7 +446,7 @@ func (v *vm) tableValue(t *lua.LTable, depth int, b *budget) (any, error) {
 			return
 		}
 		var x any
-		x, err = v.fromLua(e, depth+1, b)
+		x, err = v.elemValue(t, k, e, depth, b)
 		m[ks] = x
 	})
 	if err != nil {

@@ -52,8 +52,17 @@
 // (FailOutput), never a silent allow. Converting back: a marked table keeps
 // its kind; an unmarked table is an array when its keys are exactly 1..n and
 // an object otherwise, and an unmarked empty table is an object (use
-// json.array{} for an empty array). Numbers are Lua numbers (float64):
-// integers beyond 2^53 lose precision, so pass such IDs as strings.
+// json.array{} for an empty array). Numbers are Lua numbers (float64), but
+// a number returned unchanged keeps its input text: an entry of a table
+// built from the input (or by json.decode in the same call) that is still
+// equal, as a float64, to the input number at that place comes back
+// exactly as written (12345678901234567890, 9007199254740993 and 1.50 stay
+// as they are). A number a hook computes is written from its float64: an
+// integral value below 1e21 without a fraction or exponent, any other in
+// the shortest form that reads back the same (0.30000000000000004, 1e+21);
+// integers beyond 2^53 lose precision; NaN and infinities are errors.
+// Input numbers out of the range of a float64 (1e400) are rejected when
+// the input is decoded (events.DecodeInput) or converted.
 //
 // Globals: string, table (concat, insert, remove, sort, getn, maxn), math
 // (without randomseed), os (time, clock, date, on [Options.Now]), assert,

@@ -69,6 +69,7 @@ type vm struct {
 	input        *lua.LTable // reused input table, see inputTable
 	inputSet     uint32
 	inputDirty   bool
+	origins      map[*lua.LTable]any    // see keepOrigin
 	ro           map[*lua.LTable]roInfo // read-only proxy -> its target
 	roMT         *lua.LTable
 	roNewIndex   *lua.LFunction
@@ -173,6 +174,7 @@ func (v *vm) load(ctx context.Context, s source, base *lua.LTable) error {
 	L.SetContext(&v.ctx)
 	_, err, panicked := v.pcall(fn, nil, 0)
 	L.RemoveContext()
+	v.forgetOrigins()
 	var msg string
 	if err != nil {
 		msg, _ = v.errorMessage(err) // under the watchdog
@@ -531,6 +533,7 @@ func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.
 	L := v.L
 	arg, cerr := v.inputTable(in)
 	defer v.releaseInput()
+	defer v.forgetOrigins()
 	if cerr != nil {
 		return out, true, h.fail(FailInput, cerr.Error(), cerr)
 	}
