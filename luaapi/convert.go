@@ -102,8 +102,22 @@ func (b *budget) str(n int) error {
 	return nil
 }
 
-// toLua converts a free-form Go value. depth counts container levels.
+// pollConvert counts one converted value and, every stopCheckEvery, polls
+// the stop flag.
+func (v *vm) pollConvert() error {
+	v.converted++
+	if v.converted%stopCheckEvery == 0 && v.ctx.stopped() {
+		return errStopped
+	}
+	return nil
+}
+
+// toLua converts a free-form Go value. depth counts container levels. It
+// polls the stop flag (pollConvert).
 func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
+	if err := v.pollConvert(); err != nil {
+		return nil, err
+	}
 	switch x := x.(type) {
 	case nil:
 		return v.null, nil

@@ -127,13 +127,22 @@
 // pattern functions (string.find, match, gmatch, gsub), which run on
 // package luapattern, our interruptible port of Lua 5.1's matcher, check
 // it too. Timeouts satisfy errors.Is(err,
-// context.DeadlineExceeded). Go builtins run to completion, so every one
-// that could run long is bounded instead: string.rep, string.format,
-// string.gsub, table.concat, re.gsub and json.encode fail beyond
-// [Options.MaxStringSize]; unpack and the value stack are capped; Go's RE2
-// is linear; integer keys at or above [MaxArrayIndex] go to the hash part
-// of a table instead of growing its array part (a process-wide setting,
-// see MaxArrayIndex).
+// context.DeadlineExceeded). The call's time includes converting its input
+// and its result. Host functions whose work grows with their input poll
+// the stop too: re.* (a search whose worst case, bytes times program size,
+// could overrun the call's remaining time reads its subject through a
+// polling reader; re.gsub, re.split and re.findall search match by match),
+// json.decode, shell.split, shell.commands, table.sort and the conversions
+// between Lua and Go values (see remain.go). Other Go builtins run to
+// completion, so every one that could run long is bounded instead:
+// string.rep, string.format, string.gsub, table.concat, re.gsub and
+// json.encode fail beyond [Options.MaxStringSize]; unpack and the value
+// stack are capped; integer keys at or above [MaxArrayIndex] go to the
+// hash part of a table instead of growing its array part (a process-wide
+// setting, see MaxArrayIndex). What is left is a small slack past the
+// timeout: a linear builtin on a string of MaxStringSize (string.upper,
+// string.byte, json.encode; tens of milliseconds), compiling a new RE2
+// pattern (up to about 20 ms for the largest).
 //
 // gopher-lua has no memory limit. [Options.MaxCallAlloc] stops a handler
 // whose call allocated more than the budget, measured on the process-wide

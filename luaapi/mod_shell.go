@@ -1,6 +1,8 @@
 package luaapi
 
 import (
+	"errors"
+
 	"github.com/monad-hooks/monad-hooks/shell/syntax"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -48,18 +50,36 @@ func (v *vm) shellModule() *lua.LTable {
 	})
 }
 
+// stringList returns ss as a json.array table, polling the stop flag
+// (raising it) every stopCheckEvery strings.
 func (v *vm) stringList(ss []string) *lua.LTable {
 	t := v.L.CreateTable(len(ss), 0)
 	t.Metatable = v.arrayMT
 	for i, s := range ss {
+		if i%stopCheckEvery == stopCheckEvery-1 {
+			v.pl.work.listItems.Add(stopCheckEvery)
+			if v.ctx.stopped() {
+				v.L.RaiseError("%s", errStopped.Error())
+			}
+		}
 		t.RawSetInt(i+1, lua.LString(s))
 	}
 	return t
 }
 
+// shellStop is the Stop of the shell parser: the call's stop flag, with
+// the polls counted.
+func (v *vm) shellStop() bool {
+	v.pl.work.shellPolls.Add(1)
+	return v.ctx.stopped()
+}
+
 // shell.split(cmd) -> words [, err]
 func (v *vm) shellSplit(L *lua.LState) int {
-	words, err := syntax.Split(L.CheckString(1))
+	words, err := syntax.SplitStop(L.CheckString(1), v.shellStop)
+	if errors.Is(err, syntax.ErrStopped) {
+		L.RaiseError("shell.split: %s", errStopped.Error())
+	}
 	L.Push(v.stringList(words))
 	if err != nil {
 		L.Push(lua.LString(err.Error()))
@@ -77,7 +97,10 @@ func (v *vm) shellCommands(L *lua.LState) int {
 	if L.GetTop() > 1 && L.Get(2) != lua.LNil {
 		L.ArgError(2, "shell.commands takes one argument (its bounds are fixed)")
 	}
-	cmds, err := syntax.Commands(line, syntax.Options{})
+	cmds, err := syntax.Commands(line, syntax.Options{Stop: v.shellStop})
+	if errors.Is(err, syntax.ErrStopped) {
+		L.RaiseError("shell.commands: %s", errStopped.Error())
+	}
 	if err != nil {
 		L.RaiseError("shell.commands: %s", err.Error())
 		return 0

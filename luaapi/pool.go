@@ -198,6 +198,20 @@ type plan struct {
 	opts   Options
 	recach *reCache
 	wd     *watchdog
+
+	// work counts what host functions that poll the stop flag did:
+	// tests prove with it that a stopped call stopped early.
+	work workCounters
+}
+
+// workCounters count the work of host functions (see plan.work).
+type workCounters struct {
+	reBytes      atomic.Int64 // bytes read by polled regexp searches
+	reSearches   atomic.Int64 // searches of re.gsub, re.split and re.findall
+	jsonValues   atomic.Int64 // values json.decode decoded
+	shellPolls   atomic.Int64 // polls of the stop flag by the shell parser
+	listItems    atomic.Int64 // items put in result lists
+	sortCompares atomic.Int64 // comparisons of table.sort
 }
 
 type source struct {

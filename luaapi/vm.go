@@ -83,6 +83,8 @@ type vm struct {
 	strMeta      *lua.LTable
 	patOpts      luapattern.Options // the matcher's options, see installPatterns
 	reLocal      map[string]*regexpEntry
+	polledOnly   bool // tests: every regexp search polls (see direct)
+	converted    int  // values converted by toLua, see pollConvert
 }
 
 type roInfo struct {
@@ -531,13 +533,17 @@ func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.
 	v.tainted = false
 	defer func() { v.logs = nil }()
 	L := v.L
+	// The input's conversion counts against the call's time too.
+	v.ctx.begin(v.pl.wd, ctx, timeout, uint64(max(v.pl.opts.MaxCallAlloc, 0)))
 	arg, cerr := v.inputTable(in)
 	defer v.releaseInput()
 	defer v.forgetOrigins()
 	if cerr != nil {
+		if stopErr := v.ctx.end(); stopErr != nil {
+			return out, true, h.fail(kindOfCtxErr(stopErr), "converting the input: "+stopErr.Error(), stopErr)
+		}
 		return out, true, h.fail(FailInput, cerr.Error(), cerr)
 	}
-	v.ctx.begin(v.pl.wd, ctx, timeout, uint64(max(v.pl.opts.MaxCallAlloc, 0)))
 	L.SetContext(&v.ctx)
 	ret, perr, panicked := v.pcall(v.handlers[i], arg, 1)
 	L.RemoveContext()

@@ -151,6 +151,27 @@ func (c *vmCtx) Value(key any) any {
 // loops of their own).
 func (c *vmCtx) stopped() bool { return c.reason.Load() != reasonNone }
 
+// remaining returns how long the current call may still run: until its
+// deadline once the watchdog has seen it, else (the call began less than a
+// tick ago) its timeout, bounded by the caller's deadline. It reads the
+// clock: host functions call it only before expensive work.
+func (c *vmCtx) remaining() time.Duration {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case !c.active || c.reason.Load() != reasonNone:
+		return 0
+	case c.seen:
+		return c.deadline.Sub(now)
+	}
+	d := c.timeout
+	if pd, ok := c.parent.Deadline(); ok {
+		d = min(d, pd.Sub(now))
+	}
+	return d
+}
+
 // A watchdog stops the calls of one pool's VMs (see above).
 type watchdog struct {
 	mu      sync.Mutex
