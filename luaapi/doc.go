@@ -168,12 +168,17 @@
 //
 // # Pool and VMs
 //
-// A pool holds at most [Options.PoolSize] VMs, built lazily (NewPool builds
-// the first) and reused LIFO; a call waits for a VM when all are busy,
-// within its timeout. No VM is built per call in the steady state. A VM is
-// discarded (closed) instead of reused after a timeout, a cancellation, the
-// allocation budget, a Go panic, a stack or value-stack overflow, a stack
-// left unbalanced, or [Options.MaxUses] calls; a VM is kept after an
-// ordinary Lua error or invalid output. Each VM costs about 100-200 KB plus
-// what the scripts allocate.
+// A pool holds at most [Options.PoolSize] VMs. NewPool builds the first
+// one and starts building the others in the background (one goroutine,
+// which exits when the pool is full and which Close stops), so the
+// scripts' top-level code runs at load, not in a call. A call takes an idle
+// VM or waits for one (busy, or being built) within its timeout: the time
+// it waited is taken from its timeout, so a slow build makes the call a
+// timeout, never a late success. No VM is built by a call in the steady
+// state. A VM is discarded (closed) instead of reused after a timeout, a
+// cancellation, the allocation budget, a Go panic, a stack or value-stack
+// overflow, a stack left unbalanced, or [Options.MaxUses] calls, and
+// rebuilt in the background; a VM is kept after an ordinary Lua error or
+// invalid output. Each VM costs about 100-400 KB plus what the scripts
+// allocate.
 package luaapi

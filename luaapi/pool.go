@@ -43,9 +43,10 @@ const (
 // Options configure a [Pool]. The zero value is valid: every field has a
 // documented default.
 type Options struct {
-	// PoolSize is the maximum number of VMs, hence of concurrent calls.
-	// Calls beyond it wait for a VM (bounded by their context and hook
-	// timeout). Default: 2*GOMAXPROCS, at least 4.
+	// PoolSize is the number of VMs, hence of concurrent calls: NewPool
+	// builds them all (the first before it returns, the others in the
+	// background). Calls beyond it wait for a VM (bounded by their
+	// context and hook timeout). Default: 2*GOMAXPROCS, at least 4.
 	PoolSize int
 	// DefaultTimeout is the timeout of a hook that sets no timeoutMs.
 	// Default [DefaultTimeout]; at most [MaxTimeout].
@@ -226,29 +227,40 @@ type source struct {
 // A Pool is safe for concurrent use. It is immutable: to change scripts or
 // parameters, build a new Pool and Close the old one.
 type Pool struct {
-	plan   *plan
-	tokens chan struct{} // one per VM that may exist
+	plan *plan
+	idle chan *vm // VMs ready for a call; capacity PoolSize
 
-	mu     sync.Mutex
-	idle   []*vm // LIFO: the most recently used VM is the warmest
-	closed bool
+	mu       sync.Mutex
+	live     int           // VMs that exist or are being built, at most PoolSize
+	pending  int           // VMs the builder still has to build
+	building bool          // the builder goroutine runs
+	buildErr error         // the last build's error, nil after a success
+	failed   chan struct{} // closed (and replaced) when a build fails
+	closed   bool
+
+	buildCtx    context.Context // canceled by Close
+	cancelBuild context.CancelFunc
+	builder     sync.WaitGroup
 
 	calls, created, discarded, failures atomic.Int64
 }
 
 // NewPool loads every source in a fresh VM, collects the hook{}
-// registrations, and returns a pool holding that VM. Further VMs are built
-// on demand, up to Options.PoolSize, each loading the scripts again (so
-// scripts must register the same hooks every time they load).
+// registrations, and returns a pool holding that VM. The pool's other VMs
+// (up to Options.PoolSize) are built in the background right away, each
+// loading the scripts again (so scripts must register the same hooks every
+// time they load), and rebuilt in the background when one is discarded: a
+// call waits for a build only when every VM is busy or being built.
 //
-// ctx bounds the loading. Every error naming a script is a *[ScriptError]
-// with the script and line: an error raised while the script runs at load
-// time, a bad registration (unknown event, bad RE2 matcher, missing or
-// non-function handler, unknown key, wrong type, bad onError, bad
-// timeoutMs), a load that exceeds Options.LoadTimeout, a library that
-// fails as the script requires it; other errors concern the sources
-// themselves (a nil Script, unsupported Params) or the options (a library
-// without a script or with an invalid name).
+// ctx bounds the loading of the first VM; Close stops the background
+// builds. Every error naming a script is a *[ScriptError] with the script
+// and line: an error raised while the script runs at load time, a bad
+// registration (unknown event, bad RE2 matcher, missing or non-function
+// handler, unknown key, wrong type, bad onError, bad timeoutMs), a load
+// that exceeds Options.LoadTimeout, a library that fails as the script
+// requires it; other errors concern the sources themselves (a nil Script,
+// unsupported Params) or the options (a library without a script or with
+// an invalid name).
 func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
 	opts = opts.normalized()
 	libs, err := checkLibraries(opts.Libraries)
@@ -267,12 +279,13 @@ func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
 		return nil, err
 	}
 	pl.hooks = hooks
-	p := &Pool{plan: pl, tokens: make(chan struct{}, opts.PoolSize)}
-	for range opts.PoolSize {
-		p.tokens <- struct{}{}
-	}
+	p := &Pool{plan: pl, idle: make(chan *vm, opts.PoolSize), live: 1, failed: make(chan struct{})}
+	// The builds outlive NewPool's ctx (they are the pool's); only its
+	// values are kept.
+	p.buildCtx, p.cancelBuild = context.WithCancel(context.WithoutCancel(ctx))
 	p.created.Add(1)
-	p.idle = append(p.idle, v)
+	p.idle <- v
+	p.fill()
 	return p, nil
 }
 
@@ -356,83 +369,179 @@ func (h *Hook) fail(kind FailureKind, msg string, err error) *HookError {
 	return &HookError{Script: h.Script, Line: h.Line, Event: h.Event, Kind: kind, Msg: msg, Err: err}
 }
 
-// get borrows a VM: an idle one, or a new one when fewer than PoolSize
-// exist, waiting at most timeout for a token otherwise. waited is how long
-// it waited (0 on the fast path, which reads no clock).
+// get borrows a VM: an idle one, or the first that becomes idle (built by
+// the builder, or returned by another call) within timeout. waited is how
+// long it waited (0 on the fast path, which reads no clock): the call's
+// run gets what is left of its timeout, so a call never waits for a build
+// beyond its own timeout. On a closed pool it builds a temporary VM, within
+// timeout too.
 func (p *Pool) get(ctx context.Context, timeout time.Duration) (v *vm, waited time.Duration, err error) {
 	select {
-	case <-p.tokens:
+	case v = <-p.idle:
+		return v, 0, nil
 	default:
-		start := time.Now()
-		t := time.NewTimer(timeout)
-		select {
-		case <-p.tokens:
-			t.Stop()
-		case <-ctx.Done():
-			t.Stop()
-			return nil, 0, ctx.Err()
-		case <-t.C:
-			return nil, 0, context.DeadlineExceeded
-		}
-		waited = time.Since(start)
-		if waited >= timeout {
-			p.tokens <- struct{}{}
-			return nil, 0, context.DeadlineExceeded
-		}
 	}
+	start := time.Now()
 	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
-		v = p.idle[n-1]
-		p.idle[n-1] = nil
-		p.idle = p.idle[:n-1]
-	}
+	closed, failed := p.closed, p.failed
 	p.mu.Unlock()
-	if v != nil {
-		return v, waited, nil
+	if closed {
+		return p.temporary(ctx, timeout)
 	}
-	v, _, err = newVM(ctx, p.plan, false)
-	if err != nil {
-		p.tokens <- struct{}{}
+	p.fill()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case v = <-p.idle:
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	case <-t.C:
+		return nil, 0, context.DeadlineExceeded
+	case <-failed:
+		p.mu.Lock()
+		err := p.buildErr
+		p.mu.Unlock()
 		return nil, 0, &HookError{Kind: FailVM, Msg: "building a VM: " + err.Error(), Err: err}
 	}
-	p.created.Add(1)
+	if waited = time.Since(start); waited >= timeout {
+		p.put(v, true)
+		return nil, 0, context.DeadlineExceeded
+	}
 	return v, waited, nil
 }
 
+// temporary builds a VM for a call on a closed pool, within timeout.
+func (p *Pool) temporary(ctx context.Context, timeout time.Duration) (*vm, time.Duration, error) {
+	start := time.Now()
+	bctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	v, _, err := newVM(bctx, p.plan, false)
+	if err != nil {
+		return nil, 0, &HookError{Kind: FailVM, Msg: "building a VM: " + err.Error(), Err: err}
+	}
+	p.created.Add(1)
+	p.mu.Lock()
+	p.live++
+	p.mu.Unlock()
+	waited := time.Since(start)
+	if waited >= timeout {
+		p.put(v, false)
+		return nil, 0, context.DeadlineExceeded
+	}
+	return v, waited, nil
+}
+
+// fill has the builder build VMs until PoolSize exist, unless the pool is
+// closed.
+func (p *Pool) fill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.live >= p.plan.opts.PoolSize {
+		return
+	}
+	n := p.plan.opts.PoolSize - p.live
+	p.live += n
+	p.pending += n
+	if !p.building {
+		p.building = true
+		p.builder.Add(1)
+		go p.build()
+	}
+}
+
+// build is the builder goroutine: it builds the pending VMs one by one,
+// under Options.LoadTimeout each, and exits when none is left, when the
+// pool is closed, or after a failed build (the next call that finds no
+// idle VM tries again).
+func (p *Pool) build() {
+	defer p.builder.Done()
+	for {
+		p.mu.Lock()
+		if p.pending == 0 || p.closed {
+			p.live -= p.pending
+			p.pending = 0
+			p.building = false
+			p.mu.Unlock()
+			return
+		}
+		p.pending--
+		p.mu.Unlock()
+		v, _, err := newVM(p.buildCtx, p.plan, false)
+		p.mu.Lock()
+		if err != nil {
+			p.live -= 1 + p.pending
+			p.pending = 0
+			p.building = false
+			p.buildErr = err
+			close(p.failed)
+			p.failed = make(chan struct{})
+			p.mu.Unlock()
+			return
+		}
+		p.buildErr = nil
+		p.created.Add(1)
+		if !p.closed {
+			p.idle <- v // never blocks: at most PoolSize VMs exist
+			v = nil
+		}
+		p.mu.Unlock()
+		if v != nil {
+			p.discard(v)
+		}
+	}
+}
+
 // put returns a VM to the pool, or closes it when it is unhealthy, used up
-// or the pool is closed.
+// or the pool is closed; a closed VM is replaced in the background.
 func (p *Pool) put(v *vm, healthy bool) {
 	if healthy && (p.plan.opts.MaxUses < 0 || v.uses < p.plan.opts.MaxUses) {
 		p.mu.Lock()
 		if !p.closed {
-			p.idle = append(p.idle, v)
+			// Under mu, so that Close cannot miss it; never blocks.
+			p.idle <- v
 			v = nil
 		}
 		p.mu.Unlock()
+		if v == nil {
+			return
+		}
 	}
-	if v != nil {
-		v.close()
-		p.discarded.Add(1)
-	}
-	p.tokens <- struct{}{}
+	p.discard(v)
+	p.fill()
 }
 
-// Close closes the idle VMs and marks the pool closed. Calls in flight
-// finish normally and their VMs are closed when they return. Calls made
-// after Close still work: each builds a VM and closes it afterwards (about
-// 0.1-1 ms per call), so an engine that loaded a hook from the old pool
-// just before swapping in a new one still gets an answer. Close is
-// idempotent and safe for concurrent use; it always returns nil.
+// discard closes a VM that exists no more in the pool.
+func (p *Pool) discard(v *vm) {
+	v.close()
+	p.discarded.Add(1)
+	p.mu.Lock()
+	p.live--
+	p.mu.Unlock()
+}
+
+// Close stops the background builds, closes the idle VMs and marks the
+// pool closed. Calls in flight finish normally and their VMs are closed
+// when they return. Calls made after Close still work: each builds a VM,
+// within its timeout, and closes it afterwards (about 0.1-1 ms per call
+// plus the scripts' top level), so an engine that loaded a hook from the
+// old pool just before swapping in a new one still gets an answer. Close
+// is idempotent and safe for concurrent use; it waits for a build in
+// progress to stop and always returns nil.
 func (p *Pool) Close() error {
 	p.mu.Lock()
-	idle := p.idle
-	p.idle = nil
 	p.closed = true
 	p.mu.Unlock()
-	p.plan.wd.closed.Store(true)
-	for _, v := range idle {
-		v.close()
-		p.discarded.Add(1)
+	p.cancelBuild()
+	p.builder.Wait()
+	for {
+		select {
+		case v := <-p.idle:
+			p.discard(v)
+			continue
+		default:
+		}
+		break
 	}
+	p.plan.wd.closed.Store(true)
 	return nil
 }
