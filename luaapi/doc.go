@@ -149,7 +149,14 @@
 // allocation counter by the watchdog, so it is approximate and may count
 // other goroutines' allocations under load; between two checks (about 4 ms)
 // a handler can still allocate a lot (a string doubling every
-// instruction). Run untrusted third-party hooks in a separate process.
+// instruction). What a VM keeps between calls (its scripts' module-level
+// state) is bounded by [Options.MaxRetained]: a walk of what the scripts
+// can reach, run when the process's live heap grew, after long calls and
+// every 1024 calls, discards a VM over the bound and fails the call with
+// [ErrRetained] (see retained.go). Substrings that string.sub, the pattern
+// functions, re.* and shell.* return from large strings get memory of
+// their own, so keeping one does not keep the large string alive. Run
+// untrusted third-party hooks in a separate process.
 //
 // # Rejected constructs
 //

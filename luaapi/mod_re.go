@@ -190,7 +190,7 @@ func (v *vm) reFind(L *lua.LState) int {
 		if loc[i] < 0 {
 			L.Push(lua.LNil)
 		} else {
-			L.Push(lua.LString(sub[loc[i]:loc[i+1]]))
+			L.Push(ownString(sub[loc[i]:loc[i+1]], s))
 		}
 	}
 	return len(loc)/2 + 1
@@ -267,7 +267,7 @@ func (v *vm) reSplit(L *lua.LState) int {
 	parts := 0
 	add := func(p string) {
 		parts++
-		t.RawSetInt(parts, lua.LString(p))
+		t.RawSetInt(parts, ownString(p, s))
 	}
 	if n == 0 {
 		L.Push(t)
@@ -311,7 +311,7 @@ func (v *vm) reFindAll(L *lua.LState) int {
 	i := 0
 	v.allMatchesOrRaise(L, e, s, n, func(m []int) error {
 		i++
-		t.RawSetInt(i, lua.LString(s[m[0]:m[1]]))
+		t.RawSetInt(i, ownString(s[m[0]:m[1]], s))
 		return nil
 	})
 	L.Push(t)

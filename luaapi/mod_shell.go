@@ -50,9 +50,10 @@ func (v *vm) shellModule() *lua.LTable {
 	})
 }
 
-// stringList returns ss as a json.array table, polling the stop flag
-// (raising it) every stopCheckEvery strings.
-func (v *vm) stringList(ss []string) *lua.LTable {
+// stringList returns ss, parts of src, as a json.array table (see
+// ownString), polling the stop flag (raising it) every stopCheckEvery
+// strings.
+func (v *vm) stringList(ss []string, src string) *lua.LTable {
 	t := v.L.CreateTable(len(ss), 0)
 	t.Metatable = v.arrayMT
 	for i, s := range ss {
@@ -62,7 +63,7 @@ func (v *vm) stringList(ss []string) *lua.LTable {
 				v.L.RaiseError("%s", errStopped.Error())
 			}
 		}
-		t.RawSetInt(i+1, lua.LString(s))
+		t.RawSetInt(i+1, ownString(s, src))
 	}
 	return t
 }
@@ -76,11 +77,12 @@ func (v *vm) shellStop() bool {
 
 // shell.split(cmd) -> words [, err]
 func (v *vm) shellSplit(L *lua.LState) int {
-	words, err := syntax.SplitStop(L.CheckString(1), v.shellStop)
+	line := L.CheckString(1)
+	words, err := syntax.SplitStop(line, v.shellStop)
 	if errors.Is(err, syntax.ErrStopped) {
 		L.RaiseError("shell.split: %s", errStopped.Error())
 	}
-	L.Push(v.stringList(words))
+	L.Push(v.stringList(words, line))
 	if err != nil {
 		L.Push(lua.LString(err.Error()))
 		return 2
@@ -112,7 +114,7 @@ func (v *vm) shellCommands(L *lua.LState) int {
 		malformed = malformed || c.Malformed
 		t := L.CreateTable(0, 7)
 		t.Metatable = v.objectMT
-		t.RawSetString("words", v.stringList(c.Words))
+		t.RawSetString("words", v.stringList(c.Words, line))
 		t.RawSetString("op", lua.LString(c.Op))
 		rs := L.CreateTable(len(c.Redirects), 0)
 		rs.Metatable = v.arrayMT
@@ -162,6 +164,6 @@ func (v *vm) shellUnwrap(L *lua.LState) int {
 		}
 		words = append(words, string(s))
 	}
-	L.Push(v.stringList(syntax.Unwrap(words)))
+	L.Push(v.stringList(syntax.Unwrap(words), ""))
 	return 1
 }

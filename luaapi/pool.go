@@ -35,6 +35,9 @@ const (
 	// DefaultMaxUses is how many calls a VM serves before it is replaced,
 	// when Options.MaxUses is zero.
 	DefaultMaxUses = 1 << 20
+	// DefaultMaxRetained bounds what a VM's scripts keep between calls
+	// when Options.MaxRetained is zero.
+	DefaultMaxRetained = 16 << 20
 	// MaxLogEntries bounds the log entries kept per call; further entries
 	// still go to the Logger but are not returned by CallLogs.
 	MaxLogEntries = 64
@@ -92,6 +95,15 @@ type Options struct {
 	// function a script calls while it loads may register hooks for that
 	// script. NewPool copies the map. Default: none.
 	Libraries map[string]*Script
+	// MaxRetained bounds the bytes a VM's scripts keep between calls
+	// (module-level state: globals, upvalues and what they reach,
+	// estimated by a walk after a call once the process's live heap grew
+	// by MaxRetained, after calls that ran a millisecond or more, and
+	// every 1024 calls; see retained.go). A call
+	// after which its VM holds more fails with [ErrRetained] and the VM
+	// is discarded. Default [DefaultMaxRetained]; negative disables. The
+	// pool's VMs together may retain PoolSize times this.
+	MaxRetained int64
 }
 
 func (o Options) normalized() Options {
@@ -119,6 +131,9 @@ func (o Options) normalized() Options {
 	}
 	if o.MaxUses == 0 {
 		o.MaxUses = DefaultMaxUses
+	}
+	if o.MaxRetained == 0 {
+		o.MaxRetained = DefaultMaxRetained
 	}
 	return o
 }
@@ -213,6 +228,7 @@ type workCounters struct {
 	shellPolls   atomic.Int64 // polls of the stop flag by the shell parser
 	listItems    atomic.Int64 // items put in result lists
 	sortCompares atomic.Int64 // comparisons of table.sort
+	retainWalks  atomic.Int64 // measurements of retained memory
 }
 
 type source struct {
@@ -267,7 +283,7 @@ func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl := &plan{opts: opts, libs: libs, recach: newReCache(reCacheSize), wd: newWatchdog()}
+	pl := &plan{opts: opts, libs: libs, recach: newReCache(reCacheSize), wd: newWatchdog(uint64(max(opts.MaxRetained, 0)))}
 	for i, s := range srcs {
 		if s.Script == nil {
 			return nil, fmt.Errorf("luaapi: source %d has no script", i)
@@ -315,8 +331,9 @@ func (p *Pool) Stats() Stats {
 //     (FailError), the timeout or ctx deadline (FailTimeout, matches
 //     context.DeadlineExceeded), ctx canceled (FailCanceled), a Go panic
 //     inside the VM (FailPanic), an invalid return value (FailOutput), an
-//     Input that cannot be converted (FailInput), the allocation budget
-//     (FailMemory), or a VM that could not be built (FailVM).
+//     Input that cannot be converted (FailInput), the allocation budget or
+//     the retained-memory bound (FailMemory), or a VM that could not be
+//     built (FailVM).
 //
 // Call does not apply the hook's matcher or onError: that is the caller's
 // policy. in is not modified. Calling Call after Close still works (see

@@ -86,6 +86,7 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	}
 	origFormat := realStr.RawGetString("format").(*lua.LFunction).GFunction
 	str.RawSetString("rep", L.NewFunction(v.strRep))
+	str.RawSetString("sub", L.NewFunction(strSub))
 	str.RawSetString("format", L.NewFunction(func(L *lua.LState) int { return v.strFormat(L, origFormat) }))
 	v.installPatterns(str)
 	v.strMeta = L.CreateTable(0, 2)
@@ -137,6 +138,7 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	for _, n := range []string{"getfenv", "setfenv", "load", "loadstring", "loadfile", "dofile", "require", "module", "collectgarbage", "newproxy", "rawset", "rawget", "rawequal", "print", "_printregs"} {
 		G.RawSetString(n, lua.LNil)
 	}
+	v.fixed = v.sandboxTables()
 	return base, nil
 }
 

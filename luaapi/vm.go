@@ -85,6 +85,12 @@ type vm struct {
 	reLocal      map[string]*regexpEntry
 	polledOnly   bool // tests: every regexp search polls (see direct)
 	converted    int  // values converted by toLua, see pollConvert
+
+	// retained memory, see retained.go
+	fixed            map[any]struct{} // the sandbox's own tables
+	envs             []*lua.LTable    // each script's environment
+	sinceRetainCheck int
+	walkEpoch        uint64 // the watchdog's walkEpoch at the last walk
 }
 
 type roInfo struct {
@@ -168,6 +174,7 @@ func (v *vm) load(ctx context.Context, s source, base *lua.LTable) error {
 	envMT.RawSetString("__newindex", L.NewFunction(v.luaSetGlobal))
 	envMT.RawSetString("__metatable", lua.LFalse)
 	env.Metatable = envMT
+	v.envs = append(v.envs, env)
 
 	fn := L.NewFunctionFromProto(s.script.proto)
 	fn.Env = env
@@ -558,6 +565,7 @@ func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.
 	case ret != lua.LNil:
 		out, oerr = v.readOutput(ret)
 	}
+	longCall := v.ctx.seenByWatchdog()
 	stopErr := v.ctx.end()
 	if panicked {
 		return events.Output{}, false, h.fail(FailPanic, "go panic: "+msg, perr)
@@ -568,6 +576,11 @@ func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.
 		return events.Output{}, false, h.fail(kindOfCtxErr(stopErr), stopErr.Error(), stopErr)
 	}
 	healthy = !v.tainted && L.GetTop() == 0
+	if healthy {
+		if err := v.checkRetained(longCall); err != nil {
+			return events.Output{}, false, h.fail(FailMemory, err.Error(), err)
+		}
+	}
 	if perr != nil {
 		he := h.fail(FailError, msg, nil)
 		he.Value = val

@@ -89,6 +89,14 @@ func (c *vmCtx) begin(w *watchdog, parent context.Context, timeout time.Duration
 	w.ensureRunning()
 }
 
+// seenByWatchdog reports whether the watchdog saw the call running (it
+// lasted about a tick or more).
+func (c *vmCtx) seenByWatchdog() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen
+}
+
 // end finishes the call and returns why it was stopped, if it was.
 func (c *vmCtx) end() error {
 	c.mu.Lock()
@@ -179,10 +187,43 @@ type watchdog struct {
 	running atomic.Bool
 	closed  atomic.Bool       // the pool is closed: exit as soon as idle
 	sample  [1]metrics.Sample // used by the watchdog goroutine only
+
+	// The live heap, probed every liveTicks while calls run: when it grew
+	// by liveStep since the last mark, walkEpoch moves on, and every VM
+	// measures what it retains after its next call (see retained.go).
+	liveStep  uint64
+	liveMark  uint64 // watchdog goroutine only
+	walkEpoch atomic.Uint64
 }
 
-func newWatchdog() *watchdog {
-	return &watchdog{ctxs: map[*vmCtx]struct{}{}}
+// liveTicks is how often (in ticks) the watchdog probes the live heap.
+const liveTicks = 16
+
+const liveMetric = "/gc/heap/live:bytes"
+
+func newWatchdog(liveStep uint64) *watchdog {
+	return &watchdog{ctxs: map[*vmCtx]struct{}{}, liveStep: liveStep}
+}
+
+// probeLive reads the live heap and moves walkEpoch on when it grew by
+// liveStep since the last mark.
+func (w *watchdog) probeLive() {
+	if w.liveStep == 0 {
+		return
+	}
+	w.sample[0].Name = liveMetric
+	metrics.Read(w.sample[:])
+	if w.sample[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	live := w.sample[0].Value.Uint64()
+	switch {
+	case live < w.liveMark:
+		w.liveMark = live
+	case live-w.liveMark >= w.liveStep:
+		w.liveMark = live
+		w.walkEpoch.Add(1)
+	}
 }
 
 func (w *watchdog) add(c *vmCtx) {
@@ -216,6 +257,9 @@ func (w *watchdog) loop() {
 	for tick := 0; ; tick++ {
 		<-t.C
 		if w.scan(tick%allocTicks == 0) {
+			if tick%liveTicks == 0 {
+				w.probeLive()
+			}
 			idle = 0
 			continue
 		}
