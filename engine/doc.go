@@ -44,7 +44,10 @@
 //
 // A hook's own failure (an error, a panic, a timeout, an invalid output) is
 // skipped by default. With onError: deny it becomes a deny at the events
-// that can deny (fail closed); at the other events it is skipped. A
+// that can deny (fail closed); at AfterTool, AfterModel, AfterSubagent and
+// AfterTurn it withholds the payload the hook could rewrite (the Result
+// carries a marker naming the hook in its place, see OnErrorDeny); at the
+// other events it is skipped. A
 // panicking Go handler never crashes the host. Failures are outcomes in the
 // Result and the audit, never a Dispatch error.
 //
