@@ -85,6 +85,9 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		o(&e.opts)
 	}
 	e.sessions.init(e.opts.maxSessions, e.opts.sessions)
+	if errs := checkLuaModules(e.opts.luaModules); len(errs) > 0 {
+		return nil, errs
+	}
 	if e.opts.files != nil {
 		e.src = &fileSource{f: *e.opts.files, opts: &e.opts}
 	}

@@ -25,6 +25,7 @@ type options struct {
 	degradedStart    bool
 	luaPoolSize      int
 	luaTimeout       time.Duration
+	luaModules       map[string]any
 }
 
 // DefaultMaxStopContinues is the default bound on consecutive AfterTurn

@@ -71,8 +71,11 @@
 // require, hook, params and _G (the script's own environment). Host modules
 // come from require: "re" (Go RE2), "json", "shell" (command lines, on
 // package syntax; mod_shell.go defines the shape of its tables), "path" and
-// "log"; so do the host's Lua libraries (see Libraries below); require of
-// any other name fails. [TypeDefinitions] documents them for editors.
+// "log", plus the embedder's own Go values ([Options.Modules], see
+// hostmod.go: converted by gopher-luar, read-only, restricted to what their
+// types expose); so do the host's Lua libraries (see Libraries below);
+// require of any other name fails. [TypeDefinitions] documents the
+// built-in ones for editors.
 //
 // # Libraries
 //

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"regexp"
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,6 +96,13 @@ type Options struct {
 	// function a script calls while it loads may register hooks for that
 	// script. NewPool copies the map. Default: none.
 	Libraries map[string]*Script
+	// Modules are Go values every script can require by name (host
+	// modules, converted by gopher-luar): functions, maps of functions and
+	// values, or values whose exported fields and methods scripts may
+	// read and call. See the package doc, "Host modules", for what is
+	// refused ([ValidateModule]) and how calls are bounded. NewPool
+	// returns an error for a module ValidateModule refuses.
+	Modules map[string]any
 	// MaxRetained bounds the bytes a VM's scripts keep between calls
 	// (module-level state: globals, upvalues and what they reach,
 	// estimated by a walk after a call once the process's live heap grew
@@ -212,6 +220,7 @@ type plan struct {
 	libs   map[string]*Script
 	hooks  []Hook
 	opts   Options
+	mods   []hostModule // Options.Modules, by name
 	recach *reCache
 	wd     *watchdog
 
@@ -289,6 +298,21 @@ func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
 			return nil, fmt.Errorf("luaapi: source %d has no script", i)
 		}
 		pl.srcs = append(pl.srcs, source{script: s.Script, params: s.Params})
+	}
+	names := make([]string, 0, len(opts.Modules))
+	for name := range opts.Modules {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		m, err := checkModule(name, opts.Modules[name])
+		if err != nil {
+			return nil, fmt.Errorf("luaapi: host module: %w", err)
+		}
+		if _, ok := libs[name]; ok {
+			return nil, fmt.Errorf("luaapi: host module %q has the name of a library", name)
+		}
+		pl.mods = append(pl.mods, m)
 	}
 	v, hooks, err := newVM(ctx, pl, true)
 	if err != nil {

@@ -99,6 +99,9 @@ func (v *vm) sandboxTables() map[any]struct{} {
 	for _, t := range []*lua.LTable{v.arrayMT, v.objectMT, v.inputMT, v.strMeta, v.roMT} {
 		fixed[t] = struct{}{}
 	}
+	for _, m := range v.pl.mods { // Go values, not Lua state
+		fixed[v.modules[m.name]] = struct{}{}
+	}
 	return fixed
 }
 

@@ -133,6 +133,7 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	for name, build := range moduleBuilders {
 		v.modules[name] = v.readonly(build(v), name)
 	}
+	v.installHostModules()
 	// Remove what OpenBase put in the real globals, so that nothing
 	// dangerous stays reachable even through a Go API mistake.
 	for _, n := range []string{"getfenv", "setfenv", "load", "loadstring", "loadfile", "dofile", "require", "module", "collectgarbage", "newproxy", "rawset", "rawget", "rawequal", "print", "_printregs"} {
