@@ -34,11 +34,16 @@ const (
 // above it live in the hash part: a sequence longer than this reports a
 // shorter #t. The value is set before any LState of the process exists, as
 // later changes would corrupt iteration of existing tables; a program that
-// links luaapi gets it for every gopher-lua VM it runs.
+// links luaapi gets it for every gopher-lua VM it runs (a property of
+// embedding, documented in package engine and the README). A lower value
+// set before luaapi's initialisation is kept.
 const MaxArrayIndex = 1 << 20
 
 func init() {
-	lua.MaxArrayIndex = MaxArrayIndex
+	// Only lower it: the process may have set a lower value already.
+	if lua.MaxArrayIndex > MaxArrayIndex {
+		lua.MaxArrayIndex = MaxArrayIndex
+	}
 }
 
 // vm is one gopher-lua state with every script of a plan loaded.
