@@ -94,7 +94,7 @@ func TestNestingBound(t *testing.T) {
 // well within the bound.
 func TestPrescanAcceptsRealScripts(t *testing.T) {
 	var n int
-	for _, root := range []string{"../stdlib/packs", "testdata", "../engine/testdata", "../spec"} {
+	for _, root := range []string{"../stdlib/packs", "../stdlib/lib", "testdata", "../engine/testdata", "../spec"} {
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".lua") {
 				return err
