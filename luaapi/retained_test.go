@@ -27,7 +27,7 @@ func TestRetainedMemoryIsBounded(t *testing.T) {
 		"substring":     `kept[#kept + 1] = string.rep("x", 8e6):sub(2)`,
 		"nested table":  `state.list[#state.list + 1] = { { string.rep("x", 8e6) } }`,
 	} {
-		p := newTestPool(t, Options{PoolSize: 1, MaxRetained: 32 << 20}, "keep.lua", `
+		p := newTestPool(t, Options{PoolSize: 1, MaxRetained: 32 << 20, DefaultTimeout: 30 * time.Second}, "keep.lua", `
 local kept, calls = {}, 0
 state = { list = {} }
 hook{ event = "BeforeTool", handler = function(input)
@@ -57,7 +57,7 @@ end }`)
 	s, err := Compile("lib.lua", []byte(`local cache = require("test.cache")
 hook{ event = "BeforeTool", handler = function(input) cache.add(string.rep("x", 8e6)) end }`))
 	require.NoError(t, err)
-	lp, err := NewPool(context.Background(), []Source{{Script: s}}, Options{PoolSize: 1, MaxRetained: 32 << 20, Libraries: map[string]*Script{"test.cache": lib}})
+	lp, err := NewPool(context.Background(), []Source{{Script: s}}, Options{PoolSize: 1, MaxRetained: 32 << 20, DefaultTimeout: 30 * time.Second, Libraries: map[string]*Script{"test.cache": lib}})
 	require.NoError(t, err)
 	defer lp.Close()
 	var failed int
