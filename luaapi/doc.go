@@ -181,8 +181,9 @@
 // A pool holds at most [Options.PoolSize] VMs. NewPool builds the first
 // one and starts building the others in the background (one goroutine,
 // which exits when the pool is full and which Close stops), so the
-// scripts' top-level code runs at load, not in a call. A call takes an idle
-// VM or waits for one (busy, or being built) within its timeout: the time
+// scripts' top-level code runs at load, not in a call. A call takes the
+// most recently used idle VM (the warmest) or waits for one (busy, or being
+// built) within its timeout: the time
 // it waited is taken from its timeout, so a slow build makes the call a
 // timeout, never a late success. No VM is built by a call in the steady
 // state. A VM is discarded (closed) instead of reused after a timeout, a

@@ -253,9 +253,12 @@ type source struct {
 // parameters, build a new Pool and Close the old one.
 type Pool struct {
 	plan *plan
-	idle chan *vm // VMs ready for a call; capacity PoolSize
+	// avail holds one token per idle VM (capacity PoolSize): a call takes
+	// a token, then the most recently used idle VM (LIFO: the warmest).
+	avail chan struct{}
 
 	mu       sync.Mutex
+	idle     []*vm         // VMs ready for a call, most recently used last
 	live     int           // VMs that exist or are being built, at most PoolSize
 	pending  int           // VMs the builder still has to build
 	building bool          // the builder goroutine runs
@@ -319,12 +322,13 @@ func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
 		return nil, err
 	}
 	pl.hooks = hooks
-	p := &Pool{plan: pl, idle: make(chan *vm, opts.PoolSize), live: 1, failed: make(chan struct{})}
+	p := &Pool{plan: pl, avail: make(chan struct{}, opts.PoolSize), live: 1, failed: make(chan struct{})}
 	// The builds outlive NewPool's ctx (they are the pool's); only its
 	// values are kept.
 	p.buildCtx, p.cancelBuild = context.WithCancel(context.WithoutCancel(ctx))
 	p.created.Add(1)
-	p.idle <- v
+	p.idle = append(p.idle, v)
+	p.avail <- struct{}{}
 	p.fill()
 	return p, nil
 }
@@ -418,8 +422,8 @@ func (h *Hook) fail(kind FailureKind, msg string, err error) *HookError {
 // timeout too.
 func (p *Pool) get(ctx context.Context, timeout time.Duration) (v *vm, waited time.Duration, err error) {
 	select {
-	case v = <-p.idle:
-		return v, 0, nil
+	case <-p.avail:
+		return p.pop(), 0, nil
 	default:
 	}
 	start := time.Now()
@@ -433,7 +437,8 @@ func (p *Pool) get(ctx context.Context, timeout time.Duration) (v *vm, waited ti
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
-	case v = <-p.idle:
+	case <-p.avail:
+		v = p.pop()
 	case <-ctx.Done():
 		return nil, 0, ctx.Err()
 	case <-t.C:
@@ -522,7 +527,7 @@ func (p *Pool) build() {
 		p.buildErr = nil
 		p.created.Add(1)
 		if !p.closed {
-			p.idle <- v // never blocks: at most PoolSize VMs exist
+			p.push(v)
 			v = nil
 		}
 		p.mu.Unlock()
@@ -538,8 +543,8 @@ func (p *Pool) put(v *vm, healthy bool) {
 	if healthy && (p.plan.opts.MaxUses < 0 || v.uses < p.plan.opts.MaxUses) {
 		p.mu.Lock()
 		if !p.closed {
-			// Under mu, so that Close cannot miss it; never blocks.
-			p.idle <- v
+			// Under mu, so that Close cannot miss it.
+			p.push(v)
 			v = nil
 		}
 		p.mu.Unlock()
@@ -549,6 +554,25 @@ func (p *Pool) put(v *vm, healthy bool) {
 	}
 	p.discard(v)
 	p.fill()
+}
+
+// push makes v idle; mu must be held. It never blocks: at most PoolSize
+// VMs exist, so avail has room.
+func (p *Pool) push(v *vm) {
+	p.idle = append(p.idle, v)
+	p.avail <- struct{}{}
+}
+
+// pop takes the most recently used idle VM, after its token was taken
+// from avail (a push happens before its token is sent, so there is one).
+func (p *Pool) pop() *vm {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.idle)
+	v := p.idle[n-1]
+	p.idle[n-1] = nil
+	p.idle = p.idle[:n-1]
+	return v
 }
 
 // discard closes a VM that exists no more in the pool.
@@ -576,8 +600,8 @@ func (p *Pool) Close() error {
 	p.builder.Wait()
 	for {
 		select {
-		case v := <-p.idle:
-			p.discard(v)
+		case <-p.avail:
+			p.discard(p.pop())
 			continue
 		default:
 		}
