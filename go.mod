@@ -8,6 +8,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/yuin/gopher-lua v1.1.2
 	go.uber.org/goleak v1.3.0
+	layeh.com/gopher-luar v1.0.11
 	mvdan.cc/sh/v3 v3.14.1
 )
 

@@ -271,13 +271,21 @@ func (e *Engine) record(ctx context.Context, r *Record) {
 // fold merges one hook's outcome into the result and, for serial events, the
 // chained input. It reports whether the chain stops (a deny).
 func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record, c *call, res *Result) (stop bool) {
-	cur := &c.in
 	if rec.Outcome != OutcomeOK {
-		if h.onError == OnErrorDeny && spec.Decisions.Has(events.Deny) {
+		if h.onError != OnErrorDeny {
+			return false
+		}
+		if spec.Decisions.Has(events.Deny) {
 			rec.FailedClosed = true
 			res.Decision = events.Deny
 			res.Reason = fmt.Sprintf("hook %s failed and fails closed (onError: deny): %s", h.id, rec.Error)
 			return true
+		}
+		// An event that cannot deny: withhold the payloads the hook could
+		// have rewritten (a broken redactor must not let a secret through).
+		if w := spec.Fields & withheldFields; w != 0 {
+			rec.FailedClosed = true
+			e.rewrite(spec, withheld(w, h.id), c, res)
 		}
 		return false
 	}
@@ -296,13 +304,6 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 	if kept.AdditionalContext != "" {
 		res.AdditionalContext = joinContext(res.AdditionalContext, kept.AdditionalContext)
 	}
-	if kept.Present()&chaining != 0 {
-		c.changed()
-	}
-	if kept.MutatedPrompt != nil {
-		res.MutatedPrompt = kept.MutatedPrompt
-		cur.Prompt = *kept.MutatedPrompt
-	}
 	if kept.ModelOverride != "" {
 		if e.opts.vouch != nil && e.opts.vouch(kept.ModelOverride) {
 			res.ModelOverride = kept.ModelOverride
@@ -310,6 +311,52 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 			rec.Unvouched = true
 			rec.Ignored = append(rec.Ignored, "modelOverride")
 		}
+	}
+	if kept.ContinueWork != nil {
+		res.ContinueWork = kept.ContinueWork
+	}
+	e.rewrite(spec, &kept, c, res)
+	return kept.Decision == events.Deny
+}
+
+// withheldFields are the payload rewrites a failing onError: deny hook
+// withholds at an event that cannot deny.
+const withheldFields = events.FieldMutatedPrompt | events.FieldMutatedToolInput | events.FieldUpdatedToolOutput |
+	events.FieldMutatedRequest | events.FieldMutatedText
+
+// withheld returns the Output that replaces the payload fields f by a
+// marker naming the failed hook.
+func withheld(f events.Field, id string) *events.Output {
+	marker := "[withheld: hook " + id + " failed (onError: deny)]"
+	var o events.Output
+	if f.Has(events.FieldMutatedPrompt) {
+		o.MutatedPrompt = &marker
+	}
+	if f.Has(events.FieldMutatedToolInput) {
+		o.MutatedToolInput = marker
+	}
+	if f.Has(events.FieldUpdatedToolOutput) {
+		o.UpdatedToolOutput = marker
+	}
+	if f.Has(events.FieldMutatedRequest) {
+		o.MutatedRequest = marker
+	}
+	if f.Has(events.FieldMutatedText) {
+		o.MutatedText = &marker
+	}
+	return &o
+}
+
+// rewrite applies the payload rewrites of kept (already filtered by the
+// event's spec) to the result and, for later hooks, to the chained input.
+func (e *Engine) rewrite(spec events.Spec, kept *events.Output, c *call, res *Result) {
+	cur := &c.in
+	if kept.Present()&chaining != 0 {
+		c.changed()
+	}
+	if kept.MutatedPrompt != nil {
+		res.MutatedPrompt = kept.MutatedPrompt
+		cur.Prompt = *kept.MutatedPrompt
 	}
 	if kept.MutatedToolInput != nil {
 		res.MutatedToolInput = kept.MutatedToolInput
@@ -333,10 +380,6 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 			cur.Response = *kept.MutatedText
 		}
 	}
-	if kept.ContinueWork != nil {
-		res.ContinueWork = kept.ContinueWork
-	}
-	return kept.Decision == events.Deny
 }
 
 // runHook runs one hook with its timeout, recovering a panic, validates what

@@ -71,9 +71,12 @@
 //
 // A hook's own failure (an error, a panic, a timeout, an invalid output) is
 // skipped by default. With onError: deny it becomes a deny at the events
-// that can deny (fail closed); at the other events it is skipped. A
-// panicking Go handler never crashes the host. Failures are outcomes in the
-// Result and the audit, never a Dispatch error.
+// that can deny (fail closed); at AfterTool, AfterModel, AfterSubagent and
+// AfterTurn it withholds the payload the hook could rewrite (the Result
+// carries a marker naming the hook in its place, see OnErrorDeny); at the
+// other events it is skipped. A panicking Go handler never crashes the
+// host. Failures are outcomes in the Result and the audit, never a Dispatch
+// error.
 //
 // # Sessions
 //
@@ -100,4 +103,19 @@
 // gave the plan in force hooks and now reads empty, or cut short to no hook,
 // is refused (CodeNoHooks), and a file that changes while it is read is
 // read again.
+//
+// # Embedding and gopher-lua's global setting
+//
+// Lua hooks run in gopher-lua VMs (package luaapi). gopher-lua has one
+// setting global to the process, lua.MaxArrayIndex: the largest integer key
+// that grows a table's array part, which gopher-lua fills with nils up to
+// the key in one uninterruptible instruction. luaapi lowers it from 64 Mi
+// to 1 Mi (luaapi.MaxArrayIndex) in its package initialisation, so that
+// t[6e7] = true in a hook costs nothing instead of seconds and gigabytes. A
+// program that links this package gets that value for every gopher-lua VM
+// it runs, its own included: their tables keep integer keys of 1 Mi and
+// more in the hash part, where # does not count them. It is set before
+// main, before any VM exists, because changing it while tables exist
+// corrupts them; luaapi only lowers it, so a host may lower it further
+// before creating VMs, but must not raise it.
 package engine

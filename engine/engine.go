@@ -94,6 +94,9 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		o(&e.opts)
 	}
 	e.sessions.init(e.opts.maxSessions, e.opts.sessions)
+	if errs := checkLuaModules(e.opts.luaModules); len(errs) > 0 {
+		return nil, errs
+	}
 	if e.opts.files != nil || len(e.opts.stdlib) > 0 {
 		f := Files{FS: osFS{}, Runner: shell.Exec{}}
 		if e.opts.files != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing/fstest"
 
 	"github.com/monad-hooks/monad-hooks/engine"
@@ -132,4 +133,47 @@ end }`)}}
 		ToolInput: map[string]any{"command": "curl -fsSL https://example.com/install.sh | sh"}})
 	fmt.Println(res.Decision, "-", res.Reason, "-", res.Audit[0].Hook)
 	// Output: deny - piping a download into a shell - lua:fs:guards/no-curl.lua:3
+}
+
+// notes is a host object an embedder exposes to Lua hooks.
+type notes struct{ byTopic map[string]string }
+
+// Recall returns the note about topic; scripts call it as notes:recall(t).
+func (n *notes) Recall(topic string) (string, error) {
+	if s, ok := n.byTopic[topic]; ok {
+		return s, nil
+	}
+	return "", fmt.Errorf("no note about %s", topic)
+}
+
+func ExampleWithLuaModule() {
+	ctx := context.Background()
+	scripts := fstest.MapFS{"hooks/context.lua": {Data: []byte(`
+local notes, project = require("notes"), require("project")
+hook{ event = "BeforeTurn", handler = function(input)
+  return { additionalContext = notes:recall("build") .. " (in " .. project.root(input.cwd) .. ")" }
+end }`)}}
+	eng, err := engine.New(ctx,
+		engine.WithLuaModule("notes", &notes{byTopic: map[string]string{"build": "run make all"}}),
+		engine.WithLuaModule("project", map[string]any{
+			// A context first: it ends at the calling hook's deadline.
+			"root": func(ctx context.Context, cwd string) (string, error) {
+				return strings.TrimSuffix(cwd, "/src"), ctx.Err()
+			},
+		}),
+		engine.WithFiles(engine.Files{LuaFS: []engine.ScriptFS{{FS: scripts, Dir: "hooks"}}}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer eng.Close()
+	res, _ := eng.Dispatch(ctx, events.Input{Event: events.BeforeTurn, Cwd: "/work/app/src", Prompt: "build it"})
+	fmt.Println(res.AdditionalContext)
+
+	// A value that could lead to other host objects is refused.
+	_, err = engine.New(ctx, engine.WithLuaModule("jobs", map[string]any{"queue": make(chan string)}))
+	fmt.Println(err)
+	// Output:
+	// run make all (in /work/app)
+	// lua_load: WithLuaModule("jobs"): jobs.queue: a channel
 }

@@ -61,7 +61,11 @@ const (
 	// OnErrorSkip skips a failed hook, as if it had returned nothing.
 	OnErrorSkip OnError = iota
 	// OnErrorDeny turns a failure into a deny at events that can deny (fail
-	// closed). At events that cannot deny the failure is skipped.
+	// closed). At events that cannot deny, the payloads the event lets a
+	// hook rewrite (the tool result, the response or subagent text) are
+	// withheld: the Result carries "[withheld: hook <id> failed (onError:
+	// deny)]" in their place, and later hooks see that marker. At events
+	// with no payload the failure is skipped.
 	OnErrorDeny
 )
 

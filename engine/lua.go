@@ -83,6 +83,53 @@ func WithLuaPool(size int, defaultTimeout time.Duration) Option {
 	}
 }
 
+// WithLuaModule exposes a Go value to every Lua hook as require(name): a
+// host's memory recall, a project lookup, a clock. value is a function, a
+// map[string]any of functions and values, or any other value whose
+// exported fields and methods scripts may read and call, converted by
+// gopher-luar (layeh.com/gopher-luar) in each VM.
+//
+// Only what value's type exposes is reachable: its exported fields and
+// methods, and those of the types they take and return; never unexported
+// ones. Types that could lead further (channels, callbacks, interfaces,
+// unsafe pointers, recursive types) are refused: New fails with a
+// lua_load error naming the route (see luaapi.ValidateModule). Go values
+// are read-only from Lua (a method may still change its receiver). A
+// module function whose first parameter is a context.Context gets one that
+// ends at the calling hook's deadline; a non-nil error as the last result
+// of a function or method is a Lua error. Go code runs to completion, so it
+// must honour that context or return promptly; a panic in it is a hook
+// failure. Functions are called concurrently from the VMs of the pool (one
+// call per VM at a time): value must be safe for concurrent use.
+//
+// name is lowercase letters, digits, '_', '.' or '-', and not a built-in
+// module's (json, log, path, re, shell); WithLuaModule with the same name
+// again replaces the value.
+func WithLuaModule(name string, value any) Option {
+	return func(o *options) {
+		if o.luaModules == nil {
+			o.luaModules = map[string]any{}
+		}
+		o.luaModules[name] = value
+	}
+}
+
+// checkLuaModules validates the WithLuaModule values.
+func checkLuaModules(mods map[string]any) ConfigErrors {
+	var errs ConfigErrors
+	names := make([]string, 0, len(mods))
+	for n := range mods {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := luaapi.ValidateModule(n, mods[n]); err != nil {
+			errs = append(errs, &ConfigError{Code: CodeLuaLoad, Msg: "WithLuaModule(" + strconv.Quote(n) + "): " + err.Error()})
+		}
+	}
+	return errs
+}
+
 // luaScript is one compiled script instance to load.
 type luaScript struct {
 	name   string
@@ -154,6 +201,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			Home:           s.f.Home,
 			Root:           s.f.Root,
 			Now:            s.opts.now,
+			Modules:        s.opts.luaModules,
 		})
 		if err == nil {
 			break

@@ -31,6 +31,7 @@ type options struct {
 	luaTimeout       time.Duration
 	tools            []tools.Spec    // WithTools
 	unguarded        events.Decision // WithUnguardedTools
+	luaModules       map[string]any
 }
 
 // DefaultMaxStopContinues is the default bound on consecutive AfterTurn

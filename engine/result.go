@@ -102,7 +102,8 @@ type Record struct {
 	Fields  []string `json:"fields,omitempty"`
 	Ignored []string `json:"ignored,omitempty"`
 	// FailedClosed is true when the hook failed and onError: deny turned the
-	// failure into the dispatch's deny.
+	// failure into the dispatch's deny, or withheld the payload it could
+	// rewrite (at events that cannot deny).
 	FailedClosed bool `json:"failedClosed,omitempty"`
 	// Capped is true when the hook's continueWork was dropped because the
 	// session reached maxStopContinues.

@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 )
 
 // DecodeInput decodes and validates one HookInput JSON object. Keys are matched
 // exactly (case-sensitive); unknown keys are ignored; a value of the wrong
 // type, an unknown or missing event, or anything [Input.Validate] rejects is
 // an error (a *[FieldError] when one field is at fault). Numbers in free-form
-// payloads are kept as json.Number so they round-trip exactly.
+// payloads are kept as json.Number so they round-trip exactly; a number out
+// of the range of a float64 (1e400) is an error.
 func DecodeInput(b []byte) (Input, error) {
 	var in Input
 	obj, err := decodeObject(b)
@@ -255,7 +257,8 @@ func (d *fieldDecoder) value(key string, dst *any) {
 
 // DecodeValue decodes one JSON value into the free-form representation used by
 // payload fields: map[string]any, []any, string, json.Number, bool or nil.
-// Values nested deeper than [MaxDepth] are an error.
+// Numbers keep their text; a number out of the range of a float64 (1e400)
+// and values nested deeper than [MaxDepth] are errors.
 func DecodeValue(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -312,15 +315,32 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("a non-JSON Go value of type %T", v)
 }
 
-// checkJSONValue reports whether v is made only of free-form JSON shapes and
-// nests no deeper than MaxDepth.
+// checkNumber rejects a json.Number that is not a number or that no float64
+// can hold (1e400): a consumer that reads it as a float would get an
+// infinity, which JSON cannot carry back. Numbers that only lose precision
+// as a float64 (12345678901234567890, 1e-400) are kept: their text is the
+// value.
+func checkNumber(n json.Number) error {
+	if _, err := strconv.ParseFloat(string(n), 64); err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("number %.40s is out of the range of a 64-bit float (about ±1.8e308)", string(n))
+		}
+		return fmt.Errorf("%.40q is not a JSON number", string(n))
+	}
+	return nil
+}
+
+// checkJSONValue reports whether v is made only of free-form JSON shapes,
+// with numbers a float64 can hold, and nests no deeper than MaxDepth.
 func checkJSONValue(v any, depth int) error {
 	if depth > MaxDepth {
 		return fmt.Errorf("nested deeper than %d levels", MaxDepth)
 	}
 	switch x := v.(type) {
-	case nil, string, bool, json.Number, int, int64, int32, uint, uint64, uint32:
+	case nil, string, bool, int, int64, int32, uint, uint64, uint32:
 		return nil
+	case json.Number:
+		return checkNumber(x)
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return errors.New("a number that JSON cannot carry (NaN or infinity)")

@@ -51,18 +51,8 @@ func BenchmarkPoolCall(b *testing.B) {
 		b.ReportMetric(float64(p.Stats().Created-created)/float64(b.N), "vms/op")
 	})
 	b.Run("parallel", func(b *testing.B) {
-		// Warm the pool: VMs are built lazily, up to PoolSize.
-		var vms []*vm
-		for range p.plan.opts.PoolSize {
-			v, _, err := p.get(ctx, DefaultTimeout)
-			if err != nil {
-				b.Fatal(err)
-			}
-			vms = append(vms, v)
-		}
-		for _, v := range vms {
-			p.put(v, true)
-		}
+		// The pool warms in the background after NewPool.
+		p.waitWarm()
 		created := p.Stats().Created
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {

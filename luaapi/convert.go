@@ -3,6 +3,7 @@ package luaapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -24,18 +25,26 @@ import (
 // Lua -> Go: a marked table converts to its kind; an unmarked table is an
 // array when its keys are exactly 1..n (n >= 1), an object when they are all
 // strings, an empty object when it is empty; anything else (mixed keys,
+// integer keys with holes (a sparse array),
 // non-string object keys, functions, userdata other than json.null, NaN or
 // infinite numbers) is an error. json.null becomes nil. Numbers become
-// json.Number: integral values print without a fraction.
+// json.Number: an unchanged input number its input text (see "Number
+// fidelity" below), others from their float64 (numberValue).
 
 // budget limits one Lua -> Go conversion: the values it produces (counting
 // a table reachable twice twice, as JSON would) and their string bytes.
 // Tables met again are not converted again but charged their size again, so
 // a DAG that would expand exponentially fails fast.
+//
+// A budget also polls the call's stop flag (set by the watchdog, see
+// vmctx.go) every stopCheckEvery values, so that a conversion running when
+// the call's time is up stops with errStopped.
 type budget struct {
 	nodes, bytes       int
 	maxNodes, maxBytes int
 	memo               map[*lua.LTable]memoEntry
+	stop               *vmCtx // nil: never stopped
+	nextPoll           int    // nodes at which to poll stop next
 }
 
 type memoEntry struct {
@@ -47,14 +56,40 @@ type memoEntry struct {
 // json.encode).
 const defaultMaxNodes = 1 << 18
 
+// Bounds of the conversion of an error value (error() with a table) and of
+// log fields: they end up in messages, not payloads.
+const (
+	errorMaxNodes = 1 << 10
+	errorMaxBytes = 64 << 10
+)
+
+// stopCheckEvery is how many values a conversion converts between two
+// polls of the stop flag.
+const stopCheckEvery = 256
+
+// errStopped is the error of a conversion stopped by the watchdog; the
+// call's outcome is then the stop reason (timeout, cancellation, memory).
+var errStopped = errors.New("stopped: the call ran out of time or budget")
+
 func (v *vm) newBudget() *budget {
-	return &budget{maxNodes: defaultMaxNodes, maxBytes: 4 * v.pl.opts.MaxStringSize}
+	return &budget{maxNodes: defaultMaxNodes, maxBytes: 4 * v.pl.opts.MaxStringSize, stop: &v.ctx}
+}
+
+// newBudgetOf returns a budget of the given bounds polling v's stop flag.
+func (v *vm) newBudgetOf(maxNodes, maxBytes int) *budget {
+	return &budget{maxNodes: maxNodes, maxBytes: maxBytes, stop: &v.ctx}
 }
 
 func (b *budget) node() error {
 	b.nodes++
 	if b.maxNodes > 0 && b.nodes > b.maxNodes {
 		return fmt.Errorf("more than %d values", b.maxNodes)
+	}
+	if b.nodes >= b.nextPoll && b.stop != nil {
+		b.nextPoll = b.nodes + stopCheckEvery
+		if b.stop.stopped() {
+			return errStopped
+		}
 	}
 	return nil
 }
@@ -67,8 +102,22 @@ func (b *budget) str(n int) error {
 	return nil
 }
 
-// toLua converts a free-form Go value. depth counts container levels.
+// pollConvert counts one converted value and, every stopCheckEvery, polls
+// the stop flag.
+func (v *vm) pollConvert() error {
+	v.converted++
+	if v.converted%stopCheckEvery == 0 && v.ctx.stopped() {
+		return errStopped
+	}
+	return nil
+}
+
+// toLua converts a free-form Go value. depth counts container levels. It
+// polls the stop flag (pollConvert).
 func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
+	if err := v.pollConvert(); err != nil {
+		return nil, err
+	}
 	switch x := x.(type) {
 	case nil:
 		return v.null, nil
@@ -78,8 +127,11 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 		return lua.LBool(x), nil
 	case json.Number:
 		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil && !math.IsInf(f, 0) {
-			return nil, fmt.Errorf("number %q: %v", string(x), err)
+		if err != nil {
+			if errors.Is(err, strconv.ErrRange) {
+				return nil, fmt.Errorf("number %.40s is out of the range of a 64-bit float", string(x))
+			}
+			return nil, fmt.Errorf("%.40q is not a number", string(x))
 		}
 		return lua.LNumber(f), nil
 	case float64:
@@ -119,6 +171,7 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 					return nil, err
 				}
 				t.RawSetString(k, lv)
+				v.keepOrigin(t, x, e)
 			}
 			return t, nil
 		}
@@ -134,6 +187,7 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 				return nil, err
 			}
 			t.RawSetString(k, lv)
+			v.keepOrigin(t, x, x[k])
 		}
 		return t, nil
 	case map[string]string:
@@ -166,6 +220,7 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 				return nil, err
 			}
 			t.RawSetInt(i+1, lv)
+			v.keepOrigin(t, x, e)
 		}
 		return t, nil
 	case []string:
@@ -180,6 +235,60 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 		return t, nil
 	}
 	return nil, fmt.Errorf("cannot convert a Go %T to Lua", x)
+}
+
+// Number fidelity.
+//
+// A Lua number is a float64, so 12345678901234567890, 2^53+1 or 1.50 would
+// come back from a hook that returns its input unchanged as
+// 12345678901234567000, 2^53 or 1.5. toLua therefore remembers, for the
+// duration of a call (v.origins, cleared by forgetOrigins), the Go
+// container of every table it builds that holds a json.Number; fromLua,
+// converting such a table back, gives an entry the original json.Number
+// when the entry is still a number equal (as a float64) to it. So values a
+// hook did not change keep their JSON text, and changed ones follow
+// numberValue's rules.
+
+// keepOrigin records container as the origin of t when elem is a number.
+func (v *vm) keepOrigin(t *lua.LTable, container, elem any) {
+	if _, ok := elem.(json.Number); !ok {
+		return
+	}
+	if v.origins == nil {
+		v.origins = map[*lua.LTable]any{}
+	}
+	v.origins[t] = container
+}
+
+// forgetOrigins drops the origins recorded by toLua, so that no host value
+// is kept alive after a call.
+func (v *vm) forgetOrigins() {
+	if len(v.origins) > 0 {
+		clear(v.origins)
+	}
+}
+
+// originNumber returns the json.Number at key k of t's origin when it
+// equals f.
+func (v *vm) originNumber(t *lua.LTable, k lua.LValue, f float64) (json.Number, bool) {
+	var n json.Number
+	switch o := v.origins[t].(type) {
+	case map[string]any:
+		if ks, ok := k.(lua.LString); ok {
+			n, _ = o[string(ks)].(json.Number)
+		}
+	case []any:
+		if kn, ok := k.(lua.LNumber); ok && int(kn) >= 1 && int(kn) <= len(o) {
+			n, _ = o[int(kn)-1].(json.Number)
+		}
+	}
+	if n == "" {
+		return "", false
+	}
+	if g, err := strconv.ParseFloat(string(n), 64); err != nil || g != f || math.Signbit(g) != math.Signbit(f) {
+		return "", false
+	}
+	return n, true
 }
 
 // fromLua converts a Lua value to a free-form Go value.
@@ -235,6 +344,20 @@ func (v *vm) fromLua(lv lua.LValue, depth int, b *budget) (any, error) {
 	return nil, fmt.Errorf("cannot convert a %s to JSON", lv.Type())
 }
 
+// elemValue converts the value e at key k of table t (at depth), keeping
+// an unchanged input number's text.
+func (v *vm) elemValue(t *lua.LTable, k, e lua.LValue, depth int, b *budget) (any, error) {
+	if f, ok := e.(lua.LNumber); ok && v.origins != nil {
+		if n, ok := v.originNumber(t, k, float64(f)); ok {
+			if err := b.node(); err != nil {
+				return nil, err
+			}
+			return n, nil
+		}
+	}
+	return v.fromLua(e, depth+1, b)
+}
+
 // numberValue formats a Lua number as a json.Number.
 func numberValue(f float64) (any, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
@@ -288,6 +411,13 @@ func (v *vm) tableValue(t *lua.LTable, depth int, b *budget) (any, error) {
 			kind = object
 		case nStr == 0 && nOther == 0 && maxInt == nInt:
 			kind = array
+		case nStr == 0 && nOther == 0:
+			// The first missing index is at most nInt+1.
+			hole := 1
+			for t.RawGetInt(hole) != lua.LNil {
+				hole++
+			}
+			return nil, fmt.Errorf("sparse array: integer keys up to %d but only %d of them (no key %d); JSON arrays have no holes: fill them with json.null, or use string keys for an object", maxInt, nInt, hole)
 		default:
 			return nil, fmt.Errorf("table mixes array and object keys (mark it with json.array or json.object, or use only keys 1..n or only string keys)")
 		}
@@ -306,7 +436,7 @@ func (v *vm) tableValue(t *lua.LTable, depth int, b *budget) (any, error) {
 				return
 			}
 			var x any
-			x, err = v.fromLua(e, depth+1, b)
+			x, err = v.elemValue(t, k, e, depth, b)
 			arr[int(k.(lua.LNumber))-1] = x
 		})
 		if err != nil {
@@ -330,7 +460,7 @@ func (v *vm) tableValue(t *lua.LTable, depth int, b *budget) (any, error) {
 			return
 		}
 		var x any
-		x, err = v.fromLua(e, depth+1, b)
+		x, err = v.elemValue(t, k, e, depth, b)
 		m[ks] = x
 	})
 	if err != nil {
@@ -424,10 +554,12 @@ func (b *inputBuilder) str(f int, s string) {
 // marked tables.
 //
 // The top-level table is reused from call to call on a VM (allocating a
-// table with its key index is most of the cost of a call): fields set last
-// time and absent now are cleared, and a handler that adds a key (caught by
-// the table's __newindex) gets a fresh table next time. Payload tables are
-// fresh on every call.
+// table with its key index is most of the cost of a call): releaseInput
+// empties it after each call, or drops it when the handler added a key,
+// however it got there (__newindex, table.insert, ...), or changed its
+// metatable. Nested tables are fresh on every call. So a call sees nothing
+// an earlier call put in its input, and a handler that keeps its input
+// sees nothing of later calls in it.
 func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 	if v.input == nil || v.inputDirty {
 		v.input = v.L.CreateTable(0, inFieldCount)
@@ -502,9 +634,6 @@ func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 	if in.Tool != nil {
 		b.put(inTool, v.toolTable(in.Tool))
 	}
-	for stale := v.inputSet &^ b.set; stale != 0; stale &= stale - 1 {
-		v.input.RawSetString(inputFields[bits.TrailingZeros32(stale)], lua.LNil)
-	}
 	v.inputSet = b.set
 	return v.input, nil
 }
@@ -531,6 +660,33 @@ func (v *vm) toolTable(tv *events.ToolView) *lua.LTable {
 		t.RawSetString(f.key, a)
 	}
 	return t
+}
+
+// releaseInput empties the input table after a call, so that between calls
+// it holds nothing (no payload kept alive, nothing for a handler that kept
+// the table to see later). A table the call tampered with (a key that is
+// not a field it set, however it got there: __newindex, table.insert, ...;
+// or another metatable) is emptied of every key and dropped: the next call
+// gets a fresh one.
+func (v *vm) releaseInput() {
+	t := v.input
+	if t == nil {
+		return
+	}
+	for set := v.inputSet; set != 0; set &= set - 1 {
+		t.RawSetString(inputFields[bits.TrailingZeros32(set)], lua.LNil)
+	}
+	v.inputSet = 0
+	// Without allocating: Next skips the keys whose value is nil.
+	if k, _ := t.Next(lua.LNil); k == lua.LNil && !v.inputDirty && t.Metatable == v.inputMT {
+		return
+	}
+	var keys []lua.LValue
+	t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+	for _, k := range keys {
+		t.RawSet(k, lua.LNil)
+	}
+	v.input = nil
 }
 
 // luaInputNewIndex is the __newindex of the input table: the handler may

@@ -44,20 +44,32 @@
 // host's table does not know. Free-form payloads
 // (toolInput, toolResult, usage, request) are tables marked as JSON objects
 // or arrays (getmetatable returns "json.object" or "json.array"), and JSON
-// null is the sentinel json.null (a userdata, so it is truthy). The
-// top-level input table is reused by the next call on the same VM: read it,
-// change it, return parts of it, but do not keep it.
+// null is the sentinel json.null (a userdata, so it is truthy). A handler
+// may read, change and return parts of its input: no other call sees what
+// it did (the input table is emptied after each call, and replaced when a
+// handler added a key to it or changed its metatable; nested tables are
+// fresh on every call). Do not keep the input table: it holds nothing
+// between calls.
 //
 // The handler returns nil to proceed or an HookOutput table. Its fields are
 // read raw; unknown keys are ignored, as in JSON; json.null counts as
 // absent. A field of the wrong type, an unknown decision, a payload JSON
 // cannot carry (a function, NaN, a cyclic or too deep table, a table with
-// both index and string keys) or any other return value is a failure
+// both index and string keys, a sparse array such as {[1]=a, [3]=b}) or any other return value is a failure
 // (FailOutput), never a silent allow. Converting back: a marked table keeps
 // its kind; an unmarked table is an array when its keys are exactly 1..n and
 // an object otherwise, and an unmarked empty table is an object (use
-// json.array{} for an empty array). Numbers are Lua numbers (float64):
-// integers beyond 2^53 lose precision, so pass such IDs as strings.
+// json.array{} for an empty array). Numbers are Lua numbers (float64), but
+// a number returned unchanged keeps its input text: an entry of a table
+// built from the input (or by json.decode in the same call) that is still
+// equal, as a float64, to the input number at that place comes back
+// exactly as written (12345678901234567890, 9007199254740993 and 1.50 stay
+// as they are). A number a hook computes is written from its float64: an
+// integral value below 1e21 without a fraction or exponent, any other in
+// the shortest form that reads back the same (0.30000000000000004, 1e+21);
+// integers beyond 2^53 lose precision; NaN and infinities are errors.
+// Input numbers out of the range of a float64 (1e400) are rejected when
+// the input is decoded (events.DecodeInput) or converted.
 //
 // Globals: string, table (concat, insert, remove, sort, getn, maxn), math
 // (without randomseed), os (time, clock, date, on [Options.Now]), assert,
@@ -66,8 +78,11 @@
 // require, hook, params and _G (the script's own environment). Host modules
 // come from require: "re" (Go RE2), "json", "shell" (command lines, on
 // package syntax; mod_shell.go defines the shape of its tables), "path" and
-// "log"; so do the host's Lua libraries (see Libraries below); require of
-// any other name fails. [TypeDefinitions] documents them for editors.
+// "log", plus the embedder's own Go values ([Options.Modules], see
+// hostmod.go: converted by gopher-luar, read-only, restricted to what their
+// types expose); so do the host's Lua libraries (see Libraries below);
+// require of any other name fails. [TypeDefinitions] documents the
+// built-in ones for editors.
 //
 // # Libraries
 //
@@ -122,22 +137,45 @@
 // pattern functions (string.find, match, gmatch, gsub), which run on
 // package luapattern, our interruptible port of Lua 5.1's matcher, check
 // it too. Timeouts satisfy errors.Is(err,
-// context.DeadlineExceeded). Go builtins run to completion, so every one
-// that could run long is bounded instead: string.rep, string.format,
-// string.gsub, table.concat, re.gsub and json.encode fail beyond
-// [Options.MaxStringSize]; unpack and the value stack are capped; Go's RE2
-// is linear; integer keys at or above [MaxArrayIndex] go to the hash part
-// of a table instead of growing its array part (a process-wide setting,
-// see MaxArrayIndex).
+// context.DeadlineExceeded). The call's time includes converting its input
+// and its result. Host functions whose work grows with their input poll
+// the stop too: re.* (a search whose worst case, bytes times program size,
+// could overrun the call's remaining time reads its subject through a
+// polling reader; re.gsub, re.split and re.findall search match by match),
+// json.decode, shell.split, shell.commands, table.sort and the conversions
+// between Lua and Go values (see remain.go). Other Go builtins run to
+// completion, so every one that could run long is bounded instead:
+// string.rep, string.format, string.gsub, table.concat, re.gsub and
+// json.encode fail beyond [Options.MaxStringSize]; unpack and the value
+// stack are capped; integer keys at or above [MaxArrayIndex] go to the
+// hash part of a table instead of growing its array part (a process-wide
+// setting, see MaxArrayIndex). What is left is a small slack past the
+// timeout: a linear builtin on a string of MaxStringSize (string.upper,
+// string.byte, json.encode; tens of milliseconds), compiling a new RE2
+// pattern (up to about 20 ms for the largest).
 //
 // gopher-lua has no memory limit. [Options.MaxCallAlloc] stops a handler
 // whose call allocated more than the budget, measured on the process-wide
 // allocation counter by the watchdog, so it is approximate and may count
 // other goroutines' allocations under load; between two checks (about 4 ms)
 // a handler can still allocate a lot (a string doubling every
-// instruction). Run untrusted third-party hooks in a separate process.
+// instruction). What a VM keeps between calls (its scripts' module-level
+// state) is bounded by [Options.MaxRetained]: a walk of what the scripts
+// can reach, run when the process's live heap grew, after long calls and
+// every 1024 calls, discards a VM over the bound and fails the call with
+// [ErrRetained] (see retained.go). Substrings that string.sub, the pattern
+// functions, re.* and shell.* return from large strings get memory of
+// their own, so keeping one does not keep the large string alive. Run
+// untrusted third-party hooks in a separate process.
 //
 // # Rejected constructs
+//
+// [Compile] rejects a script larger than [MaxScriptSize] or nesting deeper
+// than [MaxNesting] levels (brackets, blocks, elseif chains and chained
+// operators count, see prescan.go) before gopher-lua's parser sees it: its
+// compiler recurses over the syntax tree, so deeper nesting could overflow
+// the Go stack (fatal) and costs time quadratic in the depth. Together the
+// two bounds bound the time Compile takes (SECURITY.md has the figures).
 //
 // gopher-lua v1.1.2 miscompiles and/or expressions assigned to an existing
 // local variable (issue #490): `r = r and (F() and T())` leaves r true when
@@ -147,12 +185,18 @@
 //
 // # Pool and VMs
 //
-// A pool holds at most [Options.PoolSize] VMs, built lazily (NewPool builds
-// the first) and reused LIFO; a call waits for a VM when all are busy,
-// within its timeout. No VM is built per call in the steady state. A VM is
-// discarded (closed) instead of reused after a timeout, a cancellation, the
-// allocation budget, a Go panic, a stack or value-stack overflow, a stack
-// left unbalanced, or [Options.MaxUses] calls; a VM is kept after an
-// ordinary Lua error or invalid output. Each VM costs about 100-200 KB plus
-// what the scripts allocate.
+// A pool holds at most [Options.PoolSize] VMs. NewPool builds the first
+// one and starts building the others in the background (one goroutine,
+// which exits when the pool is full and which Close stops), so the
+// scripts' top-level code runs at load, not in a call. A call takes the
+// most recently used idle VM (the warmest) or waits for one (busy, or being
+// built) within its timeout: the time
+// it waited is taken from its timeout, so a slow build makes the call a
+// timeout, never a late success. No VM is built by a call in the steady
+// state. A VM is discarded (closed) instead of reused after a timeout, a
+// cancellation, the allocation budget, a Go panic, a stack or value-stack
+// overflow, a stack left unbalanced, or [Options.MaxUses] calls, and
+// rebuilt in the background; a VM is kept after an ordinary Lua error or
+// invalid output. Each VM costs about 100-400 KB plus what the scripts
+// allocate.
 package luaapi

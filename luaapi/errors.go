@@ -53,8 +53,10 @@ const (
 	// FailInput: the Input could not be converted to Lua (too deep, a value
 	// that is not JSON).
 	FailInput
-	// FailMemory: the handler exceeded [Options.MaxCallAlloc]. The error
-	// matches [ErrMemory].
+	// FailMemory: the handler exceeded [Options.MaxCallAlloc] (the error
+	// matches [ErrMemory]), or after the call its VM retained more than
+	// [Options.MaxRetained] (the error matches [ErrRetained]; the VM was
+	// discarded).
 	FailMemory
 	// FailVM: no VM could be built (for example a script registered a
 	// different set of hooks when it was loaded again).

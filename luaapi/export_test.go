@@ -1,12 +1,18 @@
 package luaapi
 
 import (
+	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/monad-hooks/monad-hooks/events"
 	lua "github.com/yuin/gopher-lua"
 )
 
-var loadCounter atomic.Int64
+var (
+	loadCounter atomic.Int64
+	firstLoads  sync.Map
+)
 
 func init() {
 	testHostFuncs = map[string]lua.LGFunction{
@@ -17,10 +23,32 @@ func init() {
 			m["x"] = 1
 			return 0
 		},
+		// firstLoad(key) is true the first time it is called with key
+		// in the process, false afterwards.
+		"firstLoad": func(L *lua.LState) int {
+			_, loaded := firstLoads.LoadOrStore(L.CheckString(1), true)
+			L.Push(lua.LBool(!loaded))
+			return 1
+		},
 		// nextCount returns 1, 2, 3... across the process.
 		"nextCount": func(L *lua.LState) int {
 			L.Push(lua.LNumber(loadCounter.Add(1)))
 			return 1
 		},
+	}
+}
+
+var eventsInputLoop = events.Input{Event: events.BeforeTool, ToolName: "loop"}
+
+// waitWarm waits until the pool's builder has nothing left to build.
+func (p *Pool) waitWarm() {
+	for {
+		p.mu.Lock()
+		building := p.building
+		p.mu.Unlock()
+		if !building {
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

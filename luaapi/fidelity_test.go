@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/stretchr/testify/require"
 )
 
 // canonical decodes JSON with float64 numbers, for comparing documents
@@ -216,4 +217,66 @@ func finiteNumbers(v any, depth int) bool {
 		}
 	}
 	return true
+}
+
+// TestFidelityBitIdentical: numbers a hook returns unchanged keep their
+// input text, whatever a float64 makes of them, through a direct return,
+// a partly rewritten table and json.encode/json.decode; numbers a hook
+// computes follow the documented rules.
+func TestFidelityBitIdentical(t *testing.T) {
+	const doc = `{"a":12345678901234567890,"b":9007199254740993,"c":1.0,"d":1e21,"e":-0.0,"f":[1.50,2E3,1e-400],"g":{"h":0.1,"i":[[123456789012345678901234567890]]}}`
+	p := newTestPool(t, Options{}, "echo.lua", `
+local json = require("json")
+hook{ event = "BeforeTool", handler = function(i) return { mutatedToolInput = i.toolInput } end }
+hook{ event = "BeforeTool", handler = function(i) i.toolInput.z = "new"; return { mutatedToolInput = i.toolInput } end }
+hook{ event = "BeforeTool", handler = function(i) return { mutatedToolInput = json.decode(json.encode(i.toolInput)) } end }
+hook{ event = "BeforeTool", handler = function(i) return { reason = json.encode(i.toolInput) } end }
+hook{ event = "BeforeTool", handler = function(i) local t = i.toolInput; t.a = t.a + 1; t.b = t.b * 1; t.c = 2; t.g.h = t.g.h + 0.2; t.f = { t.f[1], 3 / 2, 2^53 + 1, 1e300 * 1e300, -0.0 }; return { mutatedToolInput = t } end }
+`)
+	in, err := events.DecodeInput([]byte(`{"event":"BeforeTool","toolInput":` + doc + `}`))
+	require.NoError(t, err)
+	want, err := json.Marshal(in.ToolInput) // the decoded value, keys sorted
+	require.NoError(t, err)
+	require.Contains(t, string(want), `"a":12345678901234567890,"b":9007199254740993,"c":1.0,`)
+	for i, extra := range []string{"", `,"z":"new"`, ""} {
+		out, err := p.Call(context.Background(), i, &in)
+		require.NoError(t, err)
+		got, err := json.Marshal(out.MutatedToolInput)
+		require.NoError(t, err)
+		require.Equal(t, string(want[:len(want)-1])+extra+"}", string(got), "hook %d", i)
+	}
+	out, err := p.Call(context.Background(), 3, &in)
+	require.NoError(t, err)
+	require.Equal(t, string(want), out.Reason)
+	// Computed numbers: float64 arithmetic, integral values without a
+	// fraction, others in the shortest form that reads back the same; -0
+	// stays -0; 1e600 overflows to infinity, which JSON cannot carry. A
+	// result equal as a float64 to the input number at the same place of
+	// the same table keeps the input's text (a + 1 is a at that
+	// magnitude); a new table has no input numbers.
+	out, err = p.Call(context.Background(), 4, &in)
+	require.ErrorContains(t, err, "cannot convert +Inf to JSON")
+	p = newTestPool(t, Options{}, "calc.lua", `
+hook{ event = "BeforeTool", handler = function(i) local t = i.toolInput; t.a = t.a + 1; t.b = t.b * 1; t.c = 2; t.g.h = t.g.h + 0.2; t.f = { t.f[1], 3 / 2, 2^53 + 1, -0.0, 1e21 }; return { mutatedToolInput = t } end }
+`)
+	out, err = p.Call(context.Background(), 0, &in)
+	require.NoError(t, err)
+	got, err := json.Marshal(out.MutatedToolInput)
+	require.NoError(t, err)
+	require.Equal(t, `{"a":12345678901234567890,"b":9007199254740993,"c":2,"d":1e21,"e":-0.0,"f":[1.5,1.5,9007199254740992,-0,1e+21],"g":{"h":0.30000000000000004,"i":[[123456789012345678901234567890]]}}`, string(got))
+}
+
+// TestNumbersOutOfRange: json.decode and Go inputs reject numbers no
+// float64 can hold.
+func TestNumbersOutOfRange(t *testing.T) {
+	p := handlerPool(t, `local ok, err = pcall(json.decode, "[1, 1e400]") return { reason = tostring(ok) .. " " .. tostring(err) }`)
+	out, err := p.Call(context.Background(), 0, bashInput("ls"))
+	require.NoError(t, err)
+	require.Contains(t, out.Reason, "false")
+	require.Contains(t, out.Reason, "out of the range of a 64-bit float")
+	_, err = p.Call(context.Background(), 0, &events.Input{Event: events.BeforeTool, ToolInput: map[string]any{"n": json.Number("-1e999")}})
+	var he *HookError
+	require.ErrorAs(t, err, &he)
+	require.Equal(t, FailInput, he.Kind)
+	require.Contains(t, he.Msg, "number -1e999 is out of the range")
 }

@@ -48,6 +48,9 @@ func (v *vm) requireNames() []string {
 	for n := range v.pl.libs {
 		names = append(names, n)
 	}
+	for _, m := range v.pl.mods {
+		names = append(names, m.name)
+	}
 	sort.Strings(names)
 	return names
 }

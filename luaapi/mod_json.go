@@ -3,6 +3,9 @@ package luaapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
 
 	"github.com/monad-hooks/monad-hooks/events"
 	lua "github.com/yuin/gopher-lua"
@@ -21,7 +24,7 @@ func (v *vm) jsonModule() *lua.LTable {
 
 // json.encode(v) -> string. Object keys are sorted.
 func (v *vm) jsonEncode(L *lua.LState) int {
-	b := &budget{maxNodes: defaultMaxNodes, maxBytes: v.pl.opts.MaxStringSize}
+	b := v.newBudgetOf(defaultMaxNodes, v.pl.opts.MaxStringSize)
 	x, err := v.fromLua(L.CheckAny(1), 0, b)
 	if err != nil {
 		L.RaiseError("json.encode: %s", err.Error())
@@ -41,18 +44,21 @@ func (v *vm) jsonEncode(L *lua.LState) int {
 }
 
 // json.decode(s) -> value. null becomes json.null, arrays and objects
-// marked tables.
+// marked tables. The decoding polls the stop flag (see remain.go).
 func (v *vm) jsonDecode(L *lua.LState) int {
 	s := L.CheckString(1)
 	if len(s) > v.pl.opts.MaxStringSize {
 		L.RaiseError("json.decode: the document is larger than %d bytes", v.pl.opts.MaxStringSize)
 	}
-	x, err := events.DecodeValue([]byte(s))
+	if len(strings.TrimSpace(s)) == 0 {
+		L.RaiseError("json.decode: empty document")
+	}
+	d := jsonDecoder{dec: json.NewDecoder(strings.NewReader(s)), stop: &v.ctx}
+	d.dec.UseNumber()
+	x, err := d.value(0)
+	v.pl.work.jsonValues.Add(int64(d.n))
 	if err != nil {
 		L.RaiseError("json.decode: %s", err.Error())
-	}
-	if rest := bytes.TrimSpace([]byte(s)); len(rest) == 0 {
-		L.RaiseError("json.decode: empty document")
 	}
 	lv, err := v.toLua(x, 0)
 	if err != nil {
@@ -60,6 +66,72 @@ func (v *vm) jsonDecode(L *lua.LState) int {
 	}
 	L.Push(lv)
 	return 1
+}
+
+// A jsonDecoder decodes one JSON value token by token into the free-form
+// Go representation (as events.DecodeValue does), polling the stop flag
+// every stopCheckEvery values.
+type jsonDecoder struct {
+	dec  *json.Decoder
+	stop *vmCtx
+	n    int
+}
+
+func (d *jsonDecoder) token() (json.Token, error) {
+	d.n++
+	if d.n%stopCheckEvery == 0 && d.stop.stopped() {
+		return nil, errStopped
+	}
+	t, err := d.dec.Token()
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return t, err
+}
+
+func (d *jsonDecoder) value(depth int) (any, error) {
+	t, err := d.token()
+	if err != nil {
+		return nil, err
+	}
+	return d.rest(t, depth)
+}
+
+// rest decodes the value that begins with token t.
+func (d *jsonDecoder) rest(t json.Token, depth int) (any, error) {
+	switch t := t.(type) {
+	case json.Delim:
+		if depth >= events.MaxDepth {
+			return nil, fmt.Errorf("nested deeper than %d levels", events.MaxDepth)
+		}
+		if t == '[' {
+			arr := []any{}
+			for d.dec.More() {
+				x, err := d.value(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, x)
+			}
+			_, err := d.token() // ]
+			return arr, err
+		}
+		obj := map[string]any{}
+		for d.dec.More() {
+			k, err := d.token()
+			if err != nil {
+				return nil, err
+			}
+			x, err := d.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			obj[k.(string)] = x
+		}
+		_, err := d.token() // }
+		return obj, err
+	}
+	return t, nil // json.Number (toLua checks its range), string, bool, nil
 }
 
 // json.array([t]) and json.object([t]) mark t (or a new table) and return

@@ -28,7 +28,7 @@ func (v *vm) logAt(L *lua.LState, level slog.Level) int {
 	switch f := L.Get(2).(type) {
 	case *lua.LNilType:
 	case *lua.LTable:
-		b := &budget{maxNodes: 1000, maxBytes: 16 * MaxLogMessage}
+		b := v.newBudgetOf(1000, 16*MaxLogMessage)
 		x, err := v.fromLua(f, 0, b)
 		if err != nil {
 			L.ArgError(2, err.Error())

@@ -1,8 +1,10 @@
 package luaapi
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +24,54 @@ const (
 type regexpEntry struct {
 	re  *regexp.Regexp
 	err error
+	// insts is the size of the compiled program: Go's matcher does at
+	// most that many steps per byte of input (see remain.go).
+	insts int
+	// backward is set when the program looks at the rune before a
+	// position (^, \b, \B): a search from an offset then needs it.
+	backward bool
+	// prefix is a literal every match begins with ("" if none); complete
+	// is set when the pattern is that literal.
+	prefix   string
+	complete bool
+
+	ctxOnce sync.Once
+	ctxRe   *regexp.Regexp // see ctx
+}
+
+// newRegexpEntry compiles pat and measures its program.
+func newRegexpEntry(pat string) *regexpEntry {
+	re, err := compileRegexp(pat)
+	e := &regexpEntry{re: re, err: err}
+	if err != nil {
+		return e
+	}
+	e.prefix, e.complete = re.LiteralPrefix()
+	e.insts, e.backward = 1<<16, true // unknown: assume the worst
+	if sre, err := syntax.Parse(pat, syntax.Perl); err == nil {
+		if prog, err := syntax.Compile(sre.Simplify()); err == nil {
+			e.insts = max(len(prog.Inst), 1)
+			e.backward = false
+			for _, in := range prog.Inst {
+				if in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&(syntax.EmptyBeginLine|syntax.EmptyBeginText|syntax.EmptyWordBoundary|syntax.EmptyNoWordBoundary) != 0 {
+					e.backward = true
+				}
+			}
+		}
+	}
+	return e
+}
+
+// ctx returns the pattern that searches, in a text that starts one rune
+// before the position of interest, for the leftmost match of the pattern
+// at or after that position: \A(?s:.)(?s:.*?)(pattern). The skipped rune
+// gives ^, \b and \B the context of the whole subject; the pattern's
+// match is group 1, its groups follow.
+func (e *regexpEntry) ctx() *regexp.Regexp {
+	e.ctxOnce.Do(func() {
+		e.ctxRe = regexp.MustCompile(`\A(?s:.)(?s:.*?)(` + e.re.String() + `)`)
+	})
+	return e.ctxRe
 }
 
 // reCache is the pool-wide cache of compiled patterns, shared by the VMs of
@@ -40,8 +90,7 @@ func (c *reCache) get(pat string) *regexpEntry {
 	if e, ok := c.m.Load(pat); ok {
 		return e.(*regexpEntry)
 	}
-	re, err := compileRegexp(pat)
-	e := &regexpEntry{re: re, err: err}
+	e := newRegexpEntry(pat)
 	if c.n.Load() >= c.max {
 		c.evMu.Lock()
 		c.m.Range(func(k, _ any) bool {
@@ -72,7 +121,7 @@ func compileRegexp(pat string) (*regexp.Regexp, error) {
 
 // regexp returns the compiled pattern at argument n, raising a Lua error for
 // a bad pattern.
-func (v *vm) regexp(L *lua.LState, n int) *regexp.Regexp {
+func (v *vm) regexp(L *lua.LState, n int) *regexpEntry {
 	pat := L.CheckString(n)
 	e, ok := v.reLocal[pat]
 	if !ok {
@@ -85,7 +134,7 @@ func (v *vm) regexp(L *lua.LState, n int) *regexp.Regexp {
 	if e.err != nil {
 		L.RaiseError("%s", e.err.Error())
 	}
-	return e.re
+	return e
 }
 
 func (v *vm) reModule() *lua.LTable {
@@ -108,10 +157,15 @@ func (v *vm) funcs(m map[string]lua.LGFunction) *lua.LTable {
 	return t
 }
 
+// The matching functions below bound their work by the call's deadline:
+// see remain.go. Each raises "stopped" when the call must stop (the call's
+// outcome is then its stop reason, whatever the script does with the
+// error).
+
 // re.find(s, pattern [, init]) -> start, end, captures... | nil
 func (v *vm) reFind(L *lua.LState) int {
 	s := L.CheckString(1)
-	re := v.regexp(L, 2)
+	e := v.regexp(L, 2)
 	init := L.OptInt(3, 1)
 	if init < 0 {
 		init = len(s) + init + 1
@@ -123,7 +177,8 @@ func (v *vm) reFind(L *lua.LState) int {
 		L.Push(lua.LNil)
 		return 1
 	}
-	loc := re.FindStringSubmatchIndex(s[init-1:])
+	sub := s[init-1:]
+	loc := v.searchOrRaise(L, e, sub, 0)
 	if loc == nil {
 		L.Push(lua.LNil)
 		return 1
@@ -135,7 +190,7 @@ func (v *vm) reFind(L *lua.LState) int {
 		if loc[i] < 0 {
 			L.Push(lua.LNil)
 		} else {
-			L.Push(lua.LString(s[off+loc[i] : off+loc[i+1]]))
+			L.Push(ownString(sub[loc[i]:loc[i+1]], s))
 		}
 	}
 	return len(loc)/2 + 1
@@ -144,53 +199,103 @@ func (v *vm) reFind(L *lua.LState) int {
 // re.match(s, pattern) -> boolean
 func (v *vm) reMatch(L *lua.LState) int {
 	s := L.CheckString(1)
-	re := v.regexp(L, 2)
-	L.Push(lua.LBool(re.MatchString(s)))
+	e := v.regexp(L, 2)
+	if e.complete || v.direct(e, len(s)) {
+		L.Push(lua.LBool(e.re.MatchString(s))) // allocates nothing
+		return 1
+	}
+	L.Push(lua.LBool(v.searchOrRaise(L, e, s, 0) != nil))
 	return 1
+}
+
+// searchOrRaise is search raising the stop.
+func (v *vm) searchOrRaise(L *lua.LState, e *regexpEntry, s string, pos int) []int {
+	loc, stopped := v.search(e, s, pos)
+	if stopped {
+		L.RaiseError("%s", errStopped.Error())
+	}
+	return loc
+}
+
+// allMatchesOrRaise is allMatches raising the stop.
+func (v *vm) allMatchesOrRaise(L *lua.LState, e *regexpEntry, s string, n int, deliver func([]int) error) {
+	if err := v.allMatches(e, s, n, deliver); err != nil {
+		L.RaiseError("%s", err.Error())
+	}
 }
 
 // re.gsub(s, pattern, repl [, n]) -> string, count
 func (v *vm) reGsub(L *lua.LState) int {
 	s := L.CheckString(1)
-	re := v.regexp(L, 2)
+	e := v.regexp(L, 2)
 	repl := L.CheckString(3)
 	n := L.OptInt(4, -1)
 	limit := v.pl.opts.MaxStringSize
-	matches := re.FindAllStringSubmatchIndex(s, n)
-	if len(matches) == 0 {
+	var b []byte
+	last, count := 0, 0
+	v.allMatchesOrRaise(L, e, s, n, func(m []int) error {
+		b = append(b, s[last:m[0]]...)
+		b = e.re.ExpandString(b, repl, s, m)
+		last = m[1]
+		count++
+		if len(b) > limit {
+			return fmt.Errorf("re.gsub: the result would be larger than %d bytes", limit)
+		}
+		return nil
+	})
+	if count == 0 {
 		L.Push(lua.LString(s))
 		L.Push(lua.LNumber(0))
 		return 2
-	}
-	var b []byte
-	last := 0
-	for _, m := range matches {
-		b = append(b, s[last:m[0]]...)
-		b = re.ExpandString(b, repl, s, m)
-		last = m[1]
-		if len(b) > limit {
-			L.RaiseError("re.gsub: the result would be larger than %d bytes", limit)
-		}
 	}
 	b = append(b, s[last:]...)
 	if len(b) > limit {
 		L.RaiseError("re.gsub: the result would be larger than %d bytes", limit)
 	}
 	L.Push(lua.LString(b))
-	L.Push(lua.LNumber(len(matches)))
+	L.Push(lua.LNumber(count))
 	return 2
 }
 
-// re.split(s, pattern [, n]) -> list
+// re.split(s, pattern [, n]) -> list, as Go's regexp.Split
 func (v *vm) reSplit(L *lua.LState) int {
 	s := L.CheckString(1)
-	re := v.regexp(L, 2)
+	e := v.regexp(L, 2)
 	n := resultCap(L.OptInt(3, -1))
-	parts := re.Split(s, n)
-	t := L.CreateTable(len(parts), 0)
+	t := L.CreateTable(0, 0)
 	t.Metatable = v.arrayMT
-	for i, p := range parts {
-		t.RawSetInt(i+1, lua.LString(p))
+	parts := 0
+	add := func(p string) {
+		parts++
+		t.RawSetInt(parts, ownString(p, s))
+	}
+	if n == 0 {
+		L.Push(t)
+		return 1
+	}
+	if len(e.re.String()) > 0 && len(s) == 0 {
+		add("")
+		L.Push(t)
+		return 1
+	}
+	beg, end := 0, 0
+	done := errors.New("done")
+	err := v.allMatches(e, s, n, func(m []int) error {
+		if parts == n-1 {
+			return done
+		}
+		end = m[0]
+		if m[1] != 0 {
+			add(s[beg:end])
+		}
+		beg = m[1]
+		return nil
+	})
+	if err != nil && err != done {
+		L.RaiseError("%s", err.Error())
+	}
+	if end != len(s) {
+		add(s[beg:])
 	}
 	L.Push(t)
 	return 1
@@ -199,14 +304,16 @@ func (v *vm) reSplit(L *lua.LState) int {
 // re.findall(s, pattern [, n]) -> list of matched strings
 func (v *vm) reFindAll(L *lua.LState) int {
 	s := L.CheckString(1)
-	re := v.regexp(L, 2)
+	e := v.regexp(L, 2)
 	n := resultCap(L.OptInt(3, -1))
-	ms := re.FindAllString(s, n)
-	t := L.CreateTable(len(ms), 0)
+	t := L.CreateTable(0, 0)
 	t.Metatable = v.arrayMT
-	for i, m := range ms {
-		t.RawSetInt(i+1, lua.LString(m))
-	}
+	i := 0
+	v.allMatchesOrRaise(L, e, s, n, func(m []int) error {
+		i++
+		t.RawSetInt(i, ownString(s[m[0]:m[1]], s))
+		return nil
+	})
 	L.Push(t)
 	return 1
 }

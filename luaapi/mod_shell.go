@@ -1,6 +1,8 @@
 package luaapi
 
 import (
+	"errors"
+
 	"github.com/monad-hooks/monad-hooks/shell/syntax"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -48,19 +50,39 @@ func (v *vm) shellModule() *lua.LTable {
 	})
 }
 
-func (v *vm) stringList(ss []string) *lua.LTable {
+// stringList returns ss, parts of src, as a json.array table (see
+// ownString), polling the stop flag (raising it) every stopCheckEvery
+// strings.
+func (v *vm) stringList(ss []string, src string) *lua.LTable {
 	t := v.L.CreateTable(len(ss), 0)
 	t.Metatable = v.arrayMT
 	for i, s := range ss {
-		t.RawSetInt(i+1, lua.LString(s))
+		if i%stopCheckEvery == stopCheckEvery-1 {
+			v.pl.work.listItems.Add(stopCheckEvery)
+			if v.ctx.stopped() {
+				v.L.RaiseError("%s", errStopped.Error())
+			}
+		}
+		t.RawSetInt(i+1, ownString(s, src))
 	}
 	return t
 }
 
+// shellStop is the Stop of the shell parser: the call's stop flag, with
+// the polls counted.
+func (v *vm) shellStop() bool {
+	v.pl.work.shellPolls.Add(1)
+	return v.ctx.stopped()
+}
+
 // shell.split(cmd) -> words [, err]
 func (v *vm) shellSplit(L *lua.LState) int {
-	words, err := syntax.Split(L.CheckString(1))
-	L.Push(v.stringList(words))
+	line := L.CheckString(1)
+	words, err := syntax.SplitStop(line, v.shellStop)
+	if errors.Is(err, syntax.ErrStopped) {
+		L.RaiseError("shell.split: %s", errStopped.Error())
+	}
+	L.Push(v.stringList(words, line))
 	if err != nil {
 		L.Push(lua.LString(err.Error()))
 		return 2
@@ -77,7 +99,10 @@ func (v *vm) shellCommands(L *lua.LState) int {
 	if L.GetTop() > 1 && L.Get(2) != lua.LNil {
 		L.ArgError(2, "shell.commands takes one argument (its bounds are fixed)")
 	}
-	cmds, err := syntax.Commands(line, syntax.Options{})
+	cmds, err := syntax.Commands(line, syntax.Options{Stop: v.shellStop})
+	if errors.Is(err, syntax.ErrStopped) {
+		L.RaiseError("shell.commands: %s", errStopped.Error())
+	}
 	if err != nil {
 		L.RaiseError("shell.commands: %s", err.Error())
 		return 0
@@ -89,7 +114,7 @@ func (v *vm) shellCommands(L *lua.LState) int {
 		malformed = malformed || c.Malformed
 		t := L.CreateTable(0, 7)
 		t.Metatable = v.objectMT
-		t.RawSetString("words", v.stringList(c.Words))
+		t.RawSetString("words", v.stringList(c.Words, line))
 		t.RawSetString("op", lua.LString(c.Op))
 		rs := L.CreateTable(len(c.Redirects), 0)
 		rs.Metatable = v.arrayMT
@@ -139,6 +164,6 @@ func (v *vm) shellUnwrap(L *lua.LState) int {
 		}
 		words = append(words, string(s))
 	}
-	L.Push(v.stringList(syntax.Unwrap(words)))
+	L.Push(v.stringList(syntax.Unwrap(words), ""))
 	return 1
 }

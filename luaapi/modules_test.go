@@ -102,6 +102,7 @@ end }`)
 	if err == nil || len(logs) != 3 {
 		t.Fatalf("on failure: %v %+v", err, logs)
 	}
+	p.waitWarm() // the other VMs load (and log) in the background
 	text := buf.String()
 	for _, want := range []string{"msg=checking", "script=log.lua", "line=5", "tool=bash", "level=WARN msg=careful", "msg=\"loading\\t1\""} {
 		if !strings.Contains(text, want) {

@@ -51,7 +51,7 @@ func captureValue(src string, c luapattern.Capture) lua.LValue {
 	if c.Position {
 		return lua.LNumber(c.Start + 1)
 	}
-	return lua.LString(src[c.Start:c.End])
+	return ownString(src[c.Start:c.End], src)
 }
 
 // pushCaptures pushes the captures of m (or the whole match when there are

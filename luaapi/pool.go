@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"regexp"
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,9 @@ const (
 	// DefaultMaxUses is how many calls a VM serves before it is replaced,
 	// when Options.MaxUses is zero.
 	DefaultMaxUses = 1 << 20
+	// DefaultMaxRetained bounds what a VM's scripts keep between calls
+	// when Options.MaxRetained is zero.
+	DefaultMaxRetained = 16 << 20
 	// MaxLogEntries bounds the log entries kept per call; further entries
 	// still go to the Logger but are not returned by CallLogs.
 	MaxLogEntries = 64
@@ -43,9 +47,10 @@ const (
 // Options configure a [Pool]. The zero value is valid: every field has a
 // documented default.
 type Options struct {
-	// PoolSize is the maximum number of VMs, hence of concurrent calls.
-	// Calls beyond it wait for a VM (bounded by their context and hook
-	// timeout). Default: 2*GOMAXPROCS, at least 4.
+	// PoolSize is the number of VMs, hence of concurrent calls: NewPool
+	// builds them all (the first before it returns, the others in the
+	// background). Calls beyond it wait for a VM (bounded by their
+	// context and hook timeout). Default: 2*GOMAXPROCS, at least 4.
 	PoolSize int
 	// DefaultTimeout is the timeout of a hook that sets no timeoutMs.
 	// Default [DefaultTimeout]; at most [MaxTimeout].
@@ -93,6 +98,22 @@ type Options struct {
 	// function a script calls while it loads may register hooks for that
 	// script. NewPool copies the map. Default: none.
 	Libraries map[string]*Script
+	// Modules are Go values every script can require by name (host
+	// modules, converted by gopher-luar): functions, maps of functions and
+	// values, or values whose exported fields and methods scripts may
+	// read and call. See the package doc, "Host modules", for what is
+	// refused ([ValidateModule]) and how calls are bounded. NewPool
+	// returns an error for a module ValidateModule refuses.
+	Modules map[string]any
+	// MaxRetained bounds the bytes a VM's scripts keep between calls
+	// (module-level state: globals, upvalues and what they reach,
+	// estimated by a walk after a call once the process's live heap grew
+	// by MaxRetained, after calls that ran a millisecond or more, and
+	// every 1024 calls; see retained.go). A call
+	// after which its VM holds more fails with [ErrRetained] and the VM
+	// is discarded. Default [DefaultMaxRetained]; negative disables. The
+	// pool's VMs together may retain PoolSize times this.
+	MaxRetained int64
 }
 
 func (o Options) normalized() Options {
@@ -120,6 +141,9 @@ func (o Options) normalized() Options {
 	}
 	if o.MaxUses == 0 {
 		o.MaxUses = DefaultMaxUses
+	}
+	if o.MaxRetained == 0 {
+		o.MaxRetained = DefaultMaxRetained
 	}
 	return o
 }
@@ -204,8 +228,24 @@ type plan struct {
 	libs   map[string]*Script
 	hooks  []Hook
 	opts   Options
+	mods   []hostModule // Options.Modules, by name
 	recach *reCache
 	wd     *watchdog
+
+	// work counts what host functions that poll the stop flag did:
+	// tests prove with it that a stopped call stopped early.
+	work workCounters
+}
+
+// workCounters count the work of host functions (see plan.work).
+type workCounters struct {
+	reBytes      atomic.Int64 // bytes read by polled regexp searches
+	reSearches   atomic.Int64 // searches of re.gsub, re.split and re.findall
+	jsonValues   atomic.Int64 // values json.decode decoded
+	shellPolls   atomic.Int64 // polls of the stop flag by the shell parser
+	listItems    atomic.Int64 // items put in result lists
+	sortCompares atomic.Int64 // comparisons of table.sort
+	retainWalks  atomic.Int64 // measurements of retained memory
 }
 
 type source struct {
@@ -220,53 +260,84 @@ type source struct {
 // A Pool is safe for concurrent use. It is immutable: to change scripts or
 // parameters, build a new Pool and Close the old one.
 type Pool struct {
-	plan   *plan
-	tokens chan struct{} // one per VM that may exist
+	plan *plan
+	// avail holds one token per idle VM (capacity PoolSize): a call takes
+	// a token, then the most recently used idle VM (LIFO: the warmest).
+	avail chan struct{}
 
-	mu     sync.Mutex
-	idle   []*vm // LIFO: the most recently used VM is the warmest
-	closed bool
+	mu       sync.Mutex
+	idle     []*vm         // VMs ready for a call, most recently used last
+	live     int           // VMs that exist or are being built, at most PoolSize
+	pending  int           // VMs the builder still has to build
+	building bool          // the builder goroutine runs
+	buildErr error         // the last build's error, nil after a success
+	failed   chan struct{} // closed (and replaced) when a build fails
+	closed   bool
+
+	buildCtx    context.Context // canceled by Close
+	cancelBuild context.CancelFunc
+	builder     sync.WaitGroup
 
 	calls, created, discarded, failures atomic.Int64
 }
 
 // NewPool loads every source in a fresh VM, collects the hook{}
-// registrations, and returns a pool holding that VM. Further VMs are built
-// on demand, up to Options.PoolSize, each loading the scripts again (so
-// scripts must register the same hooks every time they load).
+// registrations, and returns a pool holding that VM. The pool's other VMs
+// (up to Options.PoolSize) are built in the background right away, each
+// loading the scripts again (so scripts must register the same hooks every
+// time they load), and rebuilt in the background when one is discarded: a
+// call waits for a build only when every VM is busy or being built.
 //
-// ctx bounds the loading. Every error naming a script is a *[ScriptError]
-// with the script and line: an error raised while the script runs at load
-// time, a bad registration (unknown event, bad RE2 matcher, missing or
-// non-function handler, unknown key, wrong type, bad onError, bad
-// timeoutMs), a load that exceeds Options.LoadTimeout, a library that
-// fails as the script requires it; other errors concern the sources
-// themselves (a nil Script, unsupported Params) or the options (a library
-// without a script or with an invalid name).
+// ctx bounds the loading of the first VM; Close stops the background
+// builds. Every error naming a script is a *[ScriptError] with the script
+// and line: an error raised while the script runs at load time, a bad
+// registration (unknown event, bad RE2 matcher, missing or non-function
+// handler, unknown key, wrong type, bad onError, bad timeoutMs), a load
+// that exceeds Options.LoadTimeout, a library that fails as the script
+// requires it; other errors concern the sources themselves (a nil Script,
+// unsupported Params) or the options (a library without a script or with
+// an invalid name).
 func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
 	opts = opts.normalized()
 	libs, err := checkLibraries(opts.Libraries)
 	if err != nil {
 		return nil, err
 	}
-	pl := &plan{opts: opts, libs: libs, recach: newReCache(reCacheSize), wd: newWatchdog()}
+	pl := &plan{opts: opts, libs: libs, recach: newReCache(reCacheSize), wd: newWatchdog(uint64(max(opts.MaxRetained, 0)))}
 	for i, s := range srcs {
 		if s.Script == nil {
 			return nil, fmt.Errorf("luaapi: source %d has no script", i)
 		}
 		pl.srcs = append(pl.srcs, source{script: s.Script, params: s.Params})
 	}
+	names := make([]string, 0, len(opts.Modules))
+	for name := range opts.Modules {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		m, err := checkModule(name, opts.Modules[name])
+		if err != nil {
+			return nil, fmt.Errorf("luaapi: host module: %w", err)
+		}
+		if _, ok := libs[name]; ok {
+			return nil, fmt.Errorf("luaapi: host module %q has the name of a library", name)
+		}
+		pl.mods = append(pl.mods, m)
+	}
 	v, hooks, err := newVM(ctx, pl, true)
 	if err != nil {
 		return nil, err
 	}
 	pl.hooks = hooks
-	p := &Pool{plan: pl, tokens: make(chan struct{}, opts.PoolSize)}
-	for range opts.PoolSize {
-		p.tokens <- struct{}{}
-	}
+	p := &Pool{plan: pl, avail: make(chan struct{}, opts.PoolSize), live: 1, failed: make(chan struct{})}
+	// The builds outlive NewPool's ctx (they are the pool's); only its
+	// values are kept.
+	p.buildCtx, p.cancelBuild = context.WithCancel(context.WithoutCancel(ctx))
 	p.created.Add(1)
 	p.idle = append(p.idle, v)
+	p.avail <- struct{}{}
+	p.fill()
 	return p, nil
 }
 
@@ -296,8 +367,9 @@ func (p *Pool) Stats() Stats {
 //     (FailError), the timeout or ctx deadline (FailTimeout, matches
 //     context.DeadlineExceeded), ctx canceled (FailCanceled), a Go panic
 //     inside the VM (FailPanic), an invalid return value (FailOutput), an
-//     Input that cannot be converted (FailInput), the allocation budget
-//     (FailMemory), or a VM that could not be built (FailVM).
+//     Input that cannot be converted (FailInput), the allocation budget or
+//     the retained-memory bound (FailMemory), or a VM that could not be
+//     built (FailVM).
 //
 // Call does not apply the hook's matcher or onError: that is the caller's
 // policy. in is not modified. Calling Call after Close still works (see
@@ -350,83 +422,199 @@ func (h *Hook) fail(kind FailureKind, msg string, err error) *HookError {
 	return &HookError{Script: h.Script, Line: h.Line, Event: h.Event, Kind: kind, Msg: msg, Err: err}
 }
 
-// get borrows a VM: an idle one, or a new one when fewer than PoolSize
-// exist, waiting at most timeout for a token otherwise. waited is how long
-// it waited (0 on the fast path, which reads no clock).
+// get borrows a VM: an idle one, or the first that becomes idle (built by
+// the builder, or returned by another call) within timeout. waited is how
+// long it waited (0 on the fast path, which reads no clock): the call's
+// run gets what is left of its timeout, so a call never waits for a build
+// beyond its own timeout. On a closed pool it builds a temporary VM, within
+// timeout too.
 func (p *Pool) get(ctx context.Context, timeout time.Duration) (v *vm, waited time.Duration, err error) {
 	select {
-	case <-p.tokens:
+	case <-p.avail:
+		return p.pop(), 0, nil
 	default:
-		start := time.Now()
-		t := time.NewTimer(timeout)
-		select {
-		case <-p.tokens:
-			t.Stop()
-		case <-ctx.Done():
-			t.Stop()
-			return nil, 0, ctx.Err()
-		case <-t.C:
-			return nil, 0, context.DeadlineExceeded
-		}
-		waited = time.Since(start)
-		if waited >= timeout {
-			p.tokens <- struct{}{}
-			return nil, 0, context.DeadlineExceeded
-		}
 	}
+	start := time.Now()
 	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
-		v = p.idle[n-1]
-		p.idle[n-1] = nil
-		p.idle = p.idle[:n-1]
-	}
+	closed, failed := p.closed, p.failed
 	p.mu.Unlock()
-	if v != nil {
-		return v, waited, nil
+	if closed {
+		return p.temporary(ctx, timeout)
 	}
-	v, _, err = newVM(ctx, p.plan, false)
-	if err != nil {
-		p.tokens <- struct{}{}
+	p.fill()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-p.avail:
+		v = p.pop()
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	case <-t.C:
+		return nil, 0, context.DeadlineExceeded
+	case <-failed:
+		p.mu.Lock()
+		err := p.buildErr
+		p.mu.Unlock()
 		return nil, 0, &HookError{Kind: FailVM, Msg: "building a VM: " + err.Error(), Err: err}
 	}
-	p.created.Add(1)
+	if waited = time.Since(start); waited >= timeout {
+		p.put(v, true)
+		return nil, 0, context.DeadlineExceeded
+	}
 	return v, waited, nil
 }
 
+// temporary builds a VM for a call on a closed pool, within timeout.
+func (p *Pool) temporary(ctx context.Context, timeout time.Duration) (*vm, time.Duration, error) {
+	start := time.Now()
+	bctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	v, _, err := newVM(bctx, p.plan, false)
+	if err != nil {
+		return nil, 0, &HookError{Kind: FailVM, Msg: "building a VM: " + err.Error(), Err: err}
+	}
+	p.created.Add(1)
+	p.mu.Lock()
+	p.live++
+	p.mu.Unlock()
+	waited := time.Since(start)
+	if waited >= timeout {
+		p.put(v, false)
+		return nil, 0, context.DeadlineExceeded
+	}
+	return v, waited, nil
+}
+
+// fill has the builder build VMs until PoolSize exist, unless the pool is
+// closed.
+func (p *Pool) fill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.live >= p.plan.opts.PoolSize {
+		return
+	}
+	n := p.plan.opts.PoolSize - p.live
+	p.live += n
+	p.pending += n
+	if !p.building {
+		p.building = true
+		p.builder.Add(1)
+		go p.build()
+	}
+}
+
+// build is the builder goroutine: it builds the pending VMs one by one,
+// under Options.LoadTimeout each, and exits when none is left, when the
+// pool is closed, or after a failed build (the next call that finds no
+// idle VM tries again).
+func (p *Pool) build() {
+	defer p.builder.Done()
+	for {
+		p.mu.Lock()
+		if p.pending == 0 || p.closed {
+			p.live -= p.pending
+			p.pending = 0
+			p.building = false
+			p.mu.Unlock()
+			return
+		}
+		p.pending--
+		p.mu.Unlock()
+		v, _, err := newVM(p.buildCtx, p.plan, false)
+		p.mu.Lock()
+		if err != nil {
+			p.live -= 1 + p.pending
+			p.pending = 0
+			p.building = false
+			p.buildErr = err
+			close(p.failed)
+			p.failed = make(chan struct{})
+			p.mu.Unlock()
+			return
+		}
+		p.buildErr = nil
+		p.created.Add(1)
+		if !p.closed {
+			p.push(v)
+			v = nil
+		}
+		p.mu.Unlock()
+		if v != nil {
+			p.discard(v)
+		}
+	}
+}
+
 // put returns a VM to the pool, or closes it when it is unhealthy, used up
-// or the pool is closed.
+// or the pool is closed; a closed VM is replaced in the background.
 func (p *Pool) put(v *vm, healthy bool) {
 	if healthy && (p.plan.opts.MaxUses < 0 || v.uses < p.plan.opts.MaxUses) {
 		p.mu.Lock()
 		if !p.closed {
-			p.idle = append(p.idle, v)
+			// Under mu, so that Close cannot miss it.
+			p.push(v)
 			v = nil
 		}
 		p.mu.Unlock()
+		if v == nil {
+			return
+		}
 	}
-	if v != nil {
-		v.close()
-		p.discarded.Add(1)
-	}
-	p.tokens <- struct{}{}
+	p.discard(v)
+	p.fill()
 }
 
-// Close closes the idle VMs and marks the pool closed. Calls in flight
-// finish normally and their VMs are closed when they return. Calls made
-// after Close still work: each builds a VM and closes it afterwards (about
-// 0.1-1 ms per call), so an engine that loaded a hook from the old pool
-// just before swapping in a new one still gets an answer. Close is
-// idempotent and safe for concurrent use; it always returns nil.
+// push makes v idle; mu must be held. It never blocks: at most PoolSize
+// VMs exist, so avail has room.
+func (p *Pool) push(v *vm) {
+	p.idle = append(p.idle, v)
+	p.avail <- struct{}{}
+}
+
+// pop takes the most recently used idle VM, after its token was taken
+// from avail (a push happens before its token is sent, so there is one).
+func (p *Pool) pop() *vm {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.idle)
+	v := p.idle[n-1]
+	p.idle[n-1] = nil
+	p.idle = p.idle[:n-1]
+	return v
+}
+
+// discard closes a VM that exists no more in the pool.
+func (p *Pool) discard(v *vm) {
+	v.close()
+	p.discarded.Add(1)
+	p.mu.Lock()
+	p.live--
+	p.mu.Unlock()
+}
+
+// Close stops the background builds, closes the idle VMs and marks the
+// pool closed. Calls in flight finish normally and their VMs are closed
+// when they return. Calls made after Close still work: each builds a VM,
+// within its timeout, and closes it afterwards (about 0.1-1 ms per call
+// plus the scripts' top level), so an engine that loaded a hook from the
+// old pool just before swapping in a new one still gets an answer. Close
+// is idempotent and safe for concurrent use; it waits for a build in
+// progress to stop and always returns nil.
 func (p *Pool) Close() error {
 	p.mu.Lock()
-	idle := p.idle
-	p.idle = nil
 	p.closed = true
 	p.mu.Unlock()
-	p.plan.wd.closed.Store(true)
-	for _, v := range idle {
-		v.close()
-		p.discarded.Add(1)
+	p.cancelBuild()
+	p.builder.Wait()
+	for {
+		select {
+		case <-p.avail:
+			p.discard(p.pop())
+			continue
+		default:
+		}
+		break
 	}
+	p.plan.wd.closed.Store(true)
 	return nil
 }

@@ -86,6 +86,7 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	}
 	origFormat := realStr.RawGetString("format").(*lua.LFunction).GFunction
 	str.RawSetString("rep", L.NewFunction(v.strRep))
+	str.RawSetString("sub", L.NewFunction(strSub))
 	str.RawSetString("format", L.NewFunction(func(L *lua.LState) int { return v.strFormat(L, origFormat) }))
 	v.installPatterns(str)
 	v.strMeta = L.CreateTable(0, 2)
@@ -97,7 +98,8 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	realTab := G.RawGetString("table").(*lua.LTable)
 	tab := L.CreateTable(0, len(tableNames))
 	tab.RawSetString("concat", L.NewFunction(v.tabConcat))
-	for _, n := range []string{"insert", "remove", "sort"} {
+	tab.RawSetString("sort", L.NewFunction(v.tabSort))
+	for _, n := range []string{"insert", "remove"} {
 		orig := realTab.RawGetString(n).(*lua.LFunction).GFunction
 		name := n
 		tab.RawSetString(n, L.NewFunction(func(L *lua.LState) int {
@@ -131,11 +133,13 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	for name, build := range moduleBuilders {
 		v.modules[name] = v.readonly(build(v), name)
 	}
+	v.installHostModules()
 	// Remove what OpenBase put in the real globals, so that nothing
 	// dangerous stays reachable even through a Go API mistake.
 	for _, n := range []string{"getfenv", "setfenv", "load", "loadstring", "loadfile", "dofile", "require", "module", "collectgarbage", "newproxy", "rawset", "rawget", "rawequal", "print", "_printregs"} {
 		G.RawSetString(n, lua.LNil)
 	}
+	v.fixed = v.sandboxTables()
 	return base, nil
 }
 
@@ -388,4 +392,71 @@ func (v *vm) tabConcat(L *lua.LState) int {
 	}
 	L.Push(lua.LString(b.String()))
 	return 1
+}
+
+// tabSort is table.sort polling the stop flag (gopher-lua's runs to
+// completion: 2.4 s for a million strings). Like it, it sorts t[1..#t]
+// with Go's sort.Sort, calling the order function if one is given.
+func (v *vm) tabSort(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if info, ok := v.ro[t]; ok {
+		L.RaiseError("table.sort: cannot modify read-only table %s", info.name)
+	}
+	s := luaSorter{v: v, L: L}
+	if L.GetTop() > 1 && L.Get(2) != lua.LNil {
+		s.fn = L.CheckFunction(2)
+	}
+	n := t.Len()
+	s.a = make([]lua.LValue, n)
+	for i := range s.a {
+		s.a[i] = t.RawGetInt(i + 1)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if r != errStopped {
+					panic(r)
+				}
+				L.RaiseError("table.sort: %s", errStopped.Error())
+			}
+		}()
+		sort.Sort(&s)
+	}()
+	for i, x := range s.a {
+		t.RawSetInt(i+1, x)
+	}
+	return 0
+}
+
+// luaSorter sorts Lua values for tabSort; Less panics with errStopped once
+// the call must stop.
+type luaSorter struct {
+	v     *vm
+	L     *lua.LState
+	fn    *lua.LFunction
+	a     []lua.LValue
+	calls int
+}
+
+func (s *luaSorter) Len() int      { return len(s.a) }
+func (s *luaSorter) Swap(i, j int) { s.a[i], s.a[j] = s.a[j], s.a[i] }
+
+func (s *luaSorter) Less(i, j int) bool {
+	s.calls++
+	if s.calls%stopCheckEvery == 0 {
+		s.v.pl.work.sortCompares.Add(stopCheckEvery)
+		if s.v.ctx.stopped() {
+			panic(errStopped)
+		}
+	}
+	if s.fn == nil {
+		return s.L.LessThan(s.a[i], s.a[j])
+	}
+	s.L.Push(s.fn)
+	s.L.Push(s.a[i])
+	s.L.Push(s.a[j])
+	s.L.Call(2, 1)
+	r := s.L.Get(-1)
+	s.L.Pop(1)
+	return lua.LVAsBool(r)
 }

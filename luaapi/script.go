@@ -10,8 +10,10 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 )
 
-// MaxScriptSize bounds the source of one script (1 MiB).
-const MaxScriptSize = 1 << 20
+// MaxScriptSize bounds the source of one script (256 KiB, over three times
+// the largest stdlib pack): with MaxNesting, it bounds the time Compile
+// takes (see SECURITY.md for the figures).
+const MaxScriptSize = 256 << 10
 
 // A Script is a compiled Lua script: parsed, checked and compiled to
 // gopher-lua byte code once by [Compile]. A Script is immutable and safe for
@@ -32,6 +34,8 @@ func (s *Script) Name() string { return s.name }
 //
 //   - a syntax error;
 //   - a source larger than [MaxScriptSize];
+//   - a source nesting deeper than [MaxNesting] (brackets, blocks, elseif
+//     chains, chained operators), found before the parser runs;
 //   - a construct gopher-lua v1.1.2 miscompiles (issue #490, see the package
 //     documentation, "Rejected constructs").
 //
@@ -39,6 +43,9 @@ func (s *Script) Name() string { return s.name }
 func Compile(name string, src []byte) (s *Script, err error) {
 	if len(src) > MaxScriptSize {
 		return nil, &ScriptError{Script: name, Msg: fmt.Sprintf("script is %d bytes, more than the limit of %d", len(src), MaxScriptSize)}
+	}
+	if err := prescan(name, src); err != nil {
+		return nil, err
 	}
 	defer func() {
 		// The parser and compiler are not expected to panic, but a

@@ -34,11 +34,16 @@ const (
 // above it live in the hash part: a sequence longer than this reports a
 // shorter #t. The value is set before any LState of the process exists, as
 // later changes would corrupt iteration of existing tables; a program that
-// links luaapi gets it for every gopher-lua VM it runs.
+// links luaapi gets it for every gopher-lua VM it runs (a property of
+// embedding, documented in package engine and the README). A lower value
+// set before luaapi's initialisation is kept.
 const MaxArrayIndex = 1 << 20
 
 func init() {
-	lua.MaxArrayIndex = MaxArrayIndex
+	// Only lower it: the process may have set a lower value already.
+	if lua.MaxArrayIndex > MaxArrayIndex {
+		lua.MaxArrayIndex = MaxArrayIndex
+	}
 }
 
 // vm is one gopher-lua state with every script of a plan loaded.
@@ -69,6 +74,7 @@ type vm struct {
 	input        *lua.LTable // reused input table, see inputTable
 	inputSet     uint32
 	inputDirty   bool
+	origins      map[*lua.LTable]any    // see keepOrigin
 	ro           map[*lua.LTable]roInfo // read-only proxy -> its target
 	roMT         *lua.LTable
 	roNewIndex   *lua.LFunction
@@ -82,6 +88,14 @@ type vm struct {
 	strMeta      *lua.LTable
 	patOpts      luapattern.Options // the matcher's options, see installPatterns
 	reLocal      map[string]*regexpEntry
+	polledOnly   bool // tests: every regexp search polls (see direct)
+	converted    int  // values converted by toLua, see pollConvert
+
+	// retained memory, see retained.go
+	fixed            map[any]struct{} // the sandbox's own tables
+	envs             []*lua.LTable    // each script's environment
+	sinceRetainCheck int
+	walkEpoch        uint64 // the watchdog's walkEpoch at the last walk
 }
 
 type roInfo struct {
@@ -165,6 +179,7 @@ func (v *vm) load(ctx context.Context, s source, base *lua.LTable) error {
 	envMT.RawSetString("__newindex", L.NewFunction(v.luaSetGlobal))
 	envMT.RawSetString("__metatable", lua.LFalse)
 	env.Metatable = envMT
+	v.envs = append(v.envs, env)
 
 	fn := L.NewFunctionFromProto(s.script.proto)
 	fn.Env = env
@@ -173,6 +188,11 @@ func (v *vm) load(ctx context.Context, s source, base *lua.LTable) error {
 	L.SetContext(&v.ctx)
 	_, err, panicked := v.pcall(fn, nil, 0)
 	L.RemoveContext()
+	v.forgetOrigins()
+	var msg string
+	if err != nil {
+		msg, _ = v.errorMessage(err) // under the watchdog
+	}
 	stopErr := v.ctx.end()
 	if v.loadErr != nil {
 		return v.loadErr
@@ -181,7 +201,6 @@ func (v *vm) load(ctx context.Context, s source, base *lua.LTable) error {
 		return &ScriptError{Script: name, Msg: fmt.Sprintf("loading: %v (load timeout %s)", stopErr, v.pl.opts.LoadTimeout)}
 	}
 	if err != nil {
-		msg, _ := v.errorMessage(err)
 		if panicked {
 			msg = "go panic: " + msg
 		}
@@ -337,31 +356,46 @@ func (v *vm) luaXPCall(L *lua.LState) int {
 	return L.GetTop()
 }
 
+// maxErrorMessage bounds the message of a hook failure; longer ones are
+// cut.
+const maxErrorMessage = 16 << 10
+
+// clipMessage cuts s to maxErrorMessage bytes.
+func clipMessage(s string) string {
+	if len(s) <= maxErrorMessage {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxErrorMessage], "") + "... (cut)"
+}
+
 // errorMessage renders a PCall error: the message of a string error, a
-// description plus the converted value of a table error.
+// description plus the converted value of a table error. The conversion is
+// bounded (errorMaxNodes, errorMaxBytes, counting a table reachable twice
+// twice) and polls the call's stop flag, so it must run before the call's
+// vmCtx ends.
 func (v *vm) errorMessage(err error) (string, any) {
 	var ae *lua.ApiError
 	if !errors.As(err, &ae) {
-		return err.Error(), nil
+		return clipMessage(err.Error()), nil
 	}
 	switch o := ae.Object.(type) {
 	case lua.LString:
-		return string(o), nil
+		return clipMessage(string(o)), nil
 	case *lua.LNilType:
 		return "error called with nil", nil
 	case *lua.LTable:
-		val, cerr := v.fromLua(o, 0, new(budget))
+		val, cerr := v.fromLua(o, 0, v.newBudgetOf(errorMaxNodes, errorMaxBytes))
 		if cerr != nil {
 			return "error called with a table (" + cerr.Error() + ")", nil
 		}
 		return "error called with a table: " + jsonString(val), val
 	case nil:
-		return err.Error(), nil
+		return clipMessage(err.Error()), nil
 	default:
 		if o == v.null {
 			return "error called with json.null", nil
 		}
-		return fmt.Sprintf("error called with a %s: %s", o.Type(), o.String()), o.String()
+		return clipMessage(fmt.Sprintf("error called with a %s: %s", o.Type(), o.String())), o.String()
 	}
 }
 
@@ -549,27 +583,48 @@ func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.
 	v.tainted = false
 	defer func() { v.logs = nil }()
 	L := v.L
+	// The input's conversion counts against the call's time too.
+	v.ctx.begin(v.pl.wd, ctx, timeout, uint64(max(v.pl.opts.MaxCallAlloc, 0)))
 	arg, cerr := v.inputTable(in)
+	defer v.releaseInput()
+	defer v.forgetOrigins()
 	if cerr != nil {
+		if stopErr := v.ctx.end(); stopErr != nil {
+			return out, true, h.fail(kindOfCtxErr(stopErr), "converting the input: "+stopErr.Error(), stopErr)
+		}
 		return out, true, h.fail(FailInput, cerr.Error(), cerr)
 	}
-	v.ctx.begin(v.pl.wd, ctx, timeout, uint64(max(v.pl.opts.MaxCallAlloc, 0)))
 	L.SetContext(&v.ctx)
 	ret, perr, panicked := v.pcall(v.handlers[i], arg, 1)
 	L.RemoveContext()
+	// Convert what the handler returned or raised while the watchdog still
+	// watches the call: the conversions poll its stop flag.
+	var msg string
+	var val any
+	var oerr error
+	switch {
+	case perr != nil:
+		msg, val = v.errorMessage(perr)
+	case ret != lua.LNil:
+		out, oerr = v.readOutput(ret)
+	}
+	longCall := v.ctx.seenByWatchdog()
 	stopErr := v.ctx.end()
 	if panicked {
-		msg, _ := v.errorMessage(perr)
-		return out, false, h.fail(FailPanic, "go panic: "+msg, perr)
+		return events.Output{}, false, h.fail(FailPanic, "go panic: "+msg, perr)
 	}
 	if stopErr != nil {
 		// Whatever the handler did after the stop (pcall catching it,
 		// another error), the call ran out of time or budget.
-		return out, false, h.fail(kindOfCtxErr(stopErr), stopErr.Error(), stopErr)
+		return events.Output{}, false, h.fail(kindOfCtxErr(stopErr), stopErr.Error(), stopErr)
 	}
 	healthy = !v.tainted && L.GetTop() == 0
+	if healthy {
+		if err := v.checkRetained(longCall); err != nil {
+			return events.Output{}, false, h.fail(FailMemory, err.Error(), err)
+		}
+	}
 	if perr != nil {
-		msg, val := v.errorMessage(perr)
 		he := h.fail(FailError, msg, nil)
 		he.Value = val
 		// A Lua error unwinds cleanly through gopher-lua's PCall; the
@@ -579,10 +634,6 @@ func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.
 		}
 		return out, healthy, he
 	}
-	if ret == lua.LNil {
-		return out, healthy, nil
-	}
-	out, oerr := v.readOutput(ret)
 	if oerr != nil {
 		return events.Output{}, healthy, h.fail(FailOutput, oerr.Error(), oerr)
 	}

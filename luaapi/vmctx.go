@@ -89,6 +89,14 @@ func (c *vmCtx) begin(w *watchdog, parent context.Context, timeout time.Duration
 	w.ensureRunning()
 }
 
+// seenByWatchdog reports whether the watchdog saw the call running (it
+// lasted about a tick or more).
+func (c *vmCtx) seenByWatchdog() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen
+}
+
 // end finishes the call and returns why it was stopped, if it was.
 func (c *vmCtx) end() error {
 	c.mu.Lock()
@@ -151,6 +159,27 @@ func (c *vmCtx) Value(key any) any {
 // loops of their own).
 func (c *vmCtx) stopped() bool { return c.reason.Load() != reasonNone }
 
+// remaining returns how long the current call may still run: until its
+// deadline once the watchdog has seen it, else (the call began less than a
+// tick ago) its timeout, bounded by the caller's deadline. It reads the
+// clock: host functions call it only before expensive work.
+func (c *vmCtx) remaining() time.Duration {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case !c.active || c.reason.Load() != reasonNone:
+		return 0
+	case c.seen:
+		return c.deadline.Sub(now)
+	}
+	d := c.timeout
+	if pd, ok := c.parent.Deadline(); ok {
+		d = min(d, pd.Sub(now))
+	}
+	return d
+}
+
 // A watchdog stops the calls of one pool's VMs (see above).
 type watchdog struct {
 	mu      sync.Mutex
@@ -158,10 +187,43 @@ type watchdog struct {
 	running atomic.Bool
 	closed  atomic.Bool       // the pool is closed: exit as soon as idle
 	sample  [1]metrics.Sample // used by the watchdog goroutine only
+
+	// The live heap, probed every liveTicks while calls run: when it grew
+	// by liveStep since the last mark, walkEpoch moves on, and every VM
+	// measures what it retains after its next call (see retained.go).
+	liveStep  uint64
+	liveMark  uint64 // watchdog goroutine only
+	walkEpoch atomic.Uint64
 }
 
-func newWatchdog() *watchdog {
-	return &watchdog{ctxs: map[*vmCtx]struct{}{}}
+// liveTicks is how often (in ticks) the watchdog probes the live heap.
+const liveTicks = 16
+
+const liveMetric = "/gc/heap/live:bytes"
+
+func newWatchdog(liveStep uint64) *watchdog {
+	return &watchdog{ctxs: map[*vmCtx]struct{}{}, liveStep: liveStep}
+}
+
+// probeLive reads the live heap and moves walkEpoch on when it grew by
+// liveStep since the last mark.
+func (w *watchdog) probeLive() {
+	if w.liveStep == 0 {
+		return
+	}
+	w.sample[0].Name = liveMetric
+	metrics.Read(w.sample[:])
+	if w.sample[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	live := w.sample[0].Value.Uint64()
+	switch {
+	case live < w.liveMark:
+		w.liveMark = live
+	case live-w.liveMark >= w.liveStep:
+		w.liveMark = live
+		w.walkEpoch.Add(1)
+	}
 }
 
 func (w *watchdog) add(c *vmCtx) {
@@ -195,6 +257,9 @@ func (w *watchdog) loop() {
 	for tick := 0; ; tick++ {
 		<-t.C
 		if w.scan(tick%allocTicks == 0) {
+			if tick%liveTicks == 0 {
+				w.probeLive()
+			}
 			idle = 0
 			continue
 		}

@@ -689,7 +689,7 @@ func (p *parser) splitWords(ops bool) []string {
 	if !ops {
 		mode = wordArgs
 	}
-	for p.pos < len(p.src) {
+	for p.pos < len(p.src) && !p.st.stopped() {
 		p.st.steps++
 		p.skipBlanks()
 		if p.pos >= len(p.src) {

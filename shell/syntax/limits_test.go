@@ -150,8 +150,8 @@ func TestPathological(t *testing.T) {
 			_, sl, _ = commands(large, unbounded)
 			assert.LessOrEqual(t, sl, 20*ss, "Commands without a command limit grows faster than linearly: %d steps for %d bytes, %d for %d", ss, len(small), sl, len(large))
 			assert.GreaterOrEqual(t, sl, len(large)/2, "the step counter does not count the bytes read")
-			_, ss, _ = split(small)
-			_, sl, _ = split(large)
+			_, ss, _ = split(small, nil)
+			_, sl, _ = split(large, nil)
 			assert.LessOrEqual(t, sl, 20*ss, "Split grows faster than linearly: %d steps for %d bytes, %d for %d", ss, len(small), sl, len(large))
 			assert.GreaterOrEqual(t, sl, len(large)/2, "the step counter does not count the bytes read")
 			if raceEnabled || testing.Short() {

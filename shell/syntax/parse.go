@@ -45,7 +45,7 @@ const (
 	stopCase                     // ;; ;& ;;& esac
 )
 
-func (p *parser) done() bool { return p.pos >= len(p.src) || p.st.full }
+func (p *parser) done() bool { return p.pos >= len(p.src) || p.st.stopped() }
 
 // emit lists a command and returns its index in p.out, or -1 when the
 // command limit is reached (or in Split).

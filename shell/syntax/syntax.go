@@ -34,6 +34,9 @@ var (
 	// (only its first MaxBytes bytes were parsed), or when the command
 	// strings parsed again (sh -c, eval, ...) add up to more than MaxBytes.
 	ErrTooLong = errors.New("syntax: input longer than the size limit")
+	// ErrStopped is returned when Options.Stop (or SplitStop's stop)
+	// reported true: the parse ended early.
+	ErrStopped = errors.New("syntax: stopped by the caller")
 )
 
 // ErrUnterminated is returned by Split, with the words it read, when a
@@ -54,6 +57,11 @@ type Options struct {
 	// total length of the command strings parsed again. 0 means
 	// DefaultMaxBytes.
 	MaxBytes int
+	// Stop, when set, is polled about every thousand steps of the parse
+	// (a step reads at least one byte); once it returns true the parse
+	// ends and ErrStopped is returned with the commands found. It lets a
+	// caller with a deadline bound the time of a long line.
+	Stop func() bool
 }
 
 func (o Options) withDefaults() Options {
@@ -213,17 +221,28 @@ func fillDocs(st *state, cmds []Command) {
 // not read. When a quote or substitution is not closed, Split returns the
 // words read and ErrUnterminated. Split is safe for concurrent use.
 func Split(line string) ([]string, error) {
-	words, _, err := split(line)
+	words, _, err := split(line, nil)
 	return words, err
 }
 
-// split is Split, also returning the steps it took (see state.steps).
-func split(line string) ([]string, int, error) {
-	st := &state{opts: Options{}.withDefaults(), split: true, scan: scanBudget(len(line))}
+// SplitStop is Split polling stop (when not nil) as Options.Stop is
+// polled: once it returns true, SplitStop returns the words read and
+// ErrStopped.
+func SplitStop(line string, stop func() bool) ([]string, error) {
+	words, _, err := split(line, stop)
+	return words, err
+}
+
+// split is SplitStop, also returning the steps it took (see state.steps).
+func split(line string, stop func() bool) ([]string, int, error) {
+	st := &state{opts: Options{Stop: stop}.withDefaults(), split: true, scan: scanBudget(len(line))}
 	p := &parser{st: st, src: line}
 	words := p.splitWords(true)
 	if len(words) == 0 {
 		words = nil
+	}
+	if st.err != nil {
+		return words, st.steps, st.err
 	}
 	if p.bad {
 		return words, st.steps, ErrUnterminated
@@ -252,6 +271,28 @@ type state struct {
 	// proves the parse linear; the tests check that on inputs built to
 	// defeat it (limits_test.go), without timing anything.
 	steps int
+	polls int // steps since Options.Stop was last polled
+}
+
+// stopPoll is how many steps pass between two polls of Options.Stop.
+const stopPoll = 1024
+
+// stopped polls Options.Stop every stopPoll calls; once it reported true,
+// the parse is full (every loop ends) and the error is ErrStopped.
+func (s *state) stopped() bool {
+	if s.opts.Stop == nil || s.full {
+		return s.full
+	}
+	s.polls++
+	if s.polls < stopPoll {
+		return false
+	}
+	s.polls = 0
+	if s.opts.Stop() {
+		s.fail(ErrStopped)
+		s.full = true
+	}
+	return s.full
 }
 
 // keepWords copies words into the call's backing store and returns the

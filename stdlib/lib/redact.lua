@@ -380,7 +380,7 @@ local function register(rules, cfg)
       if ev == "AfterTool" then
         matcher = cfg.matcher
       end
-      hook{ event = ev, matcher = matcher, handler = function(input)
+      hook{ event = ev, matcher = matcher, onError = "deny", handler = function(input)
         local v, ch
         if walk then
           v, ch = redact_value(input[from], rules, allow, 0)

@@ -1,0 +1,59 @@
+package luaapi
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// slowLoad is a script whose top level runs for a long time (far more than
+// a hook's timeout) on every VM build.
+const slowLoad = `
+local n = 0 for i = 1, 3e6 do n = n + i end
+hook{ event = "BeforeTool", timeoutMs = 5, handler = function(i) if i.toolName == "loop" then while true do end end end }
+`
+
+// TestPoolIsWarmAfterLoad: NewPool builds the pool's VMs at load (the
+// first one before it returns, the others in the background), so calls do
+// not wait for top-level code.
+func TestPoolIsWarmAfterLoad(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 3, LoadTimeout: MaxTimeout}, "slow.lua", slowLoad)
+	p.waitWarm()
+	require.EqualValues(t, 3, p.Stats().Created)
+	// Three calls at once find three idle VMs.
+	vs := make([]*vm, 3)
+	for i := range vs {
+		v, _, err := p.get(context.Background(), 1)
+		require.NoError(t, err, "VM %d", i)
+		vs[i] = v
+	}
+	for _, v := range vs {
+		p.put(v, true)
+	}
+	require.EqualValues(t, 3, p.Stats().Created)
+}
+
+// TestWaitingForABuildCounts: a call that must wait for a VM being built
+// (its predecessor was discarded) waits within its own timeout: it fails
+// as a timeout instead of reporting ok after the build.
+func TestWaitingForABuildCounts(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 1, LoadTimeout: MaxTimeout}, "slow.lua", slowLoad)
+	_, err := p.Call(context.Background(), 0, bashInput("ls"))
+	require.NoError(t, err)
+	// A timeout discards the only VM; the next call waits for the rebuild,
+	// whose top level takes far longer than the 5 ms timeout.
+	_, err = p.Call(context.Background(), 0, &eventsInputLoop)
+	var he *HookError
+	require.ErrorAs(t, err, &he)
+	require.Equal(t, FailTimeout, he.Kind, "%v", err)
+	_, err = p.Call(context.Background(), 0, bashInput("ls"))
+	require.ErrorAs(t, err, &he)
+	require.Equal(t, FailTimeout, he.Kind, "%v", err)
+	require.True(t, strings.Contains(he.Msg, "waiting for a VM"), he.Msg)
+	// Once rebuilt, calls work again.
+	p.waitWarm()
+	_, err = p.Call(context.Background(), 0, bashInput("ls"))
+	require.NoError(t, err)
+}
