@@ -4,12 +4,10 @@ import (
 	"context"
 	"io/fs"
 	"math/rand/v2"
-	"os"
 	"path"
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -144,25 +142,6 @@ func (p *pack) call(tb testing.TB, in events.Input) engine.Result {
 
 func shellInput(cmd string) events.Input {
 	return events.Input{Event: events.BeforeTool, ToolName: "bash", Cwd: testRoot, ToolInput: map[string]any{"command": cmd}}
-}
-
-// readLines returns the non-blank lines of a testdata file that do not
-// start with #, with their line numbers.
-func readLines(tb testing.TB, name string) (lines []string, nums []int) {
-	tb.Helper()
-	data, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for i, l := range strings.Split(string(data), "\n") {
-		t := strings.TrimSpace(l)
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		lines = append(lines, strings.TrimRight(l, " \t\r"))
-		nums = append(nums, i+1)
-	}
-	return lines, nums
 }
 
 var placeholder = regexp.MustCompile(`\{\{([a-zA-Z]*):?([0-9]*)\}\}`)

@@ -2,6 +2,8 @@ package stdlib_test
 
 import (
 	"encoding/json"
+	"flag"
+	"fmt"
 	"hash/fnv"
 	"os"
 	"strings"
@@ -11,11 +13,16 @@ import (
 )
 
 // The quality targets of the packs, measured on the labelled corpora in
-// testdata/ (all values fake; see expand). The measured rates are printed
-// with -v and recorded in README.md.
+// testdata/ (all values fake; see expand). The measured figures are
+// written into README.md (the <!-- quality:NAME --> blocks) by
+// go test ./stdlib -run TestQuality -update, and a test fails when they are
+// stale.
 const (
 	minDangerousDenied = 0.97
 	minSecretsRedacted = 0.97
+	// maxSafeTouched is the share of harmless commands a held-out corpus
+	// may see denied or asked.
+	maxSafeTouched = 0.01
 )
 
 func seedOf(s string) uint64 {
@@ -24,30 +31,145 @@ func seedOf(s string) uint64 {
 	return h.Sum64()
 }
 
+// corpusLine is one line of a corpus: its number, its text and its group
+// (the last "## " heading before it, "" before the first).
+type corpusLine struct {
+	num         int
+	group, text string
+}
+
+// readCorpus returns the lines of a testdata file that are neither blank
+// nor comments ("#"), with their groups ("## heading" lines).
+func readCorpus(tb testing.TB, name string) []corpusLine {
+	tb.Helper()
+	data, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []corpusLine
+	group := ""
+	for i, l := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(l)
+		if h, ok := strings.CutPrefix(t, "## "); ok {
+			group = h
+			continue
+		}
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		out = append(out, corpusLine{num: i + 1, group: group, text: strings.TrimRight(l, " \t\r")})
+	}
+	return out
+}
+
+// tally counts, per group in order of appearance, the cases and those that
+// hit (denied, redacted, right, or for harmless cases touched).
+type tally struct {
+	groups []string
+	n, hit map[string]int
+}
+
+func newTally() *tally { return &tally{n: map[string]int{}, hit: map[string]int{}} }
+
+func (t *tally) add(group string, hit bool) {
+	if _, ok := t.n[group]; !ok {
+		t.groups = append(t.groups, group)
+	}
+	t.n[group]++
+	if hit {
+		t.hit[group]++
+	}
+}
+
+func (t *tally) total() (n, hit int) {
+	for _, g := range t.groups {
+		n += t.n[g]
+		hit += t.hit[g]
+	}
+	return n, hit
+}
+
+func (t *tally) rate() float64 {
+	n, hit := t.total()
+	if n == 0 {
+		return 0
+	}
+	return float64(hit) / float64(n)
+}
+
+func pct(hit, n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(hit)/float64(n))
+}
+
+// report builds the rows of a README quality table for one corpus: one row
+// per group (when there are several) and one for the whole file.
+func (t *tally) report(file, verb string) []string {
+	var rows []string
+	if len(t.groups) > 1 {
+		for _, g := range t.groups {
+			rows = append(rows, fmt.Sprintf("| `%s` | %s | %d/%d %s (%s) |", file, g, t.hit[g], t.n[g], verb, pct(t.hit[g], t.n[g])))
+		}
+	}
+	n, hit := t.total()
+	rows = append(rows, fmt.Sprintf("| `%s` | **all** | %d/%d %s (%s) |", file, hit, n, verb, pct(hit, n)))
+	return rows
+}
+
+// checkQualitySection compares the README block <!-- quality:name --> with
+// the table rows measured, and rewrites it with -update.
+func checkQualitySection(t *testing.T, name string, rows []string) {
+	t.Helper()
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	begin, end := "<!-- quality:"+name+" -->\n", "<!-- end quality:"+name+" -->"
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no %q ... %q block", strings.TrimSpace(begin), end)
+	}
+	body := "| corpus | group | result |\n|---|---|---|\n" + strings.Join(rows, "\n") + "\n"
+	out := doc[:i+len(begin)] + body + doc[j:]
+	if out == doc {
+		return
+	}
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile("README.md", []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md quality block %q is stale: run go test ./stdlib -run TestQuality -update\nmeasured:\n%s", name, body)
+}
+
 // secretCase is one labelled secret: the input text, the expected output
 // and the kind.
 type secretCase struct {
 	line        int
-	kind        string
+	group, kind string
 	input, want string
 }
 
-func secretCases(tb testing.TB) []secretCase {
-	lines, nums := readLines(tb, "secrets.txt")
+func secretCases(tb testing.TB, file string) []secretCase {
+	tb.Helper()
 	var out []secretCase
-	for i, l := range lines {
-		kind, tmpl, ok := strings.Cut(l, "\t")
+	for _, l := range readCorpus(tb, file) {
+		kind, tmpl, ok := strings.Cut(l.text, "\t")
 		if !ok {
-			tb.Fatalf("secrets.txt:%d: want KIND<TAB>TEMPLATE", nums[i])
+			tb.Fatalf("%s:%d: want KIND<TAB>TEMPLATE", file, l.num)
 		}
 		text := expand(tmpl, seedOf(tmpl))
 		a, b := strings.Index(text, "«"), strings.Index(text, "»")
 		if a < 0 || b < a {
-			tb.Fatalf("secrets.txt:%d: no «secret»", nums[i])
+			tb.Fatalf("%s:%d: no «secret»", file, l.num)
 		}
 		in := text[:a] + text[a+len("«"):b] + text[b+len("»"):]
 		want := text[:a] + "[REDACTED:" + kind + "]" + text[b+len("»"):]
-		out = append(out, secretCase{line: nums[i], kind: kind, input: in, want: want})
+		out = append(out, secretCase{line: l.num, group: l.group, kind: kind, input: in, want: want})
 	}
 	return out
 }
@@ -60,102 +182,151 @@ func redactText(tb testing.TB, p *pack, s string) string {
 	return *out.MutatedText
 }
 
-func TestQualitySecrets(t *testing.T) {
-	p := mustLoad(t, "redact-secrets", nil)
-	cases := secretCases(t)
+// measureSecrets redacts every labelled secret of file: a case counts when
+// the output is exactly the input with the secret replaced by its marker,
+// and redacting the output again changes nothing.
+func measureSecrets(t *testing.T, p *pack, file string) (*tally, map[string]bool) {
+	cases := secretCases(t, file)
 	kinds := map[string]bool{}
-	redacted := 0
+	res := newTally()
 	for _, c := range cases {
 		kinds[c.kind] = true
 		got := redactText(t, p, c.input)
-		if got == c.want {
-			redacted++
-		} else {
-			t.Errorf("secrets.txt:%d (%s):\n in: %q\ngot: %q\nwant: %q", c.line, c.kind, c.input, got, c.want)
+		ok := got == c.want
+		if !ok {
+			t.Errorf("%s:%d (%s):\n in: %q\ngot: %q\nwant: %q", file, c.line, c.kind, c.input, got, c.want)
 		}
 		if again := redactText(t, p, got); again != got {
-			t.Errorf("secrets.txt:%d: redacting twice changed the text again: %q", c.line, again)
+			ok = false
+			t.Errorf("%s:%d: redacting twice changed the text again: %q", file, c.line, again)
 		}
+		res.add(c.group, ok)
 	}
-	rate := float64(redacted) / float64(len(cases))
-	t.Logf("redact-secrets: %d/%d secrets redacted exactly (%.1f%%) over %d kinds", redacted, len(cases), 100*rate, len(kinds))
-	if len(cases) < 80 || len(kinds) < 30 {
-		t.Errorf("corpus too small: %d secrets over %d kinds (want 80 over 30)", len(cases), len(kinds))
-	}
-	if rate < minSecretsRedacted {
-		t.Errorf("redaction rate %.3f below %.2f", rate, minSecretsRedacted)
-	}
+	return res, kinds
+}
 
-	lines, nums := readLines(t, "secrets-near-misses.txt")
-	touched := 0
-	for i, l := range lines {
-		if got := redactText(t, p, l); got != l {
-			touched++
-			t.Errorf("secrets-near-misses.txt:%d: changed %q to %q", nums[i], l, got)
+// measureNearMisses counts the lines of file (templates expanded) that the
+// pack changes.
+func measureNearMisses(t *testing.T, p *pack, file string) *tally {
+	res := newTally()
+	for _, l := range readCorpus(t, file) {
+		in := expand(l.text, seedOf(l.text))
+		got := redactText(t, p, in)
+		if got != in {
+			t.Errorf("%s:%d: changed %q to %q", file, l.num, in, got)
 		}
+		res.add(l.group, got != in)
 	}
-	t.Logf("redact-secrets: %d/%d near misses touched", touched, len(lines))
-	if len(lines) < 60 {
-		t.Errorf("near-miss corpus too small: %d lines (want 60)", len(lines))
+	return res
+}
+
+func TestQualitySecrets(t *testing.T) {
+	p := mustLoad(t, "redact-secrets", nil)
+	var rows []string
+	for _, f := range []string{"secrets.txt", "secrets-holdout.txt"} {
+		res, kinds := measureSecrets(t, p, f)
+		n, hit := res.total()
+		t.Logf("redact-secrets: %s: %d/%d secrets redacted exactly (%.1f%%) over %d kinds", f, hit, n, 100*res.rate(), len(kinds))
+		if f == "secrets.txt" && (n < 80 || len(kinds) < 30) {
+			t.Errorf("corpus too small: %d secrets over %d kinds (want 80 over 30)", n, len(kinds))
+		}
+		if res.rate() < minSecretsRedacted {
+			t.Errorf("%s: redaction rate %.3f below %.2f", f, res.rate(), minSecretsRedacted)
+		}
+		rows = append(rows, res.report(f, "redacted exactly")...)
 	}
+	for _, f := range []string{"secrets-near-misses.txt", "secrets-holdout-near-misses.txt"} {
+		res := measureNearMisses(t, p, f)
+		n, hit := res.total()
+		t.Logf("redact-secrets: %s: %d/%d near misses touched", f, hit, n)
+		if f == "secrets-near-misses.txt" && n < 60 {
+			t.Errorf("near-miss corpus too small: %d lines (want 60)", n)
+		}
+		rows = append(rows, res.report(f, "changed")...)
+	}
+	checkQualitySection(t, "redact-secrets", rows)
 }
 
 func TestQualityPII(t *testing.T) {
 	p := mustLoad(t, "redact-pii", nil)
-	lines, nums := readLines(t, "pii.txt")
 	ok := 0
-	for i, l := range lines {
-		kind, text, _ := strings.Cut(l, "\t")
+	lines := readCorpus(t, "pii.txt")
+	for _, l := range lines {
+		kind, text, _ := strings.Cut(l.text, "\t")
 		a, b := strings.Index(text, "«"), strings.Index(text, "»")
 		in := text[:a] + text[a+len("«"):b] + text[b+len("»"):]
 		want := text[:a] + "[REDACTED:" + kind + "]" + text[b+len("»"):]
 		if got := redactText(t, p, in); got == want {
 			ok++
 		} else {
-			t.Errorf("pii.txt:%d (%s): got %q, want %q", nums[i], kind, got, want)
+			t.Errorf("pii.txt:%d (%s): got %q, want %q", l.num, kind, got, want)
 		}
 	}
 	t.Logf("redact-pii: %d/%d values redacted exactly", ok, len(lines))
-	lines, nums = readLines(t, "pii-near-misses.txt")
-	touched := 0
-	for i, l := range lines {
-		if got := redactText(t, p, l); got != l {
-			touched++
-			t.Errorf("pii-near-misses.txt:%d: changed %q to %q", nums[i], l, got)
-		}
-	}
-	t.Logf("redact-pii: %d/%d near misses touched", touched, len(lines))
+	res := measureNearMisses(t, p, "pii-near-misses.txt")
+	n, hit := res.total()
+	t.Logf("redact-pii: %d/%d near misses touched", hit, n)
 }
 
+// measureCommands runs deny-destructive on every command of file: a
+// dangerous command counts when it is denied (or asked, for the families
+// where asking is enough), a harmless one when any decision touches it.
+func measureCommands(t *testing.T, p *pack, file string, dangerous bool) *tally {
+	res := newTally()
+	for _, l := range readCorpus(t, file) {
+		out := p.call(t, shellInput(l.text))
+		if dangerous {
+			hit := out.Decision == events.Deny || out.Decision == events.Ask
+			if hit {
+				checkReason(t, "deny-destructive", l.text, out.Reason)
+			} else {
+				t.Errorf("%s:%d: not denied: %s", file, l.num, l.text)
+			}
+			res.add(l.group, hit)
+		} else {
+			if out.Decision != "" {
+				t.Errorf("%s:%d: %s: %s (%s)", file, l.num, out.Decision, l.text, out.Reason)
+			}
+			res.add(l.group, out.Decision != "")
+		}
+	}
+	return res
+}
+
+// TestQualityCommands measures deny-destructive on its main corpus and on
+// the held-out ones (written after the pack was tuned on the main corpus;
+// see README.md for their first-run figures), and holds every corpus to
+// the same targets: at least 97% of the dangerous commands denied, no
+// harmless command of the main corpus and at most 1% of a held-out one
+// touched.
 func TestQualityCommands(t *testing.T) {
 	p := mustLoad(t, "deny-destructive", nil)
-	dangerous, dn := readLines(t, "commands-dangerous.txt")
-	denied := 0
-	for i, c := range dangerous {
-		out := p.call(t, shellInput(c))
-		if out.Decision == events.Deny {
-			denied++
-			checkReason(t, "deny-destructive", c, out.Reason)
-		} else {
-			t.Errorf("commands-dangerous.txt:%d: not denied: %s", dn[i], c)
+	var rows []string
+	for _, c := range []struct {
+		dangerous, safe string
+		maxSafe         float64
+	}{
+		{"commands-dangerous.txt", "commands-safe.txt", 0},
+		{"commands-holdout-dangerous.txt", "commands-holdout-safe.txt", maxSafeTouched},
+	} {
+		d := measureCommands(t, p, c.dangerous, true)
+		s := measureCommands(t, p, c.safe, false)
+		dn, dh := d.total()
+		sn, sh := s.total()
+		t.Logf("deny-destructive: %s: %d/%d denied (%.1f%%); %s: %d/%d touched", c.dangerous, dh, dn, 100*d.rate(), c.safe, sh, sn)
+		if c.dangerous == "commands-dangerous.txt" && (dn < 200 || sn < 100) {
+			t.Errorf("corpus too small: %d dangerous, %d safe (want 200 and 100)", dn, sn)
 		}
-	}
-	safe, sn := readLines(t, "commands-safe.txt")
-	wrong := 0
-	for i, c := range safe {
-		if out := p.call(t, shellInput(c)); out.Decision != "" {
-			wrong++
-			t.Errorf("commands-safe.txt:%d: %s: %s (%s)", sn[i], out.Decision, c, out.Reason)
+		if d.rate() < minDangerousDenied {
+			t.Errorf("%s: deny rate %.3f below %.2f", c.dangerous, d.rate(), minDangerousDenied)
 		}
+		if s.rate() > c.maxSafe {
+			t.Errorf("%s: %.3f of harmless commands touched, above %.2f", c.safe, s.rate(), c.maxSafe)
+		}
+		rows = append(rows, d.report(c.dangerous, "denied")...)
+		rows = append(rows, s.report(c.safe, "touched")...)
 	}
-	rate := float64(denied) / float64(len(dangerous))
-	t.Logf("deny-destructive: %d/%d dangerous commands denied (%.1f%%); %d/%d safe commands denied", denied, len(dangerous), 100*rate, wrong, len(safe))
-	if len(dangerous) < 200 || len(safe) < 100 {
-		t.Errorf("corpus too small: %d dangerous, %d safe (want 200 and 100)", len(dangerous), len(safe))
-	}
-	if rate < minDangerousDenied {
-		t.Errorf("deny rate %.3f below %.2f", rate, minDangerousDenied)
-	}
+	checkQualitySection(t, "deny-destructive", rows)
 }
 
 // checkReason checks the shape of a deny reason: one line, starting with the
@@ -167,58 +338,40 @@ func checkReason(tb testing.TB, packName, input, reason string) {
 	}
 }
 
-// TestQualityCommandsHoldout measures the held-out corpus, written after
-// the pack was tuned on the main one. It holds the pack to the same
-// targets.
-func TestQualityCommandsHoldout(t *testing.T) {
-	p := mustLoad(t, "deny-destructive", nil)
-	dangerous, dn := readLines(t, "commands-holdout-dangerous.txt")
-	denied := 0
-	for i, c := range dangerous {
-		if out := p.call(t, shellInput(c)); out.Decision == events.Deny {
-			denied++
-		} else {
-			t.Errorf("commands-holdout-dangerous.txt:%d: not denied: %s", dn[i], c)
-		}
-	}
-	safe, sn := readLines(t, "commands-holdout-safe.txt")
-	wrong := 0
-	for i, c := range safe {
-		if out := p.call(t, shellInput(c)); out.Decision != "" {
-			wrong++
-			t.Errorf("commands-holdout-safe.txt:%d: %s: %s (%s)", sn[i], out.Decision, c, out.Reason)
-		}
-	}
-	rate := float64(denied) / float64(len(dangerous))
-	t.Logf("deny-destructive (held out): %d/%d dangerous denied (%.1f%%); %d/%d safe denied", denied, len(dangerous), 100*rate, wrong, len(safe))
-	if rate < minDangerousDenied {
-		t.Errorf("deny rate %.3f below %.2f", rate, minDangerousDenied)
-	}
-}
-
+// pathCase is one line of a paths corpus: a file tool call (tool, path or
+// file_path), a shell command or a patch, in cwd (/work/proj unless set, no
+// cwd at all with nocwd), with the pack's parameters and the decision
+// wanted. A line with group (and no want) starts a group.
 type pathCase struct {
 	Note    string         `json:"note"`
+	Group   string         `json:"group"`
 	Tool    string         `json:"tool"`
 	Path    string         `json:"path"`
 	File    string         `json:"file_path"`
 	Command string         `json:"command"`
 	Patch   string         `json:"patch"`
 	Cwd     string         `json:"cwd"`
+	NoCwd   bool           `json:"nocwd"`
 	With    map[string]any `json:"with"`
 	Want    *string        `json:"want"`
 }
 
-func TestQualityPaths(t *testing.T) {
-	data, err := os.ReadFile("testdata/paths.jsonl")
+// measurePaths runs protect-paths on every case of a JSON-lines corpus; a
+// case hits when the decision is the one wanted.
+func measurePaths(t *testing.T, file string, packs map[string]*pack) (right, wrongSafe *tally) {
+	data, err := os.ReadFile("testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	packs := map[string]*pack{}
-	right, total := 0, 0
+	right, wrongSafe = newTally(), newTally()
+	group := ""
 	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var c pathCase
 		if err := json.Unmarshal([]byte(line), &c); err != nil {
-			t.Fatalf("paths.jsonl:%d: %v", i+1, err)
+			t.Fatalf("%s:%d: %v", file, i+1, err)
+		}
+		if c.Group != "" {
+			group = c.Group
 		}
 		if c.Want == nil {
 			continue
@@ -233,6 +386,9 @@ func TestQualityPaths(t *testing.T) {
 		if c.Cwd != "" {
 			in.Cwd = c.Cwd
 		}
+		if c.NoCwd {
+			in.Cwd = ""
+		}
 		ti := map[string]any{}
 		for k, v := range map[string]string{"path": c.Path, "file_path": c.File, "command": c.Command, "patch": c.Patch} {
 			if v != "" {
@@ -240,53 +396,35 @@ func TestQualityPaths(t *testing.T) {
 			}
 		}
 		in.ToolInput = ti
-		total++
 		out := p.call(t, in)
-		if string(out.Decision) == *c.Want {
-			right++
-			if out.Decision != "" {
-				checkReason(t, "protect-paths", line, out.Reason)
-			}
-		} else {
-			t.Errorf("paths.jsonl:%d: %s %s%s%s%s: got %q (%s), want %q", i+1, c.Tool, c.Path, c.File, c.Command, c.Patch, out.Decision, out.Reason, *c.Want)
+		ok := string(out.Decision) == *c.Want
+		if ok && out.Decision != "" {
+			checkReason(t, "protect-paths", line, out.Reason)
+		}
+		if !ok {
+			t.Errorf("%s:%d: %s %s%s%s%s: got %q (%s), want %q", file, i+1, c.Tool, c.Path, c.File, c.Command, c.Patch, out.Decision, out.Reason, *c.Want)
+		}
+		right.add(group, ok)
+		if *c.Want == "" {
+			wrongSafe.add(group, !ok)
 		}
 	}
-	t.Logf("protect-paths: %d/%d path cases right", right, total)
-	if total < 60 {
-		t.Errorf("path corpus too small: %d cases (want 60)", total)
-	}
+	return right, wrongSafe
 }
 
-// TestQualitySecretsHoldout measures the held-out secrets (see
-// secrets-holdout.txt) against the same targets.
-func TestQualitySecretsHoldout(t *testing.T) {
-	p := mustLoad(t, "redact-secrets", nil)
-	lines, nums := readLines(t, "secrets-holdout.txt")
-	ok := 0
-	for i, l := range lines {
-		kind, tmpl, _ := strings.Cut(l, "\t")
-		text := expand(tmpl, seedOf(tmpl))
-		a, b := strings.Index(text, "«"), strings.Index(text, "»")
-		in := text[:a] + text[a+len("«"):b] + text[b+len("»"):]
-		want := text[:a] + "[REDACTED:" + kind + "]" + text[b+len("»"):]
-		if got := redactText(t, p, in); got == want {
-			ok++
-		} else {
-			t.Errorf("secrets-holdout.txt:%d (%s):\n got %q\nwant %q", nums[i], kind, got, want)
+func TestQualityPaths(t *testing.T) {
+	packs := map[string]*pack{}
+	var rows []string
+	for _, f := range []string{"paths.jsonl"} {
+		right, safe := measurePaths(t, f, packs)
+		n, hit := right.total()
+		sn, sh := safe.total()
+		t.Logf("protect-paths: %s: %d/%d path cases right; %d/%d harmless cases touched", f, hit, n, sh, sn)
+		if f == "paths.jsonl" && n < 60 {
+			t.Errorf("path corpus too small: %d cases (want 60)", n)
 		}
+		rows = append(rows, right.report(f, "right")...)
+		rows = append(rows, fmt.Sprintf("| `%s` | harmless cases | %d/%d touched |", f, sh, sn))
 	}
-	rate := float64(ok) / float64(len(lines))
-	t.Logf("redact-secrets (held out): %d/%d secrets redacted exactly (%.1f%%)", ok, len(lines), 100*rate)
-	if rate < minSecretsRedacted {
-		t.Errorf("rate %.3f below %.2f", rate, minSecretsRedacted)
-	}
-	lines, nums = readLines(t, "secrets-holdout-near-misses.txt")
-	touched := 0
-	for i, l := range lines {
-		if got := redactText(t, p, l); got != l {
-			touched++
-			t.Errorf("secrets-holdout-near-misses.txt:%d: changed %q to %q", nums[i], l, got)
-		}
-	}
-	t.Logf("redact-secrets (held out): %d/%d near misses touched", touched, len(lines))
+	checkQualitySection(t, "protect-paths", rows)
 }

@@ -251,6 +251,39 @@ local function wanted(rule, found, ifound)
   return false
 end
 
+-- markers returns the spans of the markers already in s ("[REDACTED:" up
+-- to the next "]").
+local function markers(s)
+  local out = {}
+  local init = 1
+  while true do
+    local a = string.find(s, MARK_OPEN, init, true)
+    if a == nil then
+      return out
+    end
+    local b = string.find(s, "]", a, true) or string.len(s)
+    out[#out + 1] = { a, b }
+    init = b + 1
+  end
+end
+
+-- in_marker says whether span sp overlaps one of marks (sorted, disjoint).
+local function in_marker(marks, sp)
+  local lo, hi = 1, #marks
+  while lo <= hi do
+    local mid = math.floor((lo + hi) / 2)
+    local m = marks[mid]
+    if m[2] < sp[1] then
+      lo = mid + 1
+    elseif m[1] > sp[2] then
+      hi = mid - 1
+    else
+      return true
+    end
+  end
+  return false
+end
+
 -- redact_string returns s with every value found by rules replaced by a
 -- marker, and whether anything changed. Where values overlap, the rule
 -- listed first wins (specific kinds before contextual and generic ones),
@@ -282,28 +315,36 @@ local function redact_string(s, rules, allow)
   if #spans == 0 then
     return s, false
   end
+  -- markers already in the text are never matched again, in part either
+  -- (https://[REDACTED:github-pat]@host is not a user and a password)
+  local marks = markers(s)
   table.sort(spans, function(x, y)
     if x[4] ~= y[4] then
       return x[4] < y[4]
     end
     return x[1] < y[1]
   end)
-  local kept = {}
+  local out = {}
   for _, sp in ipairs(spans) do
-    local free = true
-    for _, k in ipairs(kept) do
-      if sp[1] <= k[2] and k[1] <= sp[2] then
-        free = false
-        break
+    local free = not in_marker(marks, sp)
+    if free then
+      for _, k in ipairs(out) do
+        if sp[1] <= k[2] and k[1] <= sp[2] then
+          free = false
+          break
+        end
       end
     end
     if free then
-      kept[#kept + 1] = sp
+      out[#out + 1] = sp
     end
   end
-  table.sort(kept, function(x, y) return x[1] < y[1] end)
+  if #out == 0 then
+    return s, false
+  end
+  table.sort(out, function(x, y) return x[1] < y[1] end)
   local parts, pos = {}, 1
-  for _, sp in ipairs(kept) do
+  for _, sp in ipairs(out) do
     parts[#parts + 1] = string.sub(s, pos, sp[1] - 1)
     parts[#parts + 1] = MARK_OPEN .. sp[3] .. "]"
     pos = sp[2] + 1
