@@ -35,6 +35,8 @@ import (
 //	  assigns   = {X = "1"},  -- NAME -> value; empty table when none
 //	  depth     = 0,      -- number: 0 top level, +1 per nesting
 //	  via       = "",     -- "$(" "`" "<(" ">(" "(" "{" or a command name
+//	  func      = "",     -- the function whose body holds it (Command.Func), or ""
+//	  forkloop  = false,  -- run with & by an endless loop (Command.ForkLoop)
 //	  malformed = false,  -- boolean
 //	}
 //
@@ -93,7 +95,7 @@ func (v *vm) shellSplit(L *lua.LState) int {
 // errMalformed is shell.commands' second value for a malformed line.
 const errMalformed = "shell.commands: the line is not well formed (an unclosed quote, substitution or compound command, or a stray operator)"
 
-// shell.commands(line) -> list of {words, op, redirects, assigns, depth, via, malformed} [, message]
+// shell.commands(line) -> list of {words, op, redirects, assigns, depth, via, func, forkloop, malformed} [, message]
 func (v *vm) shellCommands(L *lua.LState) int {
 	line := L.CheckString(1)
 	if L.GetTop() > 1 && L.Get(2) != lua.LNil {
@@ -112,7 +114,7 @@ func (v *vm) shellCommands(L *lua.LState) int {
 	malformed := false
 	for i, c := range cmds {
 		malformed = malformed || c.Malformed
-		t := L.CreateTable(0, 7)
+		t := L.CreateTable(0, 9)
 		t.Metatable = v.objectMT
 		t.RawSetString("words", v.stringList(c.Words, line))
 		t.RawSetString("op", lua.LString(c.Op))
@@ -138,6 +140,8 @@ func (v *vm) shellCommands(L *lua.LState) int {
 		t.RawSetString("assigns", as)
 		t.RawSetString("depth", lua.LNumber(c.Depth))
 		t.RawSetString("via", lua.LString(c.Via))
+		t.RawSetString("func", lua.LString(c.Func))
+		t.RawSetString("forkloop", lua.LBool(c.ForkLoop))
 		t.RawSetString("malformed", lua.LBool(c.Malformed))
 		list.RawSetInt(i+1, t)
 	}

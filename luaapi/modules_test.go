@@ -124,19 +124,19 @@ end }`)
 func TestShellCommandShape(t *testing.T) {
 	got := evalLua(t, Options{}, `return { additionalContext = json.encode(shell.commands("X=1 cat <<EOF 2>&1 | sh\nbody\nEOF")) }`)
 	require.JSONEq(t, `[
-	  {"words": ["cat"], "op": "|", "depth": 0, "via": "", "malformed": false,
+	  {"words": ["cat"], "op": "|", "depth": 0, "via": "", "func": "", "forkloop": false, "malformed": false,
 	   "assigns": {"X": "1"},
 	   "redirects": [{"op": "<<", "fd": "", "target": "EOF", "body": "body\n"},
 	                 {"op": ">&", "fd": "2", "target": "1"}]},
-	  {"words": ["sh"], "op": ";", "depth": 0, "via": "", "malformed": false,
+	  {"words": ["sh"], "op": ";", "depth": 0, "via": "", "func": "", "forkloop": false, "malformed": false,
 	   "assigns": {}, "redirects": []}
 	]`, got)
 	require.Equal(t, "1,nil", evalLua(t, Options{}, `local c, err = shell.commands("ls") return { additionalContext = show(#c, err) }`))
 	require.Equal(t, "2,"+errMalformed, evalLua(t, Options{}, `local c, err = shell.commands("echo $(id") return { additionalContext = show(#c, err) }`))
 	got = evalLua(t, Options{}, `return { additionalContext = json.encode((shell.commands("echo $(id"))) }`)
 	require.JSONEq(t, `[
-	  {"words": ["echo", "$(id"], "op": "", "depth": 0, "via": "", "malformed": true, "assigns": {}, "redirects": []},
-	  {"words": ["id"], "op": "", "depth": 1, "via": "$(", "malformed": false, "assigns": {}, "redirects": []}
+	  {"words": ["echo", "$(id"], "op": "", "depth": 0, "via": "", "func": "", "forkloop": false, "malformed": true, "assigns": {}, "redirects": []},
+	  {"words": ["id"], "op": "", "depth": 1, "via": "$(", "func": "", "forkloop": false, "malformed": false, "assigns": {}, "redirects": []}
 	]`, got)
 	require.Equal(t, `[],[]`, evalLua(t, Options{}, `return { additionalContext = json.encode(shell.split("")) .. "," .. json.encode(shell.commands("")) }`))
 }

@@ -194,6 +194,8 @@ function json.object(t) end
 ---@field assigns table<string, string> NAME=value words before the command name
 ---@field depth integer 0 at the top level, one more per $( ), backticks, <( ), ( ), { } or sh -c/eval string
 ---@field via string what holds a nested command: "$(", "`", "<(", ">(", "(", "{" or a command name; "" at depth 0
+---@field func string the function whose definition holds the command (NAME () BODY), or ""
+---@field forkloop boolean the command is run in the background by a loop that never ends (while true, until false, for ((;;)))
 ---@field malformed boolean the command's text was not well formed (it is listed with the words read)
 
 ---Shell command lines.

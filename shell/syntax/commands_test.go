@@ -287,3 +287,62 @@ func TestCommandsIndependent(t *testing.T) {
 		t.Fatal("results share memory")
 	}
 }
+
+// TestFuncAndForkLoop checks which commands are marked as the body of a
+// function definition (Func) and as started in the background by a loop
+// that never ends (ForkLoop).
+func TestFuncAndForkLoop(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string // per command: its words, then @Func, then * when ForkLoop
+	}{
+		{`f(){ rm -rf "$1"; }; f ~`, []string{`rm -rf $1 @f`, `f ~`}},
+		{`function nuke { rm -rf "$1"; }; nuke /`, []string{`rm -rf $1 @nuke`, `nuke /`}},
+		{`function g() ( ls; cd /x ); g`, []string{`ls @g`, `cd /x @g`, `g`}},
+		{`a() { b() { rm x; }; echo y; }`, []string{`rm x @b`, `echo y @a`}},
+		{`f() { x=$(rm -rf /); }; f`, []string{`[x=$(rm -rf /)] @f`, `rm -rf / @f`, `f`}},
+		{`echo 'f(){ rm -rf /; }'`, []string{`echo "f(){ rm -rf /; }"`}},
+		{`while true; do sleep 1 & done`, []string{`true`, `sleep 1 *`}},
+		{`while :; do bash & done`, []string{`:`, `bash *`}},
+		{`while [ 1 ]; do x & done; echo`, []string{`[ 1 ]`, `x *`, `echo`}},
+		{`until false; do yes & done`, []string{`false`, `yes *`}},
+		{`for ((;;)); do ./spawn & done`, []string{`./spawn *`}},
+		{`for ((i=0;;i++)); do a & b; done`, []string{`a *`, `b`}},
+		{`for ((i=0;i<3;i++)); do a & done`, []string{`a`}},
+		{`while true; do for i in 1 2; do p & done; done`, []string{`true`, `[i=1]`, `p *`}},
+		{`while true; do (yes > /dev/null &); sleep 1; done`, []string{`true`, `yes *`, `sleep 1`}},
+		{`while read l; do p "$l" & done < list`, []string{`read l`, `p $l`}},
+		{`while sleep 1; do date & done`, []string{`sleep 1`, `date`}},
+		{`until true; do a & done`, []string{`true`, `a`}},
+		{`while true; do a; done & b`, []string{`true`, `a`, `b`}},
+		{`echo 'while true; do x & done'`, []string{`echo "while true; do x & done"`}},
+		{`bash -c 'while :; do $0 & done'`, []string{`bash -c "while :; do $0 & done"`, `:`, `$0 *`}},
+	} {
+		cmds, err := Commands(c.in, Options{})
+		if err != nil {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		var got []string
+		for _, cmd := range cmds {
+			parts := []string{}
+			if len(cmd.Assigns) > 0 {
+				for k, v := range cmd.Assigns {
+					parts = append(parts, "["+k+"="+v+"]")
+				}
+			}
+			for _, w := range cmd.Words {
+				parts = append(parts, quoteIf(w))
+			}
+			if cmd.Func != "" {
+				parts = append(parts, "@"+cmd.Func)
+			}
+			if cmd.ForkLoop {
+				parts = append(parts, "*")
+			}
+			got = append(got, strings.Join(parts, " "))
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q:\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

@@ -263,6 +263,7 @@ func (p *parser) parseList(stop uint16) int {
 		if op, ok := p.listOp(stop); ok {
 			if idx >= 0 {
 				p.out[idx].Op = op
+				p.out[idx].bg = p.out[idx].bg || op == "&"
 			}
 			if op == "&&" || op == "||" {
 				p.skipNewlines()
@@ -431,8 +432,10 @@ func (p *parser) parseCommand() int {
 			return p.group('{')
 		case "if":
 			return p.compound(p.parseIf, 2)
-		case "while", "until":
-			return p.compound(p.parseWhile, len(p.reserved()))
+		case "while":
+			return p.compound(func() { p.parseWhile(false) }, 5)
+		case "until":
+			return p.compound(func() { p.parseWhile(true) }, 5)
 		case "for", "select":
 			return p.compound(p.parseFor, len(p.reserved()))
 		case "case":
@@ -554,9 +557,71 @@ func (p *parser) parseIf() {
 	}
 }
 
-func (p *parser) parseWhile() {
+// parseWhile parses while (or until) list; do list done. When the
+// condition is a constant that never ends the loop (while true, while :,
+// until false), the commands of the body run in the background are marked
+// ForkLoop.
+func (p *parser) parseWhile(until bool) {
+	cond := len(p.out)
 	p.parseList(stopDo)
+	endless := constantCond(p.out[cond:], until)
+	body := len(p.out)
 	p.parseDo()
+	if endless {
+		p.markForkLoop(body)
+	}
+}
+
+// constantCond reports whether cmds, the condition of a while (or an until)
+// loop, is one command that always succeeds (fails): true, :, [ 1 ] (false).
+func constantCond(cmds []Command, until bool) bool {
+	if len(cmds) != 1 || len(cmds[0].Redirects) > 0 || len(cmds[0].Assigns) > 0 {
+		return false
+	}
+	w := cmds[0].Words
+	if len(w) == 0 {
+		return false
+	}
+	name := w[0][strings.LastIndexByte(w[0], '/')+1:]
+	if until {
+		return len(w) == 1 && name == "false"
+	}
+	switch {
+	case len(w) == 1:
+		return name == "true" || name == ":"
+	case len(w) == 3 && (name == "[" && w[2] == "]" || name == "[[" && w[2] == "]]"):
+		return w[1] == "1" || w[1] == "true"
+	}
+	return false
+}
+
+// markForkLoop marks the commands listed from index start on that run in
+// the background as started by an endless loop.
+func (p *parser) markForkLoop(start int) {
+	for k := start; k < len(p.out); k++ {
+		if p.out[k].bg {
+			p.out[k].ForkLoop = true
+		}
+	}
+}
+
+// markFunc marks the commands listed from index start on, and the pending
+// ones from index pending on, that no inner definition claimed, as the
+// body of the function name.
+func (p *parser) markFunc(start, pending int, name string) {
+	if name == "" {
+		return
+	}
+	for k := start; k < len(p.out); k++ {
+		if p.out[k].Func == "" {
+			p.out[k].Func = name
+		}
+	}
+	for k := min(pending, len(p.pending)); k < len(p.pending); k++ {
+		if p.pending[k].Func == "" {
+			p.pending[k].Func = name
+		}
+	}
 }
 
 // parseDo parses do list done (or a brace group, as bash allows after for).
@@ -577,9 +642,16 @@ func (p *parser) parseDo() {
 // loop is listed as a command that binds NAME to the first word.
 func (p *parser) parseFor() {
 	p.skipBlanks()
+	endless := false
 	if strings.HasPrefix(p.src[p.pos:], "((") {
 		p.pos += 2
+		from := p.pos
 		p.skipExpansion(frameParen, frameParen)
+		// for ((init; cond; step)) with an empty or constant condition
+		if parts := strings.Split(strings.TrimSuffix(p.src[from:p.pos], "))"), ";"); len(parts) == 3 {
+			c := strings.TrimSpace(parts[1])
+			endless = c == "" || c == "1"
+		}
 	} else {
 		name := p.readWord(wordPlain)
 		p.skipNewlines()
@@ -611,7 +683,11 @@ func (p *parser) parseFor() {
 	if p.pos < len(p.src) && p.src[p.pos] == ';' && !strings.HasPrefix(p.src[p.pos:], ";;") {
 		p.pos++
 	}
+	body := len(p.out)
 	p.parseDo()
+	if endless {
+		p.markForkLoop(body)
+	}
 }
 
 // parseCase parses case WORD in [(]PATTERN[|PATTERN]...) list ;; ... esac.
@@ -682,7 +758,7 @@ func (p *parser) parseCase() {
 // parseFunction parses function NAME [()] BODY.
 func (p *parser) parseFunction() {
 	p.skipBlanks()
-	p.readWord(wordPlain)
+	name := p.readWord(wordPlain)
 	p.skipBlanks()
 	if strings.HasPrefix(p.src[p.pos:], "(") {
 		p.pos++
@@ -694,7 +770,11 @@ func (p *parser) parseFunction() {
 		}
 	}
 	p.skipNewlines()
+	start, pending := len(p.out), len(p.pending)
 	p.parseCommand()
+	if name.lit {
+		p.markFunc(start, pending, name.text)
+	}
 }
 
 // parseCond parses [[ ... ]], listed as a command with the words [[ ... ]].
@@ -834,12 +914,13 @@ func (p *parser) parseSimple() int {
 						p.st.fail(ErrTooDeep)
 						return -1
 					}
-					start := len(p.out)
+					start, pending := len(p.out), len(p.pending)
 					idx := p.parseCommand()
 					p.nestOut()
 					if idx < 0 && len(p.out) == start {
 						p.bad = true // a function without a body
 					}
+					p.markFunc(start, pending, words[0])
 					return idx
 				}
 			}

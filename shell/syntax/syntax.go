@@ -139,11 +139,23 @@ type Command struct {
 	// "runuser", "eval", "ssh", "watch", "trap", "find" (-exec), "script",
 	// "flock" or "sg". It is "" at depth 0.
 	Via string
+	// Func is the name of the function whose definition holds the
+	// command (NAME () BODY or function NAME BODY; the innermost one), or
+	// "" outside function bodies. The packs use it to check what a call
+	// of the function runs.
+	Func string
+	// ForkLoop is set for a command run in the background (&) in the body
+	// of a loop that never ends on its own (while true, while :, until
+	// false, for ((;;)), or a loop nested in one): it is started again and
+	// again, without bound.
+	ForkLoop bool
 	// Malformed is set when the command's text was not well formed (an
 	// unclosed quote, substitution or compound command, a here-document
 	// without its delimiter line, a stray operator or keyword): the
 	// command is still listed with the words that were read.
 	Malformed bool
+
+	bg bool // the command was run in the background (its Op was "&")
 }
 
 // String returns the command's words joined by spaces, followed by its
