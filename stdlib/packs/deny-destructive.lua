@@ -11,9 +11,12 @@
 ---
 --- - recursively or forcibly delete `/`, `~`/`$HOME`, a home directory, a
 ---   top-level or system directory (`/etc`, `/usr`, `/var/lib`, ...), the
----   working directory itself (`.`), a parent of it (`..`), or a `.git`
----   directory; also through `find -delete`, `find -exec rm`, `xargs rm`,
----   `rsync --delete`, `mv` and `shred`;
+---   working directory itself (`.`, `*`, `./* .[!.]*`, `"$PWD"`, its own
+---   path from the input's `cwd`), a parent of it (`..`), or a `.git`
+---   directory; also through `find -delete` and `find -exec rm` (only
+---   name tests narrow what find deletes: `find . -mtime +1 -delete` is
+---   the whole project), `fd -X rm`, `xargs rm` fed by `find`, `fd`, `ls`
+---   or `echo`, `rsync --delete` into such a directory, `mv` and `shred`;
 --- - write to a block device (`dd of=/dev/sda`, `> /dev/nvme0n1`, `tee`,
 ---   `cp`), make or wipe file systems and partition tables (`mkfs*`,
 ---   `wipefs`, `sgdisk --zap-all`, `fdisk`, `zpool destroy`, ...);
@@ -96,6 +99,13 @@ end
 -- Paths
 ---------------------------------------------------------------------------
 
+-- WHOLE are the globs that match every entry of a directory (or every
+-- hidden one, or every one with a dot: near enough).
+local WHOLE = {
+  ["*"] = true, [".*"] = true, ["{*,.*}"] = true, ["{.*,*}"] = true, ["*.*"] = true,
+  [".[!.]*"] = true, [".[^.]*"] = true, [".??*"] = true, ["{.[!.]*,*}"] = true, ["{*,.[!.]*}"] = true,
+}
+
 -- norm turns a shell word into a comparable path: ~ and $HOME become "~",
 -- "~user" becomes /home/user, // . and .. are resolved lexically, trailing
 -- slashes and a trailing /* or /.* are dropped.
@@ -125,8 +135,8 @@ local function norm(p)
     end
   end
   -- a trailing glob over a directory's contents stands for the directory
-  local last = parts[#parts]
-  if (#parts > 1 or abs or home) and (last == "*" or last == ".*" or last == "{*,.*}" or last == "{.*,*}" or last == "*.*") then
+  -- (a lone one for the working directory)
+  if WHOLE[parts[#parts]] then
     parts[#parts] = nil
   end
   local s = table.concat(parts, "/")
@@ -186,12 +196,43 @@ local function home_child(rest, rec, disp)
   return nil
 end
 
+-- CWD is the working directory of the tool call being checked (the
+-- input's cwd, when absolute), set by the hook for the call.
+local CWD = nil
+local clean = require("path").clean
+
+-- relative_to_cwd turns an absolute path, or a relative one that climbs
+-- with .., into "." when it is the working directory and ".." when it is
+-- a parent of it (a path above the project), given CWD; else it returns p.
+local function relative_to_cwd(p)
+  if CWD == nil then
+    return p
+  end
+  local abs = p
+  if string.sub(p, 1, 1) ~= "/" then
+    if string.sub(p, 1, 2) ~= ".." then
+      return p
+    end
+    abs = clean(CWD .. "/" .. p)
+  end
+  if abs == CWD then
+    return "."
+  end
+  if string.sub(CWD, 1, string.len(abs) + 1) == abs .. "/" then
+    return ".."
+  end
+  return p
+end
+
 -- critical says why deleting path p (recursively when rec) is destructive,
 -- or returns nil. mode "perm" (chmod/chown) ignores . and .git.
 local function critical(raw, rec, mode)
   local p = norm(raw)
   if p == nil then
     return nil
+  end
+  if mode ~= "perm" and p ~= "/" and p ~= "~" then
+    p = relative_to_cwd(p)
   end
   if p == "/" then
     return "the filesystem root (/)"
@@ -324,6 +365,7 @@ end
 local H = {}        -- command name -> checker(words, ctx) -> rule, detail
 local check_line    -- forward declarations
 local check_argv
+local lister_deletes
 
 local function deny(rule, detail)
   return rule, detail
@@ -346,6 +388,13 @@ local function rm_like(w, ctx, name)
   local f = parse_flags(w, 2, "")
   local rec = (f.s.r or f.s.R or f.l.recursive) and true or false
   local force = f.s.f or f.l.force
+  if ctx.stdin_lister then
+    -- find ... | xargs rm: judged as the lister deleting what it lists
+    local rule, detail = lister_deletes(ctx.stdin_lister, ctx)
+    if rule then
+      return rule, detail
+    end
+  end
   local targets = {}
   for _, t in ipairs(f.args) do
     if t == "{}" and ctx.stdin_paths then
@@ -449,19 +498,23 @@ H.rsync = function(w)
     return nil
   end
   local dest = f.args[#f.args]
-  local why = critical(dest, true, "perm")
+  local why = critical(dest, true)
   if why then
     return deny("delete-critical", "rsync --delete would empty " .. why)
   end
 end
 
+-- FIND_FILTERS are the tests of find that narrow what it matches to a few
+-- chosen files: names, paths, inodes, empty files. Types, times, sizes,
+-- owners and depths do not: find ~ -mtime +30 -delete still empties most
+-- of a home directory.
 local FIND_FILTERS = {
-  name = true, iname = true, path = true, ipath = true, wholename = true, regex = true,
-  iregex = true, type = false, mtime = true, mmin = true, atime = true, amin = true,
-  ctime = true, cmin = true, newer = true, size = true, user = true, group = true,
-  empty = true, perm = true, maxdepth = false, mindepth = true, lname = true, inum = true,
-  links = true, uid = true, gid = true, nouser = true, nogroup = true,
+  name = true, iname = true, path = true, ipath = true, wholename = true, iwholename = true,
+  regex = true, iregex = true, lname = true, ilname = true, empty = true, inum = true,
+  samefile = true, links = true,
 }
+local NAME_TESTS = { name = true, iname = true, path = true, ipath = true, wholename = true, iwholename = true, regex = true, iregex = true, lname = true, ilname = true }
+local TRIVIAL_NAME = { ["*"] = true, [".*"] = true, ["*.*"] = true, ["*/*"] = true, ["./*"] = true, [".*/.*"] = true }
 
 local DELETERS = { rm = true, unlink = true, shred = true, srm = true, rmdir = true }
 
@@ -483,8 +536,7 @@ H.find = function(w, ctx)
     local opt = string.match(a, "^%-(%a+)$")
     if opt and FIND_FILTERS[opt] then
       -- a name pattern that matches everything does not narrow
-      local v = w[i + 1] or ""
-      if not ((opt == "name" or opt == "iname" or opt == "path" or opt == "ipath" or opt == "wholename" or opt == "regex" or opt == "iregex") and (v == "*" or v == ".*" or v == "*.*" or v == "*/*")) then
+      if not (NAME_TESTS[opt] and TRIVIAL_NAME[w[i + 1] or ""]) then
         filtered = true
       end
     end
@@ -531,6 +583,93 @@ H.find = function(w, ctx)
       end
     end
   end
+end
+
+-- FD_TAKES are the options of fd that take a value.
+local FD_TAKES = {
+  ["-e"] = true, ["--extension"] = true, ["-t"] = true, ["--type"] = true, ["-E"] = true,
+  ["--exclude"] = true, ["-d"] = true, ["--max-depth"] = true, ["--min-depth"] = true,
+  ["--exact-depth"] = true, ["-S"] = true, ["--size"] = true, ["--changed-within"] = true,
+  ["--changed-before"] = true, ["-o"] = true, ["--owner"] = true, ["-j"] = true,
+  ["--threads"] = true, ["--base-directory"] = true, ["--search-path"] = true,
+  ["-c"] = true, ["--color"] = true, ["--max-results"] = true, ["--ignore-file"] = true,
+  ["--format"] = true, ["--batch-size"] = true, ["--path-separator"] = true,
+}
+local TRIVIAL_FD = { [""] = true, ["."] = true, ["^"] = true, [".*"] = true, ["^.*$"] = true, ["*"] = true }
+
+-- fd [options] [pattern] [path...] [-x|-X command]: like find, it deletes
+-- what it matches when its command is a deleter.
+H.fd = function(w, ctx)
+  local operands, starts, execs = {}, {}, {}
+  local filtered = false
+  local i = 2
+  while i <= #w do
+    local a = w[i]
+    if a == "-x" or a == "--exec" or a == "-X" or a == "--exec-batch" then
+      local cmd = {}
+      i = i + 1
+      while i <= #w and w[i] ~= ";" and w[i] ~= "\\;" do
+        cmd[#cmd + 1] = w[i]
+        i = i + 1
+      end
+      execs[#execs + 1] = cmd
+    elseif FD_TAKES[a] then
+      if a == "-e" or a == "--extension" then
+        filtered = true
+      elseif a == "--search-path" then
+        starts[#starts + 1] = w[i + 1]
+      end
+      i = i + 1
+    elseif string.sub(a, 1, 12) == "--extension=" then
+      filtered = true
+    elseif string.sub(a, 1, 1) ~= "-" then
+      operands[#operands + 1] = a
+    end
+    i = i + 1
+  end
+  if operands[1] and not TRIVIAL_FD[operands[1]] then
+    filtered = true
+  end
+  for k = 2, #operands do
+    starts[#starts + 1] = operands[k]
+  end
+  if #starts == 0 then
+    starts[1] = "."
+  end
+  local deletes = ctx.fd_deletes
+  for _, cmd in ipairs(execs) do
+    if DELETERS[basename(unwrap(cmd)[1])] then
+      deletes = true
+    end
+  end
+  if not deletes then
+    return nil
+  end
+  for _, st in ipairs(starts) do
+    st = at(ctx, st)
+    local why = critical(st, true)
+    local broad = norm(st) == "/" or (why ~= nil and re.match(why, "system|root|device"))
+    if why and (broad or not filtered) then
+      return deny("delete-critical", "fd would delete files in " .. why)
+    end
+  end
+end
+
+-- lister_deletes judges find or fd (the words of a pipeline's first stage)
+-- as if it deleted what it lists, for find ... | xargs rm.
+lister_deletes = function(lw, ctx)
+  local name = basename(lw[1])
+  local words = {}
+  for k = 1, #lw do
+    words[k] = lw[k]
+  end
+  local sub = { depth = ctx.depth, cwd = ctx.cwd }
+  if name == "find" then
+    words[#words + 1] = "-delete"
+    return H.find(words, sub)
+  end
+  sub.fd_deletes = true
+  return H.fd(words, sub)
 end
 
 -- Block devices and file systems.
@@ -1730,6 +1869,43 @@ check_argv = function(words, ctx)
   return nil
 end
 
+-- xargs_replace rewrites the replacement string of xargs -I R (-i,
+-- --replace) in the command xargs runs to {}, where the checkers look for
+-- the paths read from standard input.
+local function xargs_replace(words)
+  for k = 1, #words do
+    if basename(words[k]) == "xargs" then
+      local repl, j = nil, k + 1
+      while j <= #words and string.sub(words[j], 1, 1) == "-" do
+        local a = words[j]
+        if a == "-I" then
+          repl = words[j + 1]
+          j = j + 1
+        elseif string.sub(a, 1, 2) == "-I" then
+          repl = string.sub(a, 3)
+        elseif a == "-i" or a == "--replace" then
+          repl = "{}"
+        elseif string.sub(a, 1, 10) == "--replace=" then
+          repl = string.sub(a, 11)
+        end
+        j = j + 1
+      end
+      if repl == nil or repl == "{}" then
+        return words
+      end
+      local out = {}
+      for m = 1, #words do
+        out[m] = words[m]
+        if m > j and words[m] == repl then
+          out[m] = "{}"
+        end
+      end
+      return out
+    end
+  end
+  return words
+end
+
 local FORK_BOMB = [[([A-Za-z_:.][A-Za-z0-9_:.]*)\s*\(\s*\)\s*\{]]
 
 local function fork_bomb(line)
@@ -1778,7 +1954,7 @@ check_line = function(line, depth)
         end
       end
     end
-    local words = expand(c.words or {}, vars)
+    local words = xargs_replace(expand(c.words or {}, vars))
     local first = basename(words[1])
     if first == "export" or first == "declare" or first == "typeset" or first == "local" or first == "readonly" or first == "set" then
       for k = 2, #words do
@@ -1797,7 +1973,7 @@ check_line = function(line, depth)
     end
     -- a command that is a variable holding a whole command: CMD="rm -rf /"; $CMD
     pipeline[#pipeline + 1] = words
-    ctx.stdin_paths, ctx.stdin_text = nil, nil
+    ctx.stdin_paths, ctx.stdin_text, ctx.stdin_lister = nil, nil, nil
     if #pipeline > 1 then
       local prev = unwrap(pipeline[#pipeline - 1])
       local pn = basename(prev[1])
@@ -1815,24 +1991,17 @@ check_line = function(line, depth)
             ctx.stdin_paths[#ctx.stdin_paths + 1] = prev[k]
           end
         end
-      elseif pn == "find" or pn == "ls" or pn == "fd" then
+      elseif pn == "find" or pn == "fd" then
+        ctx.stdin_lister = prev
+      elseif pn == "ls" then
+        -- ls lists the entries of its operands (of . when there are none)
         ctx.stdin_paths = {}
-        local filtered = false
-        for k = 2, #prev do
-          if string.sub(prev[k], 1, 1) == "-" then
-            filtered = true
-          elseif not filtered then
-            ctx.stdin_paths[#ctx.stdin_paths + 1] = prev[k]
-          end
+        local f = parse_flags(prev, 2, "IwT")
+        for _, a in ipairs(f.args) do
+          ctx.stdin_paths[#ctx.stdin_paths + 1] = a .. "/*"
         end
         if #ctx.stdin_paths == 0 then
-          ctx.stdin_paths = nil
-        elseif filtered then
-          for k, p in ipairs(ctx.stdin_paths) do
-            if norm(p) ~= "/" and not re.match(norm(p) or "", "^/[^/]+$") then
-              ctx.stdin_paths[k] = p .. "/_/_"
-            end
-          end
+          ctx.stdin_paths[1] = "*"
         end
       end
       -- a download or a decoder upstream, a shell downstream
@@ -1981,7 +2150,11 @@ end
 
 C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
   texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
-  function(lines)
+  function(lines, input)
+    CWD = nil
+    if type(input.cwd) == "string" and string.sub(input.cwd, 1, 1) == "/" then
+      CWD = clean(input.cwd)
+    end
     for _, line in ipairs(lines) do
       if not exempt(line) and (#P.extraPatterns > 0 or triggers(line)) then
         local rule, detail = check_line(line, 0)
