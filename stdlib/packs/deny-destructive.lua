@@ -26,7 +26,11 @@
 --- - change the owner or mode of `/`, `~` or a system directory
 ---   recursively;
 --- - run a downloaded or decoded script (`curl ... | sh`, `bash <(curl ...)`,
----   `sh -c "$(wget -O- ...)"`, `base64 -d | bash`);
+---   `sh -c "$(wget -O- ...)"`, `base64 -d | bash`), text decoded by
+---   `base64 -d`, `xxd -r`, `openssl -d`, `rev`, `tr` or a decompressor
+---   and run as a command, by `eval`, a shell or an interpreter
+---   (`eval "$(echo ... | base64 -d)"`, `$(... | rev) -rf /`), or escapes
+---   that `printf`/`echo -e` turn into a command for a shell;
 --- - lose git work or history: a force push (`--force`, `-f`, `+ref`,
 ---   `--mirror`, `--delete`) to a protected branch, a force push without an
 ---   explicit branch, `reset --hard`, `clean -f`, `checkout -- .`,
@@ -45,7 +49,10 @@
 --- `docker exec` and `kubectl exec`, quoting and backslashes (`r\m`,
 --- `"rm"`, `/bin/rm`), long and reordered flags (`--recursive --force`,
 --- `-fr`, `-r -f`), `$IFS` and brace expansion (`{rm,-rf,/}`), variables
---- and aliases set earlier on the line (`R=rm; $R -rf /`), and one-line
+--- and aliases set earlier on the line (`R=rm; $R -rf /`), functions
+--- defined on the line and called (`f(){ rm -rf "$1"; }; f ~`, the
+--- arguments put in for `$1`..`$9`, `$@`, `$*`), `$(which rm)` and
+--- `$(command -v rm)`, and one-line
 --- programs (`python -c "shutil.rmtree('/')"`, `node -e`, `perl -e`,
 --- `ruby -e`, `php -r`) that delete those paths or run such commands.
 ---
@@ -1741,10 +1748,28 @@ local function decoder(w)
       end
     end
   end
-  if n == "rev" or n == "tr" then
-    return false
+  -- text turned around, rotated or decompressed is as unseen as base64
+  if n == "rev" or n == "tr" or n == "gunzip" or n == "zcat" or n == "bzcat" or n == "xzcat" or n == "zstdcat" then
+    return true
+  end
+  if n == "gzip" or n == "bzip2" or n == "xz" or n == "zstd" then
+    for k = 2, #w do
+      if re.match(w[k], "^(-[a-zA-Z]*d[a-zA-Z]*|--decompress)$") then
+        return true
+      end
+    end
   end
   return false
+end
+
+-- DECODE_SUBST finds a decoder (see decoder) in the text of a command,
+-- process substitution or backticks.
+local DECODE_SUBST = [=[(?i)(\$\(|<\(|`)[^`]*?\b(base(64|32)\b[^|;&)`]*\s(-[a-z]*d[a-z]*|--decode)\b|basenc\b[^|;&)`]*\s(-d|--decode)\b|xxd\b[^|;&)`]*\s-[a-z]*r|rev\b|openssl\b[^|;&)`]*\s-d\b|tr\s+['"]?\[?[a-z]-|gunzip\b|zcat\b|b64decode|decode_base64|unhexlify|frombase64string)]=]
+
+-- decoded says whether a word holds a substitution whose output is decoded
+-- text, which is then run unseen when the word is a command or a script.
+local function decoded(word)
+  return (string.find(word, "(", 1, true) or string.find(word, "`", 1, true)) and re.find(word, DECODE_SUBST) ~= nil
 end
 
 -- sink says whether words run a program read from standard input.
@@ -1774,14 +1799,16 @@ local function expand(words, vars)
   for _, w in ipairs(words) do
     if string.find(w, "$", 1, true) or string.find(w, "`", 1, true) then
       w = re.gsub(w, [[\$\{?IFS\}?]], " ")
-      -- $(echo rm), `printf rm`: the substitution's output
-      w = re.gsub(w, [=[\$\(\s*(?:echo|printf)\s+['"]?([^'"()$`]*?)['"]?\s*\)|`\s*(?:echo|printf)\s+['"]?([^'"`$]*?)['"]?\s*`]=], "${1}${2}")
-      w = re.gsub(w, [[\$\{PWD\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`]], ".")
       for name, val in pairs(vars) do
         if string.find(w, name, 1, true) then
           w = re.gsub(w, [[\$\{]] .. name .. [[\}|\$]] .. name .. [[\b]], (string.gsub(val, "%$", "$$")))
         end
       end
+      -- $(echo rm), `printf rm`: the substitution's output
+      w = re.gsub(w, [=[\$\(\s*(?:echo|printf)\s+['"]?([^'"()$`|;&<>]*?)['"]?\s*\)|`\s*(?:echo|printf)\s+['"]?([^'"`$|;&<>]*?)['"]?\s*`]=], "${1}${2}")
+      -- $(which rm), $(command -v rm), `type -P rm`: the program's path
+      w = re.gsub(w, [=[\$\(\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*\)|`\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*`]=], "${1}${2}")
+      w = re.gsub(w, [[\$\{PWD\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`]], ".")
     end
     -- brace expansion of a whole word: {rm,-rf,/}
     local body = string.match(w, "^{([^{}]*,[^{}]*)}$")
@@ -1789,11 +1816,35 @@ local function expand(words, vars)
       for part in string.gmatch(body .. ",", "([^,]*),") do
         out[#out + 1] = part
       end
-    elseif string.find(w, " ", 1, true) and re.match(w, "^\\S+( \\S+)+$") and #out == 0 then
+    elseif string.find(w, " ", 1, true) and re.match(w, "^\\S+( \\S+)+$") and #out == 0 and not re.find(w, "\\$\\(|`") then
       -- a command word that became several through $IFS or a variable
       for part in string.gmatch(w, "%S+") do
         out[#out + 1] = part
       end
+    else
+      out[#out + 1] = w
+    end
+  end
+  return out
+end
+
+-- positional substitutes the arguments of a function call for $1..$9,
+-- ${N}, $@ and $* in the words of its body.
+local function positional(words, args)
+  local out = {}
+  for _, w in ipairs(words) do
+    if w == "$@" or w == "$*" or w == "${@}" or w == "${*}" then
+      for _, a in ipairs(args) do
+        out[#out + 1] = a
+      end
+    elseif string.find(w, "$", 1, true) then
+      w = re.gsub(w, [[\$\{?[@*]\}?]], (string.gsub(table.concat(args, " "), "%$", "$$")))
+      for n = 1, 9 do
+        if string.find(w, tostring(n), 1, true) then
+          w = re.gsub(w, [[\$\{]] .. n .. [[\}|\$]] .. n, (string.gsub(args[n] or "", "%$", "$$")))
+        end
+      end
+      out[#out + 1] = w
     else
       out[#out + 1] = w
     end
@@ -1839,7 +1890,36 @@ check_argv = function(words, ctx)
       end
     end
   end
+  if decoded(w[1]) then
+    return deny("run-decoded", "running text decoded by base64, xxd, rev or the like runs code unseen")
+  end
   local name = basename(w[1])
+  if SINKS[name] or SHELLS[name] or INTERP[name] then
+    for k = 2, #w do
+      if decoded(w[k]) then
+        return deny("run-decoded", name .. " would run text decoded by base64, xxd, rev or the like, unseen")
+      end
+    end
+  end
+  local body = ctx.funcs and ctx.funcs[w[1]]
+  if body then
+    -- a function defined earlier on the line: what its body runs with
+    -- these arguments
+    if (ctx.fdepth or 0) >= 8 then
+      return deny("too-nested", "functions call each other too deeply to check")
+    end
+    local args = {}
+    for k = 2, #w do
+      args[#args + 1] = w[k]
+    end
+    local inner = setmetatable({ fdepth = (ctx.fdepth or 0) + 1 }, { __index = ctx })
+    for _, bw in ipairs(body) do
+      local rule, detail = check_argv(expand(positional(bw, args), ctx.vars or {}), inner)
+      if rule then
+        return rule, detail
+      end
+    end
+  end
   local stripped = re.gsub(name, [[\.exe$]], "")
   if string.sub(stripped, 1, 5) == "mkfs." or string.sub(stripped, 1, 4) == "mkfs" then
     stripped = "mkfs"
@@ -1867,6 +1947,40 @@ check_argv = function(words, ctx)
     end
   end
   return nil
+end
+
+local ESCAPES = { n = "\n", t = "\t", r = "\r", ["\\"] = "\\", a = "", b = "", e = "", f = "", v = "" }
+
+-- unescape decodes the backslash escapes printf and echo -e expand (\xHH,
+-- \NNN, \0NNN, \n, ...), so that the text they feed a shell is seen.
+local function unescape(s)
+  if not string.find(s, "\\", 1, true) then
+    return s
+  end
+  local out, i, n = {}, 1, string.len(s)
+  while i <= n do
+    local c = string.sub(s, i, i)
+    local d = string.sub(s, i + 1, i + 1)
+    if c ~= "\\" or d == "" then
+      out[#out + 1] = c
+      i = i + 1
+    elseif d == "x" and string.match(s, "^%x", i + 2) then
+      local h = string.match(s, "^%x%x?", i + 2)
+      out[#out + 1] = string.char(tonumber(h, 16))
+      i = i + 2 + string.len(h)
+    elseif string.match(d, "[0-7]") then
+      local o = string.match(s, "^0?[0-7][0-7]?[0-7]?", i + 1)
+      out[#out + 1] = string.char(tonumber(o, 8) % 256)
+      i = i + 1 + string.len(o)
+    elseif ESCAPES[d] then
+      out[#out + 1] = ESCAPES[d]
+      i = i + 2
+    else
+      out[#out + 1] = c
+      i = i + 1
+    end
+  end
+  return table.concat(out)
 end
 
 -- xargs_replace rewrites the replacement string of xargs -I R (-i,
@@ -1942,8 +2056,8 @@ check_line = function(line, depth)
     end
   end
   local cmds = commands(line)
-  local ctx = { depth = depth, vars = {}, aliases = {} }
-  local vars, aliases = ctx.vars, ctx.aliases
+  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {} }
+  local vars, aliases, funcs = ctx.vars, ctx.aliases, ctx.funcs
   local pipeline = {}
   local prev_doc = nil
   for idx, c in ipairs(cmds) do
@@ -1953,6 +2067,11 @@ check_line = function(line, depth)
           vars[k] = v
         end
       end
+    end
+    if type(c.func) == "string" and c.func ~= "" and type(c.words) == "table" and #c.words > 0 then
+      local body = funcs[c.func] or {}
+      body[#body + 1] = c.words
+      funcs[c.func] = body
     end
     local words = xargs_replace(expand(c.words or {}, vars))
     local first = basename(words[1])
@@ -1984,7 +2103,11 @@ check_line = function(line, depth)
           ctx.stdin_paths[#ctx.stdin_paths + 1] = x
         end
       elseif pn == "echo" or pn == "printf" then
-        ctx.stdin_text = table.concat(prev, " ", 2)
+        local from = 2
+        while pn == "echo" and prev[from] and re.match(prev[from], "^-[neE]+$") do
+          from = from + 1
+        end
+        ctx.stdin_text = unescape(table.concat(prev, " ", from))
         ctx.stdin_paths = {}
         for k = 2, #prev do
           if string.sub(prev[k], 1, 1) ~= "-" then
