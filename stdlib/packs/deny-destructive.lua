@@ -10,7 +10,8 @@
 --- command line) and denies it when it would:
 ---
 --- - recursively or forcibly delete `/`, `~`/`$HOME`, a home directory, a
----   top-level or system directory (`/etc`, `/usr`, `/var/lib`, ...), the
+---   top-level or system directory (`/etc`, `/usr`, `/var/lib`, ...), a
+---   database's data (`/var/lib/postgresql/...`, `/data/db`, ...), the
 ---   working directory itself (`.`, `*`, `./* .[!.]*`, `"$PWD"`, its own
 ---   path from the input's `cwd`), a parent of it (`..`), or a `.git`
 ---   directory; also through `find -delete` and `find -exec rm` (only
@@ -46,7 +47,10 @@
 --- It sees through `sudo`, `env X=1`, `nohup`, `time`, `timeout`, `xargs`,
 --- `exec`, `command`, `busybox`, `;`/`&&`/`||`/`|` chains, `$(...)`,
 --- backticks, `bash -c`/`sh -c`/`eval`/`su -c`/`watch`, `ssh host '...'`,
---- `docker exec` and `kubectl exec`, quoting and backslashes (`r\m`,
+--- `gcloud compute ssh --command`, `docker exec`, `kubectl exec` and `oc
+--- exec`, `docker run` and `podman run` (paths inside bind mounts such as
+--- `-v /:/host` or `-v "$PWD":/src` are the host's, the others the
+--- container's own; `chroot` into a mount follows it), quoting and backslashes (`r\m`,
 --- `"rm"`, `/bin/rm`), long and reordered flags (`--recursive --force`,
 --- `-fr`, `-r -f`), `$IFS` and brace expansion (`{rm,-rf,/}`), variables
 --- and aliases set earlier on the line (`R=rm; $R -rf /`), functions
@@ -174,6 +178,11 @@ local SECRET_HOME = { [".ssh"] = true, [".gnupg"] = true, [".aws"] = true, [".ku
 
 local MOUNTS = { mnt = true, media = true, Volumes = true, srv = true }
 
+-- DATA_DIRS are where databases and container runtimes keep their data,
+-- at any depth (on a host, or in a container through kubectl or docker
+-- exec).
+local DATA_DIRS = [[^/(var/lib/(postgresql|pgsql|mysql|mysql-files|mariadb|mongodb|mongo|redis|etcd|elasticsearch|opensearch|cassandra|clickhouse|influxdb|neo4j|couchdb|rabbitmq|docker|containerd|kubelet|minio|zookeeper|kafka|prometheus|grafana)|data/(db|configdb)|bitnami/[^/]+|var/opt/mssql)(/|$)]]
+
 local function split_path(s)
   local parts = {}
   for seg in string.gmatch(s, "[^/]+") do
@@ -231,12 +240,55 @@ local function relative_to_cwd(p)
   return p
 end
 
+local critical
+
+-- MAPS, while a command runs in a container (docker run -v SRC:DST ...),
+-- maps the container's paths to the host's: {workdir = "/", list = {{dst,
+-- src}, ...}} (longest dst first). Paths outside every mount are the
+-- container's own and never critical.
+local MAPS = nil
+
+-- host_path returns the host path a normalized container path stands for,
+-- or nil when it is the container's own.
+local function host_path(p)
+  if p == "~" or string.sub(p, 1, 2) == "~/" then
+    p = "/root" .. string.sub(p, 2)
+  end
+  if string.sub(p, 1, 1) ~= "/" then
+    p = clean(MAPS.workdir .. "/" .. p)
+  end
+  for _, m in ipairs(MAPS.list) do
+    local dst, src = m[1], m[2]
+    if p == dst then
+      return src
+    end
+    if dst == "/" then
+      return src == "/" and p or src .. p
+    end
+    if string.sub(p, 1, string.len(dst) + 1) == dst .. "/" then
+      return src .. string.sub(p, string.len(dst) + 1)
+    end
+  end
+  return nil
+end
+
 -- critical says why deleting path p (recursively when rec) is destructive,
 -- or returns nil. mode "perm" (chmod/chown) ignores . and .git.
-local function critical(raw, rec, mode)
+critical = function(raw, rec, mode)
   local p = norm(raw)
   if p == nil then
     return nil
+  end
+  if MAPS then
+    local host = host_path(p)
+    if host == nil then
+      return nil
+    end
+    local maps = MAPS
+    MAPS = nil
+    local why = critical(host, rec, mode)
+    MAPS = maps
+    return why
   end
   if mode ~= "perm" and p ~= "/" and p ~= "~" then
     p = relative_to_cwd(p)
@@ -308,6 +360,9 @@ local function critical(raw, rec, mode)
     end
     return "a system directory (" .. p .. ")"
   end
+  if rec and re.match(p, DATA_DIRS) then
+    return "a database's data (" .. p .. ")"
+  end
   if top == "var" then
     if #parts == 2 and rec then
       return "a system directory (" .. p .. ")"
@@ -373,6 +428,7 @@ local H = {}        -- command name -> checker(words, ctx) -> rule, detail
 local check_line    -- forward declarations
 local check_argv
 local lister_deletes
+local container_run
 
 local function deny(rule, detail)
   return rule, detail
@@ -1301,7 +1357,23 @@ local function positional_delete(name)
     end
   end
 end
-H.gcloud = positional_delete("gcloud")
+local gcloud_delete = positional_delete("gcloud")
+H.gcloud = function(w, ctx)
+  -- gcloud compute ssh VM --command CMD runs CMD on the VM
+  for k = 2, #w do
+    local v = string.match(w[k], "^%-%-command=(.*)$")
+    if w[k] == "--command" then
+      v = w[k + 1]
+    end
+    if v then
+      local rule, detail = check_line(v, ctx.depth + 1)
+      if rule then
+        return rule, detail
+      end
+    end
+  end
+  return gcloud_delete(w, ctx)
+end
 H.az = positional_delete("az")
 H.doctl = positional_delete("doctl")
 H.gsutil = function(w)
@@ -1343,6 +1415,120 @@ H.firebase = function(w)
   end
 end
 
+-- RUN_TAKES are the options of docker/podman run that take a value.
+local RUN_TAKES = {}
+for _, o in ipairs({
+  "-v", "--volume", "--mount", "-w", "--workdir", "-e", "--env", "--env-file", "--name",
+  "-p", "--publish", "--network", "--net", "-u", "--user", "--entrypoint", "-l", "--label",
+  "--platform", "--pull", "-h", "--hostname", "--add-host", "--cpus", "-m", "--memory",
+  "--device", "--cap-add", "--cap-drop", "--security-opt", "--tmpfs", "--ulimit", "--restart",
+  "--log-driver", "--log-opt", "-a", "--attach", "--dns", "--gpus", "--ipc", "--pid",
+  "--runtime", "--shm-size", "--stop-signal", "--stop-timeout", "--volumes-from", "--cidfile",
+  "--ip", "--mac-address", "--label-file", "--expose", "--group-add", "--health-cmd",
+  "--userns", "--uts", "--cgroupns", "--memory-swap", "--cpu-shares", "-c", "--cpuset-cpus",
+}) do
+  RUN_TAKES[o] = true
+end
+
+-- mount_source returns the host path of a bind mount's source as written
+-- (absolute, ~, $HOME, $PWD, . or ./x), or nil for a named volume.
+local function mount_source(src)
+  local c = string.sub(src, 1, 1)
+  if c == "/" or c == "~" or c == "$" or c == "." then
+    return src
+  end
+  return nil
+end
+
+-- container_run checks the command of docker run as the host sees it: its
+-- paths inside bind mounts (-v /:/host, --mount type=bind,...) are the
+-- host's, the others the container's own (see MAPS).
+container_run = function(name, w, ctx)
+  local maps = { workdir = "/", list = {} }
+  local entry = nil
+  local i = 2
+  while i <= #w and w[i] ~= "run" do
+    i = i + 1
+  end
+  i = i + 1
+  local function take(opt, val)
+    if opt == "-v" or opt == "--volume" then
+      local src, dst = string.match(val, "^([^:]+):([^:]+)")
+      if src and mount_source(src) then
+        maps.list[#maps.list + 1] = { clean(dst), src }
+      end
+    elseif opt == "--mount" then
+      local src = string.match(val, "[,^]?src=([^,]+)") or string.match(val, "source=([^,]+)")
+      local dst = string.match(val, "dst=([^,]+)") or string.match(val, "target=([^,]+)") or string.match(val, "destination=([^,]+)")
+      if src and dst and not string.find(val, "type=volume", 1, true) and mount_source(src) then
+        maps.list[#maps.list + 1] = { clean(dst), src }
+      end
+    elseif opt == "-w" or opt == "--workdir" then
+      maps.workdir = val
+    elseif opt == "--entrypoint" then
+      entry = val
+    end
+  end
+  while i <= #w do
+    local a = w[i]
+    if a == "--" then
+      i = i + 1
+      break
+    end
+    if string.sub(a, 1, 1) ~= "-" then
+      break
+    end
+    local opt, val = string.match(a, "^(%-%-[%w-]+)=(.*)$")
+    if opt then
+      take(opt, val)
+    elseif RUN_TAKES[a] then
+      take(a, w[i + 1] or "")
+      i = i + 1
+    elseif string.match(a, "^%-[vwe].+") and not string.match(a, "^%-%-") then
+      take(string.sub(a, 1, 2), string.sub(a, 3))
+    end
+    i = i + 1
+  end
+  -- w[i] is the image
+  local cmd = {}
+  if entry then
+    cmd[1] = entry
+  end
+  for k = i + 1, #w do
+    cmd[#cmd + 1] = w[k]
+  end
+  if #cmd == 0 then
+    return nil
+  end
+  table.sort(maps.list, function(x, y) return string.len(x[1]) > string.len(y[1]) end)
+  -- chroot DIR inside the container: DIR becomes the root
+  for k = 1, #cmd - 1 do
+    if basename(cmd[k]) == "chroot" then
+      local j = k + 1
+      while cmd[j] and string.sub(cmd[j], 1, 1) == "-" do
+        j = j + 1
+      end
+      local saved = MAPS
+      MAPS = maps
+      local root = cmd[j] and host_path(norm(cmd[j]) or "/")
+      MAPS = saved
+      if root then
+        maps = { workdir = "/", list = { { "/", root } } }
+      else
+        maps = { workdir = "/", list = {} }
+      end
+      break
+    end
+  end
+  local saved = MAPS
+  MAPS = maps
+  local rule, detail = check_argv(cmd, ctx)
+  MAPS = saved
+  if rule then
+    return rule, name .. " run: " .. detail
+  end
+end
+
 local function docker_like(name)
   return function(w, ctx)
     local f = parse_flags(w, 2, "HcflpuwTe")
@@ -1368,6 +1554,9 @@ local function docker_like(name)
         return check_argv(cmd, ctx)
       end
       return nil
+    end
+    if a[1] == "run" or (a[1] == "container" and a[2] == "run") then
+      return container_run(name, w, ctx)
     end
     if a[1] == "volume" and (a[2] == "rm" or a[2] == "prune" or a[2] == "remove") then
       return deny("drop-database", name .. " volume " .. a[2] .. " would delete stored data")
@@ -1488,25 +1677,30 @@ H.ssh = function(w, ctx)
   end
 end
 
-H.kubectl_exec = nil
-local kube_delete = H.kubectl
-H.kubectl = function(w, ctx)
-  for k = 2, #w do
-    if w[k] == "exec" then
-      for j = k + 1, #w do
-        if w[j] == "--" then
-          local cmd = {}
-          for m = j + 1, #w do
-            cmd[#cmd + 1] = w[m]
+-- kube_exec wraps a kubectl-like checker: exec ... -- CMD runs CMD in a
+-- pod, checked as a command of its own.
+local function kube_exec(delete)
+  return function(w, ctx)
+    for k = 2, #w do
+      if w[k] == "exec" then
+        for j = k + 1, #w do
+          if w[j] == "--" then
+            local cmd = {}
+            for m = j + 1, #w do
+              cmd[#cmd + 1] = w[m]
+            end
+            return check_argv(cmd, ctx)
           end
-          return check_argv(cmd, ctx)
         end
+        return nil
       end
-      return nil
     end
+    return delete(w, ctx)
   end
-  return kube_delete(w, ctx)
 end
+H.kubectl = kube_exec(H.kubectl)
+H.oc = kube_exec(H.oc)
+H.k = H.kubectl
 
 -- One-line programs.
 
@@ -2274,7 +2468,7 @@ end
 C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
   texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
   function(lines, input)
-    CWD = nil
+    CWD, MAPS = nil, nil
     if type(input.cwd) == "string" and string.sub(input.cwd, 1, 1) == "/" then
       CWD = clean(input.cwd)
     end
