@@ -57,8 +57,13 @@
 --- defined on the line and called (`f(){ rm -rf "$1"; }; f ~`, the
 --- arguments put in for `$1`..`$9`, `$@`, `$*`), `$(which rm)` and
 --- `$(command -v rm)`, and one-line
---- programs (`python -c "shutil.rmtree('/')"`, `node -e`, `perl -e`,
---- `ruby -e`, `php -r`) that delete those paths or run such commands.
+--- programs (`python -c "shutil.rmtree('/')"`, `node -e`, `bun -e`,
+--- `deno eval`, `perl -e`, `ruby -e`, `php -r`, `lua -e`, `Rscript -e`,
+--- `osascript -e`, awk programs that call `system()` or pipe to a
+--- command, and any of these or `tclsh` fed a program on standard input)
+--- that delete those paths (`.git` too, and what they list of the home
+--- directory), run such commands, or run code they download
+--- (`exec(urlopen(...).read())`, `fetch(...).then(eval)`).
 ---
 --- It leaves alone ordinary work: deleting build output and dependencies
 --- (`rm -rf ./build node_modules /tmp/x`), text that merely mentions a
@@ -1704,32 +1709,80 @@ H.k = H.kubectl
 
 -- One-line programs.
 
+-- INTERP are the interpreters whose options run a program given on the
+-- command line (the option letters that take it), by basename.
 local INTERP = {
   python = "c", python2 = "c", python3 = "c", pypy = "c", pypy3 = "c",
   node = "ep", nodejs = "ep", bun = "e", perl = "eE", ruby = "e", php = "r",
+  lua = "e", luajit = "e", r = "e", rscript = "e", osascript = "e",
 }
 
 -- INTERP_STOP are the options that take the rest of a cluster as their value.
-local INTERP_STOP = { perl = "MmIxi0l", python = "mWXQ", node = "r", ruby = "rIEFlx", php = "dcz" }
+local INTERP_STOP = { perl = "MmIxi0l", python = "mWXQ", node = "r", ruby = "rIEFlx", php = "dcz", lua = "l" }
 
-local CODE_HOME = [[(?i)(homedir\(\)|expanduser\(\s*['"]~['"]\s*\)|path\.home\(\)|os\.homedir\(\)|\$ENV\{\s*['"]?HOME['"]?\s*\}|ENV\[\s*['"]HOME['"]\s*\]|environ(\.get\(|\[)\s*['"]HOME['"]|getenv\(\s*['"]HOME['"]|Dir\.home|process\.env\.HOME|File\.expand_path\(\s*['"]~['"])]]
+-- HOME_EXPR are the expressions of one-line programs that stand for the
+-- home directory (or a path in it), with what they are read as: a string
+-- literal '~...', so that the path checks below see them.
+local HOME_EXPR = {
+  { [[(?i)(?:os\.path\.)?expanduser\(\s*['"]~([^'"]*)['"]\s*\)]], "'~${1}'" },
+  { [[(?i)(?:pathlib\.)?Path\.home\(\)]], "'~'" },
+  { [[(?:require\(\s*['"](?:node:)?os['"]\s*\)\.|\w+\.)?homedir\(\)]], "'~'" },
+  { [[\$ENV\{\s*['"]?HOME['"]?\s*\}]], "'~'" },
+  { [[ENV(?:\[\s*['"]HOME['"]\s*\]|\.fetch\(\s*['"]HOME['"]\s*\))]], "'~'" },
+  { [[(?:os\.)?environ(?:\.get\(\s*['"]HOME['"][^)]*\)|\[\s*['"]HOME['"]\s*\])]], "'~'" },
+  { [[(?:\w+\.)*getenv\(\s*['"]HOME['"]\s*\)]], "'~'" },
+  { [[Dir\.home(?:\(\))?]], "'~'" },
+  { [[(?:process|Bun)\.env(?:\.HOME\b|\[\s*['"]HOME['"]\s*\])]], "'~'" },
+  { [[Deno\.env\.get\(\s*['"]HOME['"]\s*\)]], "'~'" },
+  { [[(?:File\.expand_path|path\.expand|normalizePath)\(\s*['"]~([^'"]*)['"][^)]*\)]], "'~${1}'" },
+}
+
+-- home_literals returns code with the home expressions written as string
+-- literals, and whether there was one.
+local function home_literals(code)
+  local out, any = code, false
+  for _, h in ipairs(HOME_EXPR) do
+    local n
+    out, n = re.gsub(out, h[1], h[2])
+    any = any or n > 0
+  end
+  return out, any
+end
 
 local DELETE_BARE = [=[(?i)\b(unlink|rmtree|remove_tree|rm_rf|rm_r)\s+(glob\s*)?["'(]]=]
 local DELETE_CALL = [[(?i)\b(rmtree|rm_rf|rm_r|remove_tree|rmsync|rmdirsync|rimraf|removedirs|emptydirsync|removesync|remove_dir_all|rm|rmdir|unlink|unlinksync|remove|delete|deletesync)\s*\(]]
-local EXEC_CALL = [[(?i)\b(system|popen|exec|execsync|execfilesync|spawn|spawnsync|check_output|check_call|call|run|getoutput|getstatusoutput|execl|execlp|execv|execvp|execve|passthru|shell_exec|proc_open|capture2|capture3|popen3|open3)\s*(\(|\s['"])]]
+local EXEC_CALL = [[(?i)\b(system|popen|exec|execsync|execfilesync|spawn|spawnsync|check_output|check_call|call|run|getoutput|getstatusoutput|execl|execlp|execv|execvp|execve|passthru|shell_exec|proc_open|capture2|capture3|popen3|open3|execute|command)\s*(\(|\s['"])]]
+-- DELETE_WORD, LIST_CALL: a program that lists the home directory and
+-- deletes (for p in Path.home().iterdir(): rmtree(p)).
+local DELETE_WORD = [[(?i)\b(rmtree|rm_rf|rm_r|remove_tree|rmsync|rmdirsync|rimraf|removedirs|removesync|remove_dir_all|rmdir|unlink|unlinksync|remove|delete|deletesync|rm|rm_f)\b]]
+local LIST_CALL = [[(?i)(\b(iterdir|listdir|scandir|glob|rglob|readdirsync|readdir|walk|each_child|children|entries|list\.files|opendir)\s*\(|Dir\.(glob|children|entries|each_child|\[))]]
+-- CODE_FETCH and CODE_EVAL: a program that downloads code and runs it
+-- (exec(urlopen(...).read()), fetch(...).then(eval)).
+local CODE_FETCH = [[(?i)(urlopen|urllib|requests\.(get|post)|httpx\.(get|post)|\bfetch\s*\(|https?\.(get|request)\s*\(|axios|\bgot\s*\(|net::http|uri\.open|open-uri|open\(\s*['"]https?://|file_get_contents\(\s*['"]https?://|lwp|http::tiny|\bget\s*\(\s*['"]https?://|curl_exec|\bcurl\b|\bwget\b|invoke-webrequest|downloadstring|webclient|socket\.http)]]
+local CODE_EVAL = [[(?i)(\bexec\s*\(|\beval\b|\bnew\s+function\b|\bload(string)?\s*\(|instance_eval|class_eval|\brunpy\b|\bcompile\s*\(|vm\.run|\b(include|require)(_once)?\s*\(?\s*['"]https?:|\biex\b|invoke-expression|\bdofile\b)]]
 
+-- MAX_CALLS bounds the calls of one program that are examined; a program
+-- with more is denied rather than let through unexamined.
+local MAX_CALLS = 64
+
+local function too_many(lang)
+  return deny("too-complex", lang .. " code has more calls than the pack examines (" .. MAX_CALLS .. ")")
+end
+
+-- quoted_strings returns the contents of the quoted strings of s, and
+-- false when there are more than MAX_CALLS of them.
 local function quoted_strings(s)
   local out = {}
   local pos = 1
-  for _ = 1, 64 do
-    local a, b = re.find(string.sub(s, pos), [['[^']*'|"[^"]*"]])
+  for _ = 1, MAX_CALLS do
+    local a, b = re.find(s, [['[^']*'|"[^"]*"]], pos)
     if a == nil then
-      break
+      return out, true
     end
-    out[#out + 1] = string.sub(s, pos + a, pos + b - 2)
-    pos = pos + b
+    out[#out + 1] = string.sub(s, a + 1, b - 1)
+    pos = b + 1
   end
-  return out
+  return out, re.find(s, [['[^']*'|"[^"]*"]], pos) == nil
 end
 
 -- call_args returns the text of a call's arguments: from just after the
@@ -1764,6 +1817,42 @@ local function call_args(code, from)
   return string.sub(code, from)
 end
 
+-- each_match calls fn(a, b) for every match of rx in code, in order, and
+-- returns what fn returns first; past MAX_CALLS matches it returns the
+-- too-complex denial.
+local function each_match(lang, code, rx, fn)
+  local pos = 1
+  for _ = 1, MAX_CALLS do
+    local a, b = re.find(code, rx, pos)
+    if a == nil then
+      return nil
+    end
+    local rule, detail = fn(a, b)
+    if rule then
+      return rule, detail
+    end
+    pos = b + 1
+  end
+  if re.find(code, rx, pos) then
+    return too_many(lang)
+  end
+end
+
+-- path_of joins the string literals of a call's arguments into the path
+-- they most likely build (os.path.join('~', d), '~' + '/' + f).
+local function path_of(strs)
+  local parts = {}
+  for _, x in ipairs(strs) do
+    if x ~= "" then
+      parts[#parts + 1] = x
+    end
+  end
+  if #parts == 0 then
+    return nil
+  end
+  return table.concat(parts, "/")
+end
+
 local function check_code(lang, code, ctx)
   if code == nil or code == "" then
     return nil
@@ -1771,108 +1860,129 @@ local function check_code(lang, code, ctx)
   if re.find(code, [[(?i)(while\s*(\(\s*)?(1|true|True)\b[^\n]*fork|fork\s+while\s+fork|fork\(\)\s*while|for\s*\(\s*;\s*;\s*\)\s*fork|loop\s*\{\s*fork)]]) then
     return deny("fork-bomb", lang .. " code would fork processes without bound")
   end
-  local pos = 1
-  for _ = 1, 32 do
-    local a, b = re.find(string.sub(code, pos), DELETE_CALL)
-    if a == nil then
-      break
+  if re.find(code, CODE_FETCH) and re.find(code, CODE_EVAL) then
+    return deny("run-download", lang .. " code would run code it downloads, unseen")
+  end
+  local hcode, home = home_literals(code)
+  if home and re.find(hcode, DELETE_WORD) and re.find(hcode, LIST_CALL) then
+    return deny("delete-critical", lang .. " code would delete the contents of the home directory")
+  end
+  local rule, detail = each_match(lang, hcode, DELETE_CALL, function(_, b)
+    local strs, all = quoted_strings(call_args(hcode, b + 1))
+    if not all then
+      return too_many(lang)
     end
-    local args = call_args(code, pos + b)
-    local why
-    if re.find(args, CODE_HOME) then
-      why = "the home directory"
-    else
-      local strs = quoted_strings(args)
-      if strs[1] then
-        why = critical(strs[1], true, "perm")
-      end
-    end
+    local why = critical(path_of(strs), true)
     if why then
       return deny("delete-critical", lang .. " code would delete " .. why)
     end
-    pos = pos + b
+  end)
+  if rule then
+    return rule, detail
   end
-  pos = 1
-  for _ = 1, 16 do
-    local a, b = re.find(code, DELETE_BARE, pos)
-    if a == nil then
-      break
+  rule, detail = each_match(lang, hcode, DELETE_BARE, function(_, b)
+    local stmt = string.match(string.sub(hcode, b), "^[^;]*") or ""
+    local strs, all = quoted_strings(stmt)
+    if not all then
+      return too_many(lang)
     end
-    local stmt = string.match(string.sub(code, b), "^[^;]*") or ""
-    for _, str in ipairs(quoted_strings(stmt)) do
-      local why = critical(str, true, "perm")
+    for _, str in ipairs(strs) do
+      local why = critical(str, true)
       if why then
         return deny("delete-critical", lang .. " code would delete " .. why)
       end
     end
-    pos = b + 1
+  end)
+  if rule then
+    return rule, detail
   end
-  pos = 1
-  for _ = 1, 32 do
-    local a, b = re.find(string.sub(code, pos), EXEC_CALL)
-    if a == nil then
-      break
-    end
-    local open = string.sub(code, pos + b - 1, pos + b - 1)
-    local args
-    if open == "(" then
-      args = call_args(code, pos + b)
-    else
-      args = call_args(code, pos + b - 1)
-    end
+  rule, detail = each_match(lang, hcode, EXEC_CALL, function(_, b)
+    local open = string.sub(hcode, b, b)
+    local args = call_args(hcode, open == "(" and b + 1 or b)
     local trimmed = re.gsub(args, [[^\s+]], "")
-    local strs = quoted_strings(args)
+    local strs, all = quoted_strings(args)
+    if not all then
+      return too_many(lang)
+    end
     if string.sub(trimmed, 1, 1) == "[" or (#strs > 1 and re.find(args, [[^\s*['"][^'"]*['"]\s*,]])) then
       if #strs > 0 then
-        local rule, detail = check_argv(strs, ctx)
-        if rule then
-          return rule, detail
-        end
+        return check_argv(strs, ctx)
       end
     elseif strs[1] then
-      local rule, detail = check_line(strs[1], ctx.depth + 1)
-      if rule then
-        return rule, detail
-      end
+      -- a command line, maybe built by concatenation: "rm -rf " . '~'
+      return check_line(table.concat(strs), ctx.depth + 1)
     end
-    pos = pos + b
+  end)
+  if rule then
+    return rule, detail
   end
-  -- backticks and %x() in perl and ruby
-  if lang == "perl" or lang == "ruby" then
-    pos = 1
-    for _ = 1, 16 do
-      local a, b = re.find(string.sub(code, pos), "`[^`]+`|%x\\([^)]*\\)|qx\\{[^}]*\\}|qx\\([^)]*\\)")
-      if a == nil then
-        break
-      end
-      local inner = string.sub(code, pos + a - 1, pos + b - 1)
-      inner = re.gsub(inner, "^(`|%x\\(|qx\\{|qx\\()|(`|\\)|\\})$", "")
-      local rule, detail = check_line(inner, ctx.depth + 1)
-      if rule then
-        return rule, detail
-      end
-      pos = pos + b
+  -- shell text inside the program: backticks, %x(), qx{} (perl, ruby,
+  -- php), $`...` templates (zx, Bun), do shell script (AppleScript), exec
+  -- (Tcl)
+  local shells = nil
+  if lang == "perl" or lang == "ruby" or lang == "php" then
+    shells = [=[`[^`]+`|%x\([^)]*\)|qx\{[^}]*\}|qx\([^)]*\)]=]
+  elseif lang == "node" or lang == "bun" or lang == "deno" then
+    shells = [=[\$`[^`]+`]=]
+  elseif lang == "osascript" then
+    shells = [=[(?i)do shell script\s+"[^"]*"]=]
+  elseif lang == "tcl" then
+    shells = [=[\bexec\s+[^;\]\n]+]=]
+  end
+  if shells then
+    rule, detail = each_match(lang, hcode, shells, function(a, b)
+      local inner = string.sub(hcode, a, b)
+      inner = re.gsub(inner, [=[^(`|%x\(|qx\{|qx\(|\$`|(?i)do shell script\s+"|exec\s+)|(`|\)|\}|")$]=], "")
+      inner = re.gsub(inner, [[\$\{\s*'(~[^']*)'\s*\}]], "${1}")
+      return check_line(inner, ctx.depth + 1)
+    end)
+    if rule then
+      return rule, detail
     end
   end
+  if lang == "tcl" then
+    return each_match(lang, hcode, [[\bfile\s+delete\s+(?:-force\s+)?(?:--\s+)?\S+]], function(a, b)
+      local target = re.gsub(string.sub(hcode, a, b), [[^.*\s]], "")
+      local why = critical(re.gsub(target, [[^['"]|['"]$]], ""), true)
+      if why then
+        return deny("delete-critical", "tcl code would delete " .. why)
+      end
+    end)
+  end
+end
+
+-- interp_lang returns the language of an interpreter's basename (python3.11
+-- is python, nodejs node, tclsh8.6 tcl), or nil.
+local function interp_lang(name)
+  local base = re.gsub(name, [[[0-9.]+$]], "")
+  if base == "python" or base == "pypy" then
+    return "python"
+  end
+  if base == "nodejs" then
+    return "node"
+  end
+  if base == "tclsh" or base == "wish" then
+    return "tcl"
+  end
+  if base == "rscript" then
+    return "r"
+  end
+  if INTERP[name] or INTERP[base] then
+    return base
+  end
+  return nil
 end
 
 local function interp(w, ctx)
   local name = basename(w[1])
-  local base = re.gsub(name, [[[0-9.]+$]], "")
-  if base == "python" or base == "pypy" then
-    name = "python"
-  end
-  local opts = INTERP[name] or INTERP[base]
+  local lang = interp_lang(name)
+  local opts = lang and (INTERP[name] or INTERP[re.gsub(name, [[[0-9.]+$]], "")])
   if opts == nil then
     return nil
   end
-  local lang = re.gsub(name, [[[0-9.]+$]], "")
-  if lang == "nodejs" then
-    lang = "node"
-  end
   for k = 2, #w do
     local a = w[k]
-    if a == "--eval" or a == "--print" then
+    if a == "--eval" or a == "--print" or a == "--command" then
       return check_code(lang, w[k + 1], ctx)
     end
     if string.sub(a, 1, 7) == "--eval=" then
@@ -1896,9 +2006,6 @@ local function interp(w, ctx)
         j = j + 1
       end
     elseif string.sub(a, 1, 1) ~= "-" then
-      if name == "deno" and a == "eval" then
-        return check_code("deno", w[k + 1], ctx)
-      end
       return nil -- a script file
     end
   end
@@ -1907,17 +2014,70 @@ for n in pairs(INTERP) do
   H[n] = interp
 end
 H.deno = function(w, ctx)
-  if w[2] == "eval" then
-    return check_code("deno", w[3], ctx)
+  for k = 2, #w do
+    if w[k] == "eval" then
+      for j = k + 1, #w do
+        if string.sub(w[j], 1, 1) ~= "-" then
+          return check_code("deno", w[j], ctx)
+        end
+      end
+      return nil
+    end
   end
 end
+
+-- awk runs commands from its program (system(), print | "cmd", "cmd" |
+-- getline): when the program does, every string of it is checked as a
+-- command line, since the command is usually built from them.
+H.awk = function(w, ctx)
+  local prog = nil
+  local k = 2
+  while k <= #w do
+    local a = w[k]
+    if a == "-f" or a == "--file" then
+      return nil -- the program is in a file
+    elseif a == "-e" or a == "--source" then
+      prog = w[k + 1]
+      break
+    elseif a == "-F" or a == "-v" or a == "--assign" or a == "--field-separator" or a == "-i" or a == "--include" then
+      k = k + 1
+    elseif a == "--" then
+      prog = w[k + 1]
+      break
+    elseif string.sub(a, 1, 1) ~= "-" then
+      prog = a
+      break
+    end
+    k = k + 1
+  end
+  if prog == nil or not re.find(prog, [[\bsystem\s*\(|\|\s*&?\s*"|"\s*\|\s*getline]]) then
+    return nil
+  end
+  local strs, all = quoted_strings(prog)
+  if not all then
+    return too_many("awk")
+  end
+  for _, str in ipairs(strs) do
+    local rule, detail = check_line(str, ctx.depth + 1)
+    if rule then
+      return rule, detail
+    end
+  end
+end
+H.gawk, H.mawk, H.nawk = H.awk, H.awk, H.awk
 
 ---------------------------------------------------------------------------
 -- Lines, pipelines and variables
 ---------------------------------------------------------------------------
 
 local FETCHERS = { curl = true, wget = true, fetch = true, http = true, https = true, xh = true, aria2c = true, lwp = true, ["lwp-request"] = true, iwr = true, irm = true, ["invoke-webrequest"] = true, ["invoke-restmethod"] = true, nc = true, ncat = true, socat = true }
-local SINKS = { sh = true, bash = true, zsh = true, dash = true, ksh = true, fish = true, ash = true, mksh = true, csh = true, tcsh = true, python = true, perl = true, ruby = true, node = true, php = true, pwsh = true, powershell = true, iex = true, ["invoke-expression"] = true, source = true, ["."] = true, eval = true }
+local SINKS = {
+  sh = true, bash = true, zsh = true, dash = true, ksh = true, fish = true, ash = true, mksh = true,
+  csh = true, tcsh = true, python = true, perl = true, ruby = true, node = true, php = true,
+  pwsh = true, powershell = true, iex = true, ["invoke-expression"] = true, source = true,
+  ["."] = true, eval = true, tclsh = true, wish = true, lua = true, luajit = true, r = true,
+  rscript = true, osascript = true, bun = true, deno = true,
+}
 
 local function decoder(w)
   local n = basename(w[1])
@@ -2352,9 +2512,16 @@ check_line = function(line, depth)
         end
       end
     end
-    -- a script piped or fed into a shell: echo 'rm -rf /' | sh
+    -- a script piped or fed into a shell or an interpreter: echo 'rm -rf
+    -- /' | sh, python3 - <<EOF ... EOF, tclsh <<< 'file delete ...'
     if ctx.stdin_text and sink(unwrap(words)) then
-      local rule, detail = check_line(ctx.stdin_text, depth + 1)
+      local lang = interp_lang(basename(unwrap(words)[1]))
+      local rule, detail
+      if lang then
+        rule, detail = check_code(lang, ctx.stdin_text, ctx)
+      else
+        rule, detail = check_line(ctx.stdin_text, depth + 1)
+      end
       if rule then
         return rule, detail
       end
