@@ -21,9 +21,16 @@
 --- - write to a block device (`dd of=/dev/sda`, `> /dev/nvme0n1`, `tee`,
 ---   `cp`), make or wipe file systems and partition tables (`mkfs*`,
 ---   `wipefs`, `sgdisk --zap-all`, `fdisk`, `zpool destroy`, ...);
---- - fork-bomb the host, shut it down (`shutdown`, `reboot`, `halt`,
+--- - fork-bomb the host (a function that runs itself in a pipeline or in
+---   the background, an endless loop such as `while true` that starts
+---   commands with `&`), shut it down (`shutdown`, `reboot`, `halt`,
 ---   `poweroff`, `init 0`, `systemctl poweroff`) or kill every process
 ---   (`kill -9 -1`);
+--- - wipe or stop the shell history (`history -c`, `unset HISTFILE`,
+---   `HISTFILE=/dev/null`, `HISTSIZE=0`, `set +o history`, deleting,
+---   emptying or replacing `~/.bash_history`, `~/.zsh_history` and other
+---   history files), or replace or delete the crontab (`crontab FILE`,
+---   `... | crontab -`, `crontab -r`);
 --- - change the owner or mode of `/`, `~` or a system directory
 ---   recursively;
 --- - run a downloaded or decoded script (`curl ... | sh`, `bash <(curl ...)`,
@@ -67,7 +74,7 @@
 ---
 --- It leaves alone ordinary work: deleting build output and dependencies
 --- (`rm -rf ./build node_modules /tmp/x`), text that merely mentions a
---- command (`echo "rm -rf /"`, `grep 'rm -rf' notes.txt`,
+--- command (`echo "rm -rf /"`, `echo ':(){ :|:& };:'`, `grep 'rm -rf' notes.txt`,
 --- `git commit -m "..."`), `git push --force-with-lease` and force pushes
 --- to other branches, `git reset --soft`, `git checkout -- file`, reading
 --- manuals (`man mkfs`), listing partitions (`fdisk -l`), and deleting
@@ -247,6 +254,13 @@ end
 
 local critical
 
+-- history_file says whether a path is a shell's or a REPL's history file
+-- (deleting or emptying it covers the agent's tracks).
+local function history_file(p)
+  local base = string.match(p or "", "([^/]*)$") or ""
+  return re.match(base, [[^(\.(bash|zsh|sh|ksh|mksh|python|psql|mysql|node_repl|sqlite|rediscli|irb|pry|lesshst)_history|\.history|fish_history|\.zhistory)$]])
+end
+
 -- MAPS, while a command runs in a container (docker run -v SRC:DST ...),
 -- maps the container's paths to the host's: {workdir = "/", list = {{dst,
 -- src}, ...}} (longest dst first). Paths outside every mount are the
@@ -283,6 +297,9 @@ critical = function(raw, rec, mode)
   local p = norm(raw)
   if p == nil then
     return nil
+  end
+  if mode ~= "perm" and history_file(p) then
+    return "the shell history (" .. p .. ")"
   end
   if MAPS then
     local host = host_path(p)
@@ -876,6 +893,16 @@ H.cp = function(w)
   if #f.args >= 2 and device(dest) then
     return deny("write-device", "cp would overwrite the device " .. norm(dest))
   end
+  if #f.args >= 2 and history_file(norm(dest)) then
+    return deny("history-wipe", "cp would overwrite the shell history (" .. norm(dest) .. ")")
+  end
+end
+H.ln = function(w)
+  local f = parse_flags(w, 2, "tS")
+  local dest = f.vals.t or f.args[#f.args]
+  if #f.args >= 2 and history_file(norm(dest)) then
+    return deny("history-wipe", "ln would replace the shell history (" .. norm(dest) .. ")")
+  end
 end
 H.cat = function() return nil end
 
@@ -962,11 +989,54 @@ H.pkill = function(w)
 end
 
 H.crontab = function(w)
+  local f = parse_flags(w, 2, "uc")
+  if f.s.r then
+    return deny("delete-critical", "crontab -r would delete every cron job")
+  end
+  -- crontab FILE and crontab - (a pipe, a here-document) install a new table
+  if #f.args > 0 and not (f.s.l or f.s.e) then
+    return deny("crontab-replace", "crontab " .. (f.args[1] == "-" and "-" or "FILE") .. " would replace every cron job with what it reads")
+  end
+end
+
+-- The shell history: wiping it (or stopping it) covers the agent's tracks.
+
+H.history = function(w)
   for k = 2, #w do
-    if w[k] == "-r" then
-      return deny("delete-critical", "crontab -r would delete every cron job")
+    local a = w[k]
+    if re.match(a, "^-[a-z]*c[a-z]*$") then
+      return deny("history-wipe", "history -c would wipe the shell history")
+    end
+    if (a == "-w" or a == "-a") and w[k + 1] and norm(w[k + 1]) == "/dev/null" then
+      return deny("history-wipe", "history " .. a .. " /dev/null would discard the shell history")
     end
   end
+end
+H.unset = function(w)
+  for k = 2, #w do
+    if w[k] == "HISTFILE" then
+      return deny("history-wipe", "unset HISTFILE would stop the shell history")
+    end
+  end
+end
+H.set = function(w)
+  for k = 2, #w - 1 do
+    if w[k] == "+o" and w[k + 1] == "history" then
+      return deny("history-wipe", "set +o history would stop the shell history")
+    end
+  end
+end
+
+-- history_var says whether assigning value to name stops or wipes the
+-- shell history (HISTFILE=/dev/null, HISTSIZE=0).
+local function history_var(name, value)
+  if name == "HISTFILE" then
+    return value == "" or value == "/dev/null"
+  end
+  if name == "HISTSIZE" or name == "HISTFILESIZE" or name == "SAVEHIST" then
+    return value == "0"
+  end
+  return false
 end
 
 -- git
@@ -2374,18 +2444,6 @@ local function xargs_replace(words)
   return words
 end
 
-local FORK_BOMB = [[([A-Za-z_:.][A-Za-z0-9_:.]*)\s*\(\s*\)\s*\{]]
-
-local function fork_bomb(line)
-  local a, b = re.find(line, FORK_BOMB)
-  if a == nil then
-    return false
-  end
-  local name = re.gsub(string.sub(line, a, b), [[\s*\(\s*\)\s*\{$]], "")
-  local body = re.gsub(string.sub(line, b + 1), [[\s+]], "")
-  return string.find(body, name .. "|" .. name, 1, true) ~= nil or string.find(body, name .. "&" .. name, 1, true) ~= nil
-end
-
 check_line = function(line, depth)
   if type(line) ~= "string" or line == "" then
     return nil
@@ -2396,9 +2454,6 @@ check_line = function(line, depth)
   end
   if string.find(line, "IFS", 1, true) then
     line = re.gsub(line, [[\$\{?IFS\}?]], " ")
-  end
-  if string.find(line, "(", 1, true) and fork_bomb(line) then
-    return deny("fork-bomb", "a function that pipes into itself in the background would fork without bound")
   end
   if (string.find(line, "curl", 1, true) or string.find(line, "wget", 1, true) or string.find(line, "iwr", 1, true) or string.find(line, "fetch", 1, true))
     and re.find(line, SUBST_FETCH) then
@@ -2414,13 +2469,31 @@ check_line = function(line, depth)
   local vars, aliases, funcs = ctx.vars, ctx.aliases, ctx.funcs
   local pipeline = {}
   local prev_doc = nil
+  local self_pipe = nil
   for idx, c in ipairs(cmds) do
     if type(c.assigns) == "table" then
       for k, v in pairs(c.assigns) do
         if type(v) == "string" then
           vars[k] = v
+          if history_var(k, v) then
+            return deny("history-wipe", k .. "=" .. v .. " would stop or wipe the shell history")
+          end
         end
       end
+    end
+    if c.forkloop then
+      return deny("fork-bomb", "an endless loop that starts commands in the background would fork without bound")
+    end
+    if type(c.func) == "string" and c.func ~= "" then
+      -- a function that runs itself in a pipeline or in the background
+      local me = basename(unwrap(c.words or {})[1])
+      local self = me == c.func
+      if self and (c.op == "|" or c.op == "&" or c.op == "|&" or self_pipe == c.func) then
+        return deny("fork-bomb", "a function that runs itself in a pipeline or in the background would fork without bound")
+      end
+      self_pipe = (self and c.op == "|") and c.func or nil
+    else
+      self_pipe = nil
     end
     if type(c.func) == "string" and c.func ~= "" and type(c.words) == "table" and #c.words > 0 then
       local body = funcs[c.func] or {}
@@ -2434,6 +2507,9 @@ check_line = function(line, depth)
         local n, v = string.match(words[k], "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
         if n then
           vars[n] = v
+          if history_var(n, v) then
+            return deny("history-wipe", first .. " " .. n .. "=" .. v .. " would stop or wipe the shell history")
+          end
         end
       end
     elseif first == "alias" then
@@ -2598,7 +2674,11 @@ end
 for n in pairs(FETCHERS) do
   NAMES[n] = true
 end
-for _, n in ipairs({ "base64", "base32", "basenc", "xxd", "openssl", "alias", "mkfs", "python", "pypy" }) do
+for _, n in ipairs({
+  "base64", "base32", "basenc", "xxd", "openssl", "alias", "mkfs", "python", "pypy",
+  -- loops that may fork without bound, variables of the shell history
+  "while", "until", "for", "histfile", "histsize", "histfilesize", "savehist",
+}) do
   NAMES[n] = true
 end
 NAMES["."] = nil
