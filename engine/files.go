@@ -83,7 +83,8 @@ type ScriptFS struct {
 // every problem is a ConfigError with CodeBadAtom, at the position of the
 // parameter's key when the pack comes from an atoms entry of a
 // configuration file. Every Lua script, pack or not, may require the
-// stdlib's libraries ("monad.params", "monad.commands", "monad.redact").
+// stdlib's libraries ("monad.params", "monad.commands", "monad.paths",
+// "monad.redact").
 type Pack struct {
 	Name string
 	With map[string]any

@@ -101,8 +101,8 @@
 // functions run for the script that calls them: a hook{} they make while
 // the script loads is the script's hook, reported at the script's line
 // that called into the library. The engine gives every pool the stdlib's
-// libraries ("monad.params", "monad.commands", "monad.redact"; see package
-// stdlib), which user scripts may require too.
+// libraries ("monad.params", "monad.commands", "monad.paths",
+// "monad.redact"; see package stdlib), which user scripts may require too.
 //
 // # Sandbox
 //

@@ -35,8 +35,8 @@
 // The Lua code the packs share lives once, in libraries (lib/<name>.lua in
 // the source tree) that packs load with require("monad.<name>"):
 // monad.params checks a pack's parameters against its SPEC table,
-// monad.commands reads shell command lines, monad.redact is the rule engine
-// of the redacting packs. [Libraries] returns their sources; a host that
+// monad.commands reads shell command lines, monad.paths knows the paths that
+// hold credentials, monad.redact is the rule engine of the redacting packs. [Libraries] returns their sources; a host that
 // loads packs must hand them to its Lua runtime (the engine does), and user
 // scripts may require them as well.
 //

@@ -38,8 +38,9 @@ const libraryPrefix = "monad."
 // Libraries returns the Lua libraries the packs share, by the name a script
 // requires them by: "monad.params" (a pack's parameters checked against its
 // SPEC table), "monad.commands" (the command lines of a tool input and the
-// words of a command through wrappers and flags) and "monad.redact" (the
-// rule engine of the redacting packs), each the source of lib/<name>.lua
+// words of a command through wrappers and flags), "monad.paths" (the paths
+// that hold credentials) and "monad.redact" (the rule engine of the
+// redacting packs), each the source of lib/<name>.lua
 // and returning a table. A host that loads packs gives these to its Lua
 // runtime (the engine compiles them once per process and passes them as
 // luaapi.Options.Libraries); user scripts may require them too, and each

@@ -87,7 +87,7 @@ func TestDefaultPacksExist(t *testing.T) {
 // checks its parameters through monad.params.
 func TestLibraries(t *testing.T) {
 	libs := Libraries()
-	for _, want := range []string{"monad.params", "monad.commands", "monad.redact"} {
+	for _, want := range []string{"monad.params", "monad.commands", "monad.paths", "monad.redact"} {
 		if len(libs[want]) == 0 {
 			t.Errorf("no library %s", want)
 		}

@@ -99,6 +99,10 @@ local C = require("monad.commands")
 local commands, split = C.commands, C.split
 local command_texts, basename, unwrap, parse_flags = C.command_texts, C.basename, C.unwrap, C.parse_flags
 
+-- The credential files and directories (stdlib/lib/paths.lua), shared with
+-- deny-destructive.
+local PATHS = require("monad.paths")
+
 ---------------------------------------------------------------------------
 -- Paths
 ---------------------------------------------------------------------------
@@ -209,63 +213,14 @@ local function resolve(p, cwd, home)
   return clean(p)
 end
 
-local ENV_OK = [[^\.env\.(example|sample|template|dist|defaults|schema|tpl|example\.local|local\.example|sample\.local)$|^\.env\.[a-z]+\.(example|sample|template)$]]
-
--- secret_kind says what credentials the (lowercased) path holds, or nil.
+-- secret_kind says what credentials the (lowercased) path holds, or nil:
+-- the shared list (monad.paths) and extraSecrets.
 local function secret_kind(p)
-  local base = string.match(p, "([^/]*)$") or p
-  if base == ".env" or base == ".envrc" or (string.sub(base, 1, 5) == ".env." and not re.match(base, ENV_OK)) then
-    return "an environment file with secrets"
+  local kind = PATHS.secret_kind(p)
+  if kind then
+    return kind
   end
-  if re.match(base, [[^[a-z0-9_-]+\.env$]]) and base ~= "example.env" and base ~= "sample.env" then
-    return "an environment file with secrets"
-  end
-  if re.find(p, [[(^|/)\.ssh/]]) then
-    if re.match(base, [[^(known_hosts(\.old)?|config|authorized_keys2?|.*\.pub|environment|rc)$]]) then
-      return nil
-    end
-    return "an SSH private key"
-  end
-  if re.match(base, [[^id_(rsa|dsa|ecdsa|ed25519|ecdsa_sk|ed25519_sk|xmss)$]]) then
-    return "an SSH private key"
-  end
-  if re.find(p, [[(^|/)\.aws/(credentials$|sso/cache/|cli/cache/)]]) then
-    return "AWS credentials"
-  end
-  if re.find(p, [[(^|/)\.config/gcloud(/|$)]]) then
-    return "Google Cloud credentials"
-  end
-  if re.find(p, [[(^|/)\.azure/]]) and re.find(base, [[(token|msal|credential|accesstokens|service_principal)]]) then
-    return "Azure credentials"
-  end
-  if re.find(p, [[(^|/)\.kube/config$]]) or base == "kubeconfig" then
-    return "a Kubernetes config with cluster credentials"
-  end
-  if re.find(p, [[(^|/)\.docker/config\.json$]]) then
-    return "Docker registry credentials"
-  end
-  if re.find(p, [[(^|/)\.gnupg/]]) and not re.match(base, [[^(pubring\.kbx|pubring\.gpg|trustdb\.gpg|gpg\.conf|gpg-agent\.conf|dirmngr\.conf)$]]) then
-    return "GnuPG private keys"
-  end
-  if re.match(base, [[^(\.netrc|_netrc|\.git-credentials|\.pgpass|\.my\.cnf|\.npmrc|\.pypirc|\.vault-token|\.boto|\.s3cfg|\.dockercfg|\.htpasswd)$]]) then
-    return "a credentials file (" .. base .. ")"
-  end
-  if re.find(p, [[(^|/)(\.gem/credentials|\.cargo/credentials(\.toml)?|\.terraform\.d/credentials\.tfrc\.json|\.config/gh/hosts\.yml|\.config/hub|\.password-store/.*|\.config/op/.*)$]]) then
-    return "a credentials file (" .. base .. ")"
-  end
-  if re.match(base, [[^.*\.(pem|key|p12|pfx|jks|keystore|ppk|p8|pkcs12)$]]) then
-    return "a private key or keystore"
-  end
-  if re.match(base, [[^(credentials\.json|client_secrets?.*\.json|service[-_]?account.*\.json|.*\.tfstate(\.backup)?)$]]) then
-    return "a credentials file (" .. base .. ")"
-  end
-  if re.match(p, [[^/etc/(shadow|shadow-|gshadow|gshadow-|master\.passwd|sudoers|sudoers\.d/.*|security/opasswd)$]]) then
-    return "system password data"
-  end
-  if re.match(p, [[^/etc/ssh/ssh_host_[a-z0-9]+_key$]]) then
-    return "an SSH host key"
-  end
-  if #EXTRA > 0 and glob_hit(EXTRA, p, base) then
+  if #EXTRA > 0 and glob_hit(EXTRA, p, string.match(p, "([^/]*)$") or p) then
     return "a protected file (extraSecrets)"
   end
   return nil

@@ -1,0 +1,90 @@
+--- monad.paths: what the stdlib packs know about paths that hold
+--- credentials: protect-paths keeps tools from reading or writing them,
+--- deny-destructive from sending them out of the machine.
+---
+---     local PATHS = require("monad.paths")
+---     local kind = PATHS.secret_kind(string.lower(abs))  -- or nil
+
+local re = require("re")
+
+local ENV_OK = [[^\.env\.(example|sample|template|dist|defaults|schema|tpl|example\.local|local\.example|sample\.local)$|^\.env\.[a-z]+\.(example|sample|template)$]]
+
+-- secret_kind says what credentials the (lowercased) path holds, or nil.
+local function secret_kind(p)
+  local base = string.match(p, "([^/]*)$") or p
+  if base == ".env" or base == ".envrc" or (string.sub(base, 1, 5) == ".env." and not re.match(base, ENV_OK)) then
+    return "an environment file with secrets"
+  end
+  if re.match(base, [[^[a-z0-9_-]+\.env$]]) and base ~= "example.env" and base ~= "sample.env" then
+    return "an environment file with secrets"
+  end
+  if re.find(p, [[(^|/)\.ssh/]]) then
+    if re.match(base, [[^(known_hosts(\.old)?|config|authorized_keys2?|.*\.pub|environment|rc)$]]) then
+      return nil
+    end
+    return "an SSH private key"
+  end
+  if re.match(base, [[^id_(rsa|dsa|ecdsa|ed25519|ecdsa_sk|ed25519_sk|xmss)$]]) then
+    return "an SSH private key"
+  end
+  if re.find(p, [[(^|/)\.aws/(credentials$|sso/cache/|cli/cache/)]]) then
+    return "AWS credentials"
+  end
+  if re.find(p, [[(^|/)\.config/gcloud(/|$)]]) then
+    return "Google Cloud credentials"
+  end
+  if re.find(p, [[(^|/)\.azure/]]) and re.find(base, [[(token|msal|credential|accesstokens|service_principal)]]) then
+    return "Azure credentials"
+  end
+  if re.find(p, [[(^|/)\.kube/config$]]) or base == "kubeconfig" then
+    return "a Kubernetes config with cluster credentials"
+  end
+  if re.find(p, [[(^|/)\.docker/config\.json$]]) then
+    return "Docker registry credentials"
+  end
+  if re.find(p, [[(^|/)\.gnupg/]]) and not re.match(base, [[^(pubring\.kbx|pubring\.gpg|trustdb\.gpg|gpg\.conf|gpg-agent\.conf|dirmngr\.conf)$]]) then
+    return "GnuPG private keys"
+  end
+  if re.match(base, [[^(\.netrc|_netrc|\.git-credentials|\.pgpass|\.my\.cnf|\.npmrc|\.pypirc|\.vault-token|\.boto|\.s3cfg|\.dockercfg|\.htpasswd)$]]) then
+    return "a credentials file (" .. base .. ")"
+  end
+  if re.find(p, [[(^|/)(\.gem/credentials|\.cargo/credentials(\.toml)?|\.terraform\.d/credentials\.tfrc\.json|\.config/gh/hosts\.yml|\.config/hub|\.password-store/.*|\.config/op/.*)$]]) then
+    return "a credentials file (" .. base .. ")"
+  end
+  if re.match(base, [[^.*\.(pem|key|p12|pfx|jks|keystore|ppk|p8|pkcs12)$]]) then
+    return "a private key or keystore"
+  end
+  if re.match(base, [[^(credentials\.json|client_secrets?.*\.json|service[-_]?account.*\.json|.*\.tfstate(\.backup)?)$]]) then
+    return "a credentials file (" .. base .. ")"
+  end
+  if re.match(p, [[^/etc/(shadow|shadow-|gshadow|gshadow-|master\.passwd|sudoers|sudoers\.d/.*|security/opasswd)$]]) then
+    return "system password data"
+  end
+  if re.match(p, [[^/etc/ssh/ssh_host_[a-z0-9]+_key$]]) then
+    return "an SSH host key"
+  end
+  return nil
+end
+
+-- SECRET_DIRS are the directories that hold credentials as a whole (a
+-- tool that archives or copies one sends every key in it).
+local SECRET_DIRS = [[(^|/)(\.ssh|\.gnupg|\.aws|\.kube|\.azure|\.docker|\.password-store|\.config/gcloud|\.config/gh|\.config/op|\.config/rclone|\.codex|\.claude|library/keychains)/?$]]
+
+-- secret_dir says what credentials the (lowercased) directory holds, or nil.
+local function secret_dir(p)
+  if re.find(p, SECRET_DIRS) then
+    return "a directory of credentials (" .. (string.match(p, "([^/]*)/?$") or p) .. ")"
+  end
+  return nil
+end
+
+return {
+  ---Returns what credentials the lowercased path (absolute, ~/..., or
+  ---relative) holds, as a phrase ("an SSH private key"), or nil.
+  ---@type fun(p: string): string?
+  secret_kind = secret_kind,
+  ---Returns what credentials the lowercased directory holds as a whole, or
+  ---nil.
+  ---@type fun(p: string): string?
+  secret_dir = secret_dir,
+}
