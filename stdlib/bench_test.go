@@ -19,7 +19,7 @@ func packPool(b *testing.B, names ...string) (*luaapi.Pool, []luaapi.Hook) {
 		info, _ := stdlib.Lookup(name)
 		srcs = append(srcs, luaapi.Source{Script: compilePack(b, info)})
 	}
-	p, err := luaapi.NewPool(context.Background(), srcs, luaapi.Options{Home: testHome, Libraries: libraries(b)})
+	p, err := luaapi.NewPool(context.Background(), srcs, luaapi.Options{Home: testHome, Root: testRoot, Libraries: libraries(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

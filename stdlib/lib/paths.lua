@@ -9,6 +9,12 @@ local re = require("re")
 
 local ENV_OK = [[^\.env\.(example|sample|template|dist|defaults|schema|tpl|example\.local|local\.example|sample\.local)$|^\.env\.[a-z]+\.(example|sample|template)$]]
 
+-- env_template says whether a (lowercased) base name is a template of an
+-- environment file (.env.example), which holds no secrets.
+local function env_template(base)
+  return re.match(base, ENV_OK) or base == "example.env" or base == "sample.env" or re.match(base, [[^\.env\.?(example|sample|template|dist)$]])
+end
+
 -- secret_kind says what credentials the (lowercased) path holds, or nil.
 local function secret_kind(p)
   local base = string.match(p, "([^/]*)$") or p
@@ -27,8 +33,26 @@ local function secret_kind(p)
   if re.match(base, [[^id_(rsa|dsa|ecdsa|ed25519|ecdsa_sk|ed25519_sk|xmss)$]]) then
     return "an SSH private key"
   end
-  if re.find(p, [[(^|/)\.aws/(credentials$|sso/cache/|cli/cache/)]]) then
+  if re.find(p, [[(^|/)\.aws/(credentials$|config$|sso/cache/|cli/cache/)]]) then
     return "AWS credentials"
+  end
+  if re.find(p, [[(^|/)(\.claude/\.credentials\.json|\.codex/auth\.json|\.gemini/(oauth_creds|google_accounts)\.json)$]]) then
+    return "an agent's credentials (" .. base .. ")"
+  end
+  if re.match(p, [[^/proc/[^/]+/environ$]]) then
+    return "a process environment (" .. p .. ")"
+  end
+  if re.find(p, [[(^|/)library/keychains/]]) or re.match(base, [[^.*\.keychain(-db)?$]]) then
+    return "a macOS keychain"
+  end
+  if re.match(base, [[^(rclone\.conf|\.dev\.vars|\.?credentials(\.(json|ya?ml|toml|ini|xml|conf|cfg|txt|csv))?|.*accesskeys\.csv)$]]) then
+    return "a credentials file (" .. base .. ")"
+  end
+  if re.match(base, [[^.*\.(kdbx|kdb|1pux|opvault|agilekeychain)$]]) then
+    return "a password vault (" .. base .. ")"
+  end
+  if re.find(p, [[(^|/)sops/age/keys\.txt$]]) then
+    return "age private keys (sops)"
   end
   if re.find(p, [[(^|/)\.config/gcloud(/|$)]]) then
     return "Google Cloud credentials"
@@ -54,7 +78,7 @@ local function secret_kind(p)
   if re.match(base, [[^.*\.(pem|key|p12|pfx|jks|keystore|ppk|p8|pkcs12)$]]) then
     return "a private key or keystore"
   end
-  if re.match(base, [[^(credentials\.json|client_secrets?.*\.json|service[-_]?account.*\.json|.*\.tfstate(\.backup)?)$]]) then
+  if re.match(base, [[^(credentials\.json|client_secrets?.*\.json|.*service[-_]?account.*\.json|.*adminsdk.*\.json|.*\.tfstate(\.backup)?)$]]) then
     return "a credentials file (" .. base .. ")"
   end
   if re.match(p, [[^/etc/(shadow|shadow-|gshadow|gshadow-|master\.passwd|sudoers|sudoers\.d/.*|security/opasswd)$]]) then
@@ -78,7 +102,37 @@ local function secret_dir(p)
   return nil
 end
 
+-- AGENT_CONFIG are the configuration files of agents and hooks: what an
+-- agent runs, asks for and is kept from (its guard rails).
+local AGENT_CONFIG = {
+  { [[(^|/)\.claude/settings(\.[a-z0-9_-]+)?\.json$]], "Claude Code settings" },
+  { [[(^|/)\.claude/hooks(/|$)]], "Claude Code hooks" },
+  { [[(^|/)(\.claude\.json|managed-settings\.json)$]], "Claude Code configuration" },
+  { [[(^|/)\.cursor/(hooks|mcp|cli|cli-config|permissions)\.json$|(^|/)\.cursor/hooks(/|$)]], "Cursor hooks or settings" },
+  { [[(^|/)\.codex/(config\.toml|hooks\.json)$]], "Codex configuration" },
+  { [[(^|/)\.gemini/settings\.json$]], "Gemini CLI settings" },
+  { [[(^|/)opencode\.jsonc?$]], "OpenCode configuration" },
+  { [[(^|/)\.mcp\.json$]], "the MCP server configuration" },
+  { [[(^|/)\.vscode/(tasks|mcp)\.json$]], "VS Code tasks or MCP servers" },
+  { [[(^|/)agents\.(json|toml)$]], "the monad-hooks configuration" },
+}
+
+-- agent_config says which agent or hook configuration the (lowercased)
+-- path is, or nil.
+local function agent_config(p)
+  for _, c in ipairs(AGENT_CONFIG) do
+    if re.find(p, c[1]) then
+      return c[2]
+    end
+  end
+  return nil
+end
+
 return {
+  ---Returns which agent or hook configuration the lowercased path is
+  ---("Claude Code settings"), or nil.
+  ---@type fun(p: string): string?
+  agent_config = agent_config,
   ---Returns what credentials the lowercased path (absolute, ~/..., or
   ---relative) holds, as a phrase ("an SSH private key"), or nil.
   ---@type fun(p: string): string?
@@ -87,4 +141,8 @@ return {
   ---nil.
   ---@type fun(p: string): string?
   secret_dir = secret_dir,
+  ---Says whether a lowercased base name is an environment file template
+  ---(.env.example, .env.sample, ...).
+  ---@type fun(base: string): boolean
+  env_template = env_template,
 }

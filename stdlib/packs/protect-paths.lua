@@ -17,20 +17,38 @@
 --- - **credentials** (`read`, `write`, `delete`): `.env` and `.env.*` files
 ---   (but not `.env.example`, `.env.sample`, `.env.template`, `.env.dist`),
 ---   `.envrc`, SSH private keys (`~/.ssh/*` but not `*.pub`, `known_hosts`,
----   `config`, `authorized_keys`), `~/.aws/credentials` and the AWS SSO
----   cache, `~/.config/gcloud`, `~/.azure`, `~/.kube/config`,
+---   `config`, `authorized_keys`), `~/.aws/credentials`, `~/.aws/config`
+---   and the AWS SSO cache, `~/.config/gcloud`, `~/.azure`, `~/.kube/config`,
 ---   `~/.docker/config.json`, `.npmrc`, `.pypirc`, `.netrc`,
 ---   `.git-credentials`, `.pgpass`, `.my.cnf`, cargo, gem, terraform and gh
 ---   credentials, `~/.gnupg`, `.vault-token`, `*.pem`, `*.key`, `*.p12`,
 ---   `*.pfx`, `*.jks`, `*.keystore`, `*.ppk`, `id_rsa`-style key files,
----   `credentials.json`, `client_secret*.json`, `service-account*.json`,
----   `*.tfstate`, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers`, SSH host
----   keys — plus `extraSecrets`;
+---   `credentials.json`, `client_secret*.json`, `*service-account*.json`,
+---   `*adminsdk*.json`, `credentials` files (`credentials`, `.credentials`,
+---   `credentials.yml`, ...), AWS `*accessKeys.csv`, `*.tfstate`, agents'
+---   credentials (`~/.claude/.credentials.json`, `~/.codex/auth.json`,
+---   `~/.gemini/oauth_creds.json`), `rclone.conf`, macOS keychains,
+---   password vaults (`*.kdbx`, `*.1pux`, ...), sops age keys, `.dev.vars`,
+---   `/proc/*/environ`, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers`, SSH
+---   host keys — plus `extraSecrets`; `chmod` that only takes access away
+---   (`chmod 600 ~/.ssh/id_ed25519`) is not a write of them, and `cp
+---   .env.example .env` writes a template, not secrets;
+--- - **agent and hook configuration** (`agentConfig`; writes and deletes):
+---   what an agent runs, asks for and is kept from, so its own guard rails
+---   — `.claude/settings*.json`, `.claude/hooks/`, `~/.claude.json`,
+---   `.cursor/hooks.json` and `mcp.json`, `.codex/config.toml`,
+---   `.gemini/settings.json`, `opencode.json`, `.mcp.json`,
+---   `.vscode/tasks.json` and `mcp.json`, monad-hooks' `agents.json` and
+---   `agents.toml`, plus `extraConfig` (your policy files); reading them is
+---   fine;
 --- - **git internals** (`write`, `delete`): anything inside a `.git`
----   directory (hooks, config, objects); reading them is fine;
+---   directory (hooks, config, objects) but a stale lock (`rm
+---   .git/index.lock`); reading them is fine;
 --- - **outside the root** (`outside`): writing or deleting anything that is
----   not under the sandbox root (`root`, or the input's `cwd`), except
----   `writableOutside` (`/tmp/**`, `/dev/null`, ...).
+---   not under the sandbox root (`root`, or the input's `cwd`, or when the
+---   input has none the host's sandbox root, `--root`), except
+---   `writableOutside` (`/tmp/**`, `/dev/null`, caches such as
+---   `~/.cache/**`, ...).
 ---
 --- Paths are compared after the tricks an agent might (or might be told to)
 --- use: `..` and `.` segments, `~`, `~user`, `$HOME` and `${HOME}`, doubled
@@ -79,10 +97,14 @@ local SPEC = {
   delete = { "deny|ask|off", "deny" },
   -- What to do when a tool writes or deletes outside the root.
   outside = { "deny|ask|off", "deny" },
+  -- What to do when a tool writes or deletes an agent's or hook's configuration (.claude/settings.json, .mcp.json, agents.json, ...): the agent's own guard rails.
+  agentConfig = { "deny|ask|off", "deny" },
+  -- Extra globs of agent or hook configuration files (your policy files), matched like extraSecrets.
+  extraConfig = { "[]string", {} },
   -- The sandbox root; empty means the input's cwd, or the host's project root (Files.Root, --root) when the input has none.
   root = { "string", "" },
   -- Globs (** crosses directories) outside the root that may be written.
-  writableOutside = { "[]string", { "/tmp/**", "/var/tmp/**", "/private/tmp/**", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty" } },
+  writableOutside = { "[]string", { "/tmp/**", "/var/tmp/**", "/private/tmp/**", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "~/.cache/**", "~/Library/Caches/**" } },
   -- Extra globs of credential files (matched case-insensitively against the absolute path, or the base name when the glob has no slash).
   extraSecrets = { "[]string", {} },
   -- Globs that are never protected (they win over every rule).
@@ -168,6 +190,7 @@ if string.sub(HOME, 1, 1) ~= "/" then
 end
 
 local EXTRA = compile_globs(P.extraSecrets, HOME)
+local EXTRA_CONFIG = compile_globs(P.extraConfig, HOME)
 local ALLOW = compile_globs(P.allow, HOME)
 local OUTSIDE_OK = compile_globs(P.writableOutside, HOME)
 
@@ -248,6 +271,13 @@ local function check(raw, op, env)
   end
   local lower = string.lower(abs)
   local base = string.match(lower, "([^/]*)$") or lower
+  if op == "restrict" then
+    -- chmod 600 of a key only takes access away: not a write of it
+    if secret_kind(lower) or PATHS.secret_dir(lower) or re.find(lower, [[(^|/)\.ssh(/|$)]]) then
+      return nil
+    end
+    op = "write"
+  end
   if #ALLOW > 0 and glob_hit(ALLOW, lower, base) then
     return nil
   end
@@ -261,8 +291,18 @@ local function check(raw, op, env)
     if kind then
       return policy, PACK .. ": " .. VERB[op] .. " " .. shown .. " is blocked: it is " .. kind .. "; ask the user for what you need instead"
     end
-    if op ~= "read" and in_git(lower) then
+    -- a stale lock (index.lock, refs/heads/x.lock) is git's own to remove
+    if op ~= "read" and in_git(lower) and not (op == "delete" and re.match(base, [[^.*\.lock$]])) then
       return policy, PACK .. ": " .. VERB[op] .. " " .. shown .. " is blocked: it is inside .git (repository internals); use git commands instead"
+    end
+  end
+  if op ~= "read" and P.agentConfig ~= "off" then
+    local conf = PATHS.agent_config(lower)
+    if conf == nil and #EXTRA_CONFIG > 0 and glob_hit(EXTRA_CONFIG, lower, base) then
+      conf = "a protected configuration file (extraConfig)"
+    end
+    if conf then
+      return P.agentConfig, PACK .. ": " .. VERB[op] .. " " .. shown .. " is blocked: it is " .. conf .. ", the agent's own guard rails; ask the user to change it"
     end
   end
   if op ~= "read" and P.outside ~= "off" and env.root ~= nil and env.root ~= "" then
@@ -323,6 +363,30 @@ local function operand_words(w, from)
     end
   end
   return out
+end
+
+-- restrictive says whether a chmod mode only takes permissions away from
+-- the group and others (600, 0400, go-rwx, u=rw,go=).
+local function restrictive(mode)
+  if type(mode) ~= "string" then
+    return false
+  end
+  if re.match(mode, "^0?[0-7]00$") then
+    return true
+  end
+  if not re.match(mode, "^[ugoa]*[-+=][rwxXst]*(,[ugoa]*[-+=][rwxXst]*)*$") then
+    return false
+  end
+  for clause in string.gmatch(mode, "[^,]+") do
+    local who, opc, perms = string.match(clause, "^([ugoa]*)([-+=])(.*)$")
+    if opc == "+" then
+      return false
+    end
+    if opc == "=" and perms ~= "" and who ~= "u" then
+      return false
+    end
+  end
+  return true
 end
 
 local function shell_paths(words, redirects, acts)
@@ -396,6 +460,12 @@ local function shell_paths(words, redirects, acts)
     end
     return
   end
+  if name == "chmod" and restrictive(ops[1]) then
+    for k = 2, #ops do
+      add("restrict", ops[k])
+    end
+    return
+  end
   local wa = WRITES_ALL[name]
   if wa then
     for k, p in ipairs(ops) do
@@ -421,10 +491,15 @@ local function shell_paths(words, redirects, acts)
   end
   if COPIES[name] then
     if #ops >= 2 then
+      local templates = name ~= "mv" and name ~= "ln"
       for k = 1, #ops - 1 do
         add(name == "mv" and "delete" or "read", ops[k])
+        templates = templates and PATHS.env_template(string.lower(string.match(ops[k], "([^/]*)$") or ""))
       end
-      add("write", ops[#ops])
+      -- cp .env.example .env writes a template, not secrets
+      if not (templates and re.match(string.lower(string.match(ops[#ops], "([^/]*)$") or ""), [[^\.env(\.[a-z0-9_-]+)?$]])) then
+        add("write", ops[#ops])
+      end
     end
     return
   end
@@ -464,6 +539,10 @@ local TRIGGER_WORDS = {
   "tfstate", "shadow", "sudoers", "gnupg", ".git", "vault", "pgpass", "my.cnf", "azure",
   "gh/", "config/hub", "client_secret", "service", "password-store", ".boto", "s3cfg",
   "dockercfg", "htpasswd", ".asc", "/proc/",
+  -- agent and hook configuration, more credentials
+  "claude", "cursor", "codex", "gemini", "mcp", "vscode", "agents.", "opencode",
+  "adminsdk", "keychain", "rclone", "dev.vars", ".kdb", ".1pux", "opvault",
+  "accesskeys", "sops",
 }
 local TRIGGER_PATH = [=[(^|[\s'"=@:<>(])(/|~|\$\{?HOME|\.\.|file:)|\\|\$\(|`]=]
 
@@ -583,7 +662,7 @@ C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.shellMatcher,
   function(lines, input)
     local acts = {}
     for _, line in ipairs(lines) do
-      if #EXTRA > 0 or shell_trigger(line) then
+      if #EXTRA > 0 or #EXTRA_CONFIG > 0 or shell_trigger(line) then
         shell_acts(line, acts, 0)
       end
     end
