@@ -22,7 +22,7 @@ func TestStdlibParamErrorsAtTheirKeys(t *testing.T) {
    "with": {"protectedBranch": ["main"], "matcher": 3, "exempt": []}}
 ]}`, []engine.ConfigError{
 			{Code: engine.CodeBadAtom, File: "agents.json", Line: 3, Col: 42, Msg: "stdlib pack deny-destructive: parameter matcher: want a regular expression string, got a number"},
-			{Code: engine.CodeBadAtom, File: "agents.json", Line: 3, Col: 13, Msg: "stdlib pack deny-destructive: parameter protectedBranch: unknown parameter; did you mean protectedBranches? (have matcher, commandFields, protectedBranches, extraPatterns, exempt)"},
+			{Code: engine.CodeBadAtom, File: "agents.json", Line: 3, Col: 13, Msg: "stdlib pack deny-destructive: parameter protectedBranch: unknown parameter; did you mean protectedBranches? (have matcher, commandFields, protectedBranches, extraPatterns, exempt, exfiltration)"},
 		}},
 		{"agents.toml", `[[atoms]]
 stdlib = "protect-paths"

