@@ -90,7 +90,11 @@
 --- command (`echo "rm -rf /"`, `echo ':(){ :|:& };:'`, `grep 'rm -rf' notes.txt`,
 --- `git commit -m "..."`), `git push --force-with-lease` and force pushes
 --- to other branches, `git reset --soft`, `git checkout -- file`, reading
---- manuals (`man mkfs`), listing partitions (`fdisk -l`), and deleting
+--- manuals (`man mkfs`), listing partitions (`fdisk -l`), making a file
+--- system on an image file (`mkfs.ext4 disk.img`, `mkswap ./swapfile`),
+--- SQL that only builds text (`SELECT 'DROP TABLE ' || t ...`, unless
+--- `\gexec`, `EXECUTE` or a client it is piped into runs it), `terraform
+--- plan -destroy` (applying the plan it writes is denied), and deleting
 --- single cloud objects or pods.
 ---
 --- The deny reason names the rule and the target in one line; it never
@@ -806,12 +810,30 @@ local function only_info(w, listing)
   return #w < 2
 end
 
+-- fs_maker denies making or wiping a file system on a device, on a target
+-- it cannot know ($DEV) or on a critical path; an image file (mkfs.ext4
+-- disk.img, mkswap ./swapfile) is ordinary work.
 local function fs_maker(label)
   return function(w)
     if only_info(w) then
       return nil
     end
-    return deny("format-device", label .. " would erase a file system or partition table")
+    local after_opt = false
+    for k = 2, #w do
+      local a = w[k]
+      if device(a) or re.find(a, "[$`]") then
+        return deny("format-device", label .. " would erase a file system or partition table on " .. (device(a) and norm(a) or "a device it names by a variable"))
+      end
+      local value = after_opt and not string.find(a, "[/.]")
+      after_opt = re.match(a, "^-[A-Za-z]$") ~= nil
+      if not value and string.sub(a, 1, 1) ~= "-" and not re.match(a, "^[0-9]+[kKmMgG]?$") then
+        local why = critical(a, false)
+        if why then
+          return deny("format-device", label .. " would overwrite " .. why)
+        end
+      end
+    end
+    return nil
   end
 end
 
@@ -1264,8 +1286,25 @@ end
 
 local SQL_DROP = [[(?i)\b(drop\s+(database|schema|table|owned|cluster|keyspace)\b|truncate\s+(table\s+)?[\w."]+|delete\s+from\s+[\w."]+\s*(;|$)|flushall|flushdb|dropdatabase\s*\(|\.drop\s*\(\s*\)|deletemany\s*\(\s*\{\s*\}\s*\))]]
 
-local function sql_check(client, sql)
-  if type(sql) == "string" and re.find(sql, SQL_DROP) then
+-- SQL_RUNS_TEXT finds statements that run SQL built as text (EXECUTE,
+-- PREPARE, DO blocks, psql's \gexec): there the string literals count too.
+local SQL_RUNS_TEXT = [[(?i)\b(execute|exec|prepare|sp_executesql)\b|\bdo\s*(\$|')|\\gexec|\\g\b]]
+
+-- sql_code returns the statements of SQL text without its string literals
+-- and comments (SELECT 'DROP TABLE ' || t only builds text), unless the
+-- text runs text.
+local function sql_code(sql, runs_text)
+  if runs_text then
+    return sql
+  end
+  sql = re.gsub(sql, [[(?s)/\*.*?\*/]], " ")
+  sql = re.gsub(sql, [[--[^\n]*]], " ")
+  sql = re.gsub(sql, [[(?s)\$\$.*?\$\$|\$[A-Za-z_]+\$.*?\$[A-Za-z_]+\$]], "''")
+  return re.gsub(sql, [['([^']|'')*'?]], "''")
+end
+
+local function sql_check(client, sql, runs_text)
+  if type(sql) == "string" and re.find(sql_code(sql, runs_text), SQL_DROP) then
     return deny("drop-database", client .. " would run a destructive statement (DROP, TRUNCATE or an unfiltered DELETE)")
   end
 end
@@ -1277,63 +1316,122 @@ H.dropdb = function(w)
   return deny("drop-database", "dropdb would drop a database")
 end
 
-local function sql_client(name, takes, sqlopts, sqllong, positional)
-  return function(w, ctx)
-    local f = parse_flags(w, 2, takes)
-    for c in string.gmatch(sqlopts, ".") do
-      if f.vals[c] then
-        local r, d = sql_check(name, f.vals[c])
-        if r then
-          return r, d
-        end
-      end
+-- option_values returns every value of the short options in letters (a
+-- cluster's last letter takes the next word, an inner one the rest of the
+-- cluster) and of the long options in longs (--opt=v and --opt v); takes
+-- lists every short option that takes a value.
+local function option_values(w, takes, letters, longs)
+  local out = {}
+  local k = 2
+  while k <= #w do
+    local a = w[k]
+    if a == "--" then
+      break
     end
-    for _, l in ipairs(sqllong) do
-      if type(f.l[l]) == "string" then
-        local r, d = sql_check(name, f.l[l])
-        if r then
-          return r, d
-        end
+    local long, val = string.match(a, "^%-%-([%w-]+)=(.*)$")
+    if long then
+      if longs[long] then
+        out[#out + 1] = val
       end
-    end
-    -- "--command SQL" with a space
-    for k = 2, #w - 1 do
-      for _, l in ipairs(sqllong) do
-        if w[k] == "--" .. l then
-          local r, d = sql_check(name, w[k + 1])
-          if r then
-            return r, d
+    elseif string.sub(a, 1, 2) == "--" then
+      if longs[string.sub(a, 3)] and w[k + 1] then
+        out[#out + 1] = w[k + 1]
+        k = k + 1
+      end
+    elseif string.sub(a, 1, 1) == "-" then
+      local j = 2
+      while j <= string.len(a) do
+        local c = string.sub(a, j, j)
+        if string.find(takes, c, 1, true) then
+          local v = string.sub(a, j + 1)
+          if v == "" then
+            k = k + 1
+            v = w[k] or ""
           end
+          if string.find(letters, c, 1, true) then
+            out[#out + 1] = v
+          end
+          break
         end
+        j = j + 1
       end
     end
-    if positional then
-      for k = positional, #f.args do
-        local r, d = sql_check(name, f.args[k])
-        if r then
-          return r, d
-        end
-      end
+    k = k + 1
+  end
+  return out
+end
+
+-- SQLC are the SQL clients: the short options that take a value, those of
+-- them and the long ones that hold SQL, and the first operand that does.
+local SQLC = {
+  psql = { takes = "cdfhpUvPoLTF", sql = "c", long = { command = true } },
+  mysql = { takes = "eDhPuSo", sql = "e", long = { execute = true } },
+  sqlite3 = { takes = "", sql = "", long = { cmd = true }, positional = 2 },
+  ["clickhouse-client"] = { takes = "qhdu", sql = "q", long = { query = true } },
+  cqlsh = { takes = "eku", sql = "e", long = { execute = true } },
+  mongosh = { takes = "u", sql = "", long = { eval = true } },
+  duckdb = { takes = "c", sql = "c", long = {}, positional = 2 },
+}
+SQLC.mariadb, SQLC.sqlite, SQLC.mongo = SQLC.mysql, SQLC.sqlite3, SQLC.mongosh
+-- cockroach sql (the words after "sql")
+SQLC.cockroach = { takes = "eud", sql = "e", long = { execute = true } }
+
+-- sql_texts returns the SQL a client is given on its command line.
+local function sql_texts(spec, w)
+  local out = option_values(w, spec.takes, spec.sql, spec.long)
+  if spec.positional then
+    local f = parse_flags(w, 2, spec.takes)
+    for k = spec.positional, #f.args do
+      out[#out + 1] = f.args[k]
     end
+  end
+  return out
+end
+
+local function sql_client(name)
+  local spec = SQLC[name]
+  return function(w, ctx)
+    local texts = sql_texts(spec, w)
     if ctx.stdin_text then
-      return sql_check(name, ctx.stdin_text)
+      texts[#texts + 1] = ctx.stdin_text
+    end
+    local runs_text = false
+    for _, t in ipairs(texts) do
+      runs_text = runs_text or re.find(t, SQL_RUNS_TEXT) ~= nil
+    end
+    for _, t in ipairs(texts) do
+      local r, d = sql_check(name, t, runs_text)
+      if r then
+        return r, d
+      end
     end
   end
 end
 
-H.psql = sql_client("psql", "cdfhpUvPoLTF", "c", { "command" }, nil)
-H.mysql = sql_client("mysql", "eDhPuSo", "e", { "execute" }, nil)
-H.mariadb = H.mysql
-H.sqlite3 = sql_client("sqlite3", "", "", { "cmd" }, 2)
-H.sqlite = H.sqlite3
-H["clickhouse-client"] = sql_client("clickhouse-client", "qhdu", "q", { "query" }, nil)
-H.cqlsh = sql_client("cqlsh", "eku", "e", { "execute" }, nil)
-H.mongosh = sql_client("mongosh", "u", "", { "eval" }, nil)
-H.mongo = sql_client("mongo", "u", "", { "eval" }, nil)
-H.duckdb = sql_client("duckdb", "c", "c", {}, 2)
+-- generated_sql says whether the stages before a SQL client are a SQL
+-- client whose query builds destructive statements as text (psql -Atc
+-- "SELECT 'DROP TABLE ' || t ..." | psql): the client runs them.
+local function generated_sql(upstream)
+  for _, w in ipairs(upstream) do
+    local eff = unwrap(w)
+    local spec = SQLC[basename(eff[1])]
+    if spec then
+      for _, t in ipairs(sql_texts(spec, eff)) do
+        if re.find(t, SQL_DROP) then
+          return true
+        end
+      end
+    end
+  end
+  return false
+end
+
+for name in pairs(SQLC) do
+  H[name] = sql_client(name)
+end
 H.cockroach = function(w, ctx)
   if w[2] == "sql" then
-    return sql_client("cockroach sql", "eud", "e", { "execute" }, nil)(w, ctx)
+    return sql_client("cockroach")(w, ctx)
   end
 end
 H.mysqladmin = function(w)
@@ -1390,15 +1488,47 @@ H.kubectl = kube("kubectl")
 H.oc = kube("oc")
 H.k = H.kubectl
 
+-- IAC_READ are the subcommands of infrastructure tools that change
+-- nothing (a plan, even a destroy plan, is a plan).
+local IAC_READ = {
+  plan = true, show = true, graph = true, validate = true, fmt = true, output = true,
+  providers = true, version = true, init = true, preview = true, diff = true, synth = true,
+}
+
 local function iac(name)
-  return function(w)
+  return function(w, ctx)
     if only_info(w) then
+      return nil
+    end
+    local sub, subk = nil, nil
+    for k = 2, #w do
+      if string.sub(w[k], 1, 1) ~= "-" then
+        sub, subk = w[k], k
+        break
+      end
+    end
+    if sub and IAC_READ[sub] then
+      -- terraform plan -destroy -out=FILE: applying FILE destroys
+      local destroy, out = false, nil
+      for k = subk + 1, #w do
+        if w[k] == "-destroy" or w[k] == "--destroy" then
+          destroy = true
+        end
+        out = string.match(w[k], "^%-%-?out=(.+)$") or ((w[k] == "-out" or w[k] == "--out") and w[k + 1]) or out
+      end
+      if destroy and out then
+        ctx.destroy_plans = ctx.destroy_plans or {}
+        ctx.destroy_plans[out] = true
+      end
       return nil
     end
     for k = 2, #w do
       local x = w[k]
-      if x == "destroy" or x == "-destroy" or x == "--destroy" then
+      if x == "destroy" or x == "-destroy" or x == "--destroy" or x == "destroy-all" then
         return deny("destroy-infra", name .. " destroy would tear down the managed infrastructure")
+      end
+      if sub == "apply" and k > subk and ctx.destroy_plans and ctx.destroy_plans[x] then
+        return deny("destroy-infra", name .. " apply of a destroy plan would tear down the managed infrastructure")
       end
     end
   end
@@ -2891,6 +3021,10 @@ check_line = function(line, depth)
     rule, detail = exfiltration(words, c.redirects, upstream)
     if rule then
       return rule, detail
+    end
+    local eff = unwrap(words)
+    if #upstream > 0 and SQLC[basename(eff[1])] and generated_sql(upstream) then
+      return deny("drop-database", basename(eff[1]) .. " would run the DROP, TRUNCATE or DELETE statements a query before it generates")
     end
     if type(c.redirects) == "table" then
       for _, r in ipairs(c.redirects) do
