@@ -211,6 +211,10 @@ func ValidateParams(name string, with map[string]any) error {
 	return errors.Join(errs...)
 }
 
+// maxListItems bounds the items of a list parameter, as monad.params does
+// (MAX_ITEMS): a longer list is refused, never cut short.
+const maxListItems = 100000
+
 // checkValue returns why v is not a value of type typ, or "".
 func checkValue(typ string, v any) string {
 	switch typ {
@@ -239,6 +243,9 @@ func checkValue(typ string, v any) string {
 		if !ok {
 			return "want a list of strings, got " + kind(v)
 		}
+		if len(list) > maxListItems {
+			return fmt.Sprintf("more than %d items", maxListItems)
+		}
 		if typ == "[]regex" {
 			for i, s := range list {
 				if _, err := regexp.Compile(s); err != nil {
@@ -251,6 +258,9 @@ func checkValue(typ string, v any) string {
 			list, ok := stringList(v)
 			if !ok {
 				return "want a list of strings, got " + kind(v)
+			}
+			if len(list) > maxListItems {
+				return fmt.Sprintf("more than %d items", maxListItems)
 			}
 			for i, s := range list {
 				if msg := checkValue(elem, s); msg != "" {

@@ -136,11 +136,12 @@ local WRAPPERS = {
 
 -- unwrap strips wrapper commands (and leading VAR=value words) from a word
 -- list and returns the effective command words. It runs after
--- shell.unwrap, as a backstop for wrappers that one does not know.
+-- shell.unwrap, as a backstop for wrappers that one does not know. Every
+-- round strips at least one word, so any number of wrappers is stripped.
 local function unwrap(words)
   local w = shell.unwrap(words)
   local i, n = 1, #w
-  for _ = 1, 16 do
+  while i <= n do
     while i <= n and re.match(w[i], "^[A-Za-z_][A-Za-z0-9_]*=") do
       i = i + 1
     end

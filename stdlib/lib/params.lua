@@ -12,16 +12,23 @@
 
 local re = require("re")
 
+-- MAX_ITEMS bounds the items of a list parameter.
+local MAX_ITEMS = 100000
+
 -- list_copy copies a list through indexing, so that it works on the
--- read-only proxy tables the params global is made of.
+-- read-only proxy tables the params global is made of; it returns nil for
+-- a list longer than MAX_ITEMS (never a silently shortened copy).
 local function list_copy(v)
   local out = {}
-  for i = 1, 100000 do
+  for i = 1, MAX_ITEMS do
     local e = v[i]
     if e == nil then
-      break
+      return out
     end
     out[i] = e
+  end
+  if v[MAX_ITEMS + 1] ~= nil then
+    return nil
   end
   return out
 end
@@ -53,6 +60,9 @@ local function check(pack, spec, given)
       ok = type(v) == "table" and getmetatable(v) ~= "json.object"
       if ok then
         v = list_copy(v)
+        if v == nil then
+          error(pack .. ": parameter " .. k .. ": more than " .. MAX_ITEMS .. " items", 0)
+        end
         local choices = nil
         if string.find(typ, "|", 1, true) then
           choices = "|" .. string.sub(typ, 3) .. "|"

@@ -66,7 +66,9 @@ local function accept(s, va, vb, off, rule, allow, out)
   end
 end
 
--- scan appends to out the spans of rule's values in s[a0..b0].
+-- scan appends to out the spans of rule's values in s[a0..b0]. Every
+-- round moves past a match (or one byte), so it ends within the text's
+-- length: no cap leaves the rest of the text unread.
 local function scan(s, a0, b0, rule, allow, out)
   local sub = s
   if a0 > 1 or b0 < string.len(s) then
@@ -75,10 +77,7 @@ local function scan(s, a0, b0, rule, allow, out)
   local off = a0 - 1
   local n = string.len(sub)
   local init = 1
-  for _ = 1, 100000 do
-    if init > n then
-      break
-    end
+  while init <= n do
     local a, b, c1, c2 = re.find(sub, rule.rx, init)
     if a == nil then
       break
@@ -95,7 +94,7 @@ local function scan(s, a0, b0, rule, allow, out)
       va = a + string.len(c1 or "")
       vb = va + string.len(c2 or "") - 1
     end
-    if vb >= va then
+    if vb >= va and not (rule.bound and word_byte(string.byte(s, va + off - 1))) then
       accept(sub, va, vb, off, rule, allow, out)
     end
     if vb >= va and vb + 1 > init then
@@ -108,17 +107,25 @@ local function scan(s, a0, b0, rule, allow, out)
   end
 end
 
--- hits appends to pos the positions of keyword k in text (at most 4096).
+-- MAX_HITS bounds the keyword positions a rule examines one by one; past
+-- it the rule's expression runs over the whole text instead (one linear
+-- pass), so that decoys cannot hide a secret behind them.
+local MAX_HITS = 4096
+
+-- hits appends to pos the positions of keyword k in text while pos holds
+-- fewer than MAX_HITS; it returns false when it stopped there with more
+-- positions left.
 local function hits(text, k, pos)
   local init = 1
-  for _ = 1, 4096 do
+  while #pos < MAX_HITS do
     local i = string.find(text, k, init, true)
     if i == nil then
-      return
+      return true
     end
     pos[#pos + 1] = i
     init = i + 1
   end
+  return string.find(text, k, init, true) == nil
 end
 
 -- matches appends to out the spans {start, end, kind} of the values rule
@@ -138,8 +145,11 @@ local function matches(s, lower, rule, allow, out)
     return
   end
   local pos = {}
+  local complete = true
   for _, k in ipairs(rule.kw or {}) do
-    hits(s, k, pos)
+    if not hits(s, k, pos) then
+      complete = false
+    end
   end
   if rule.ikw then
     if string.len(lower) ~= n then
@@ -148,8 +158,15 @@ local function matches(s, lower, rule, allow, out)
       return
     end
     for _, k in ipairs(rule.ikw) do
-      hits(lower, k, pos)
+      if not hits(lower, k, pos) then
+        complete = false
+      end
     end
+  end
+  if not complete then
+    -- more keywords than MAX_HITS: the whole text, in one pass
+    scan(s, 1, n, rule, allow, out)
+    return
   end
   if #pos == 0 then
     return
@@ -353,14 +370,47 @@ local function redact_string(s, rules, allow)
   return table.concat(parts), true
 end
 
+-- MAX_DEPTH bounds the nesting redact_value walks by recursion.
+local MAX_DEPTH = 64
+
+-- holds_secret says whether a string anywhere in v would be redacted,
+-- walking v with a stack of its own (no recursion, so no depth bound);
+-- every table is visited once.
+local function holds_secret(v, rules, allow)
+  local stack, seen = { v }, {}
+  while #stack > 0 do
+    local x = stack[#stack]
+    stack[#stack] = nil
+    if type(x) == "string" then
+      local _, ch = redact_string(x, rules, allow)
+      if ch then
+        return true
+      end
+    elseif type(x) == "table" and not seen[x] then
+      seen[x] = true
+      for _, e in pairs(x) do
+        stack[#stack + 1] = e
+      end
+    end
+  end
+  return false
+end
+
 -- redact_value walks a decoded JSON value and returns it with every string
 -- redacted (tables are copied only along changed paths), and whether
--- anything changed.
+-- anything changed. A table nested deeper than MAX_DEPTH that holds a
+-- secret is replaced whole by a marker (fail closed).
 local function redact_value(v, rules, allow, depth)
   if type(v) == "string" then
     return redact_string(v, rules, allow)
   end
-  if type(v) ~= "table" or depth > 64 then
+  if type(v) ~= "table" then
+    return v, false
+  end
+  if depth > MAX_DEPTH then
+    if holds_secret(v, rules, allow) then
+      return MARK_OPEN .. "too-deep]", true
+    end
     return v, false
   end
   local copy = nil
@@ -445,8 +495,9 @@ return {
   redact_string = redact_string,
   ---@type fun(v: any, rules: table[], allow: string[], depth: integer): any, boolean
   redact_value = redact_value,
-  ---Appends to pos the positions of keyword k in text (at most 4096).
-  ---@type fun(text: string, k: string, pos: integer[])
+  ---Appends to pos the positions of keyword k in text while pos holds
+  ---fewer than 4096; returns false when it stopped there with more left.
+  ---@type fun(text: string, k: string, pos: integer[]): boolean
   hits = hits,
   ---@type fun(list: any[], x: any): boolean
   has = has,

@@ -2376,7 +2376,9 @@ local function source(w)
             seen = true
           end
         end
-        all = all and seen
+        if not seen then
+          all = false
+        end
       end
       if all then
         return "a credential (" .. table.concat(tp, " ") .. ")"
@@ -2398,7 +2400,7 @@ end
 local function substitutions(word)
   local out = {}
   local i, n = 1, string.len(word)
-  while i <= n and #out < 16 do
+  while i <= n do
     local a = string.find(word, "$(", i, true)
     local t = string.find(word, "`", i, true)
     if a and (t == nil or a < t) then
@@ -2852,13 +2854,17 @@ local function xargs_replace(words)
   return words
 end
 
+-- MAX_NESTING bounds how deep command strings inside command strings are
+-- checked; a deeper one is denied rather than let through unread.
+local MAX_NESTING = 5
+
 check_line = function(line, depth)
   if type(line) ~= "string" or line == "" then
     return nil
   end
   depth = depth or 0
-  if depth > 5 then
-    return nil
+  if depth > MAX_NESTING then
+    return deny("too-nested", "commands nested more than " .. MAX_NESTING .. " deep (a shell in a shell, eval, a program's command) are not checked")
   end
   if string.find(line, "IFS", 1, true) then
     line = re.gsub(line, [[\$\{?IFS\}?]], " ")

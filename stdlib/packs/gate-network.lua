@@ -138,8 +138,9 @@ local function code_hosts(w, name, out)
   for k = 2, #w do
     local a = w[k]
     if string.find(a, "://", 1, true) then
+      -- every URL of the program (each round moves past one)
       local pos = 1
-      for _ = 1, 16 do
+      while true do
         local s0, e0 = re.find(a, [[[A-Za-z][A-Za-z0-9+.-]*://[^\s'"()<>]+]], pos)
         if s0 == nil then
           break

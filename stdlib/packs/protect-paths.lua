@@ -494,7 +494,9 @@ local function shell_paths(words, redirects, acts)
       local templates = name ~= "mv" and name ~= "ln"
       for k = 1, #ops - 1 do
         add(name == "mv" and "delete" or "read", ops[k])
-        templates = templates and PATHS.env_template(string.lower(string.match(ops[k], "([^/]*)$") or ""))
+        if not PATHS.env_template(string.lower(string.match(ops[k], "([^/]*)$") or "")) then
+          templates = false
+        end
       end
       -- cp .env.example .env writes a template, not secrets
       if not (templates and re.match(string.lower(string.match(ops[#ops], "([^/]*)$") or ""), [[^\.env(\.[a-z0-9_-]+)?$]])) then

@@ -67,7 +67,7 @@ local P = require("monad.params").check(PACK, SPEC, params)
 -- The shared rule engine and hooks of the redacting packs
 -- (stdlib/lib/redact.lua).
 local R = require("monad.redact")
-local register, hits, has = R.register, R.hits, R.has
+local register, has = R.register, R.has
 
 
 ---------------------------------------------------------------------------
@@ -237,38 +237,40 @@ local function ident_byte(c)
   return (c >= 97 and c <= 122) or (c >= 65 and c <= 90) or (c >= 48 and c <= 57) or c == 95 or c == 46 or c == 45
 end
 
+-- Every occurrence of every word is examined (a loop bounded by the
+-- text's length, not by a count that decoys could exhaust); an identifier
+-- longer than 64 bytes is judged by its last 64 before the word.
 local function assign_find(s, lower, words, name, value)
   local out = {}
   local n = string.len(s)
   if string.len(lower) ~= n then
     lower = s -- offsets must agree; fall back to the text as it is
   end
-  local pos = {}
   for _, k in ipairs(words) do
-    hits(lower, k, pos)
-  end
-  if #pos == 0 then
-    return out
-  end
-  table.sort(pos)
-  local done = 0
-  for _, p in ipairs(pos) do
-    if p > done then
-      local a = p
-      while a > 1 and p - a < 64 and ident_byte(string.byte(s, a - 1)) do
-        a = a - 1
+    local init, done = 1, 0
+    while true do
+      local p = string.find(lower, k, init, true)
+      if p == nil then
+        break
       end
-      local e = p
-      while e <= n and e - p < 64 and ident_byte(string.byte(s, e)) do
-        e = e + 1
-      end
-      done = e
-      if (a == 1 or not ident_byte(string.byte(s, a - 1))) and re.match(string.sub(lower, a, e - 1), name) then
-        local va, _, v = re.find(s, value, e)
-        if va and v and v ~= "" then
-          local i = string.find(s, v, va, true)
-          if i then
-            out[#out + 1] = { i, i + string.len(v) - 1 }
+      init = p + 1
+      if p > done then
+        local a = p
+        while a > 1 and p - a < 64 and ident_byte(string.byte(s, a - 1)) do
+          a = a - 1
+        end
+        local e = p
+        while e <= n and e - p < 64 and ident_byte(string.byte(s, e)) do
+          e = e + 1
+        end
+        done = e
+        if re.match(string.sub(lower, a, e - 1), name) then
+          local va, _, v = re.find(s, value, e)
+          if va and v and v ~= "" then
+            local i = string.find(s, v, va, true)
+            if i then
+              out[#out + 1] = { i, i + string.len(v) - 1 }
+            end
           end
         end
       end
