@@ -22,13 +22,20 @@
 --- forge and registry tokens (GitHub classic, fine-grained, OAuth, app and
 --- refresh tokens; GitLab; npm; PyPI; RubyGems; NuGet; Docker Hub; Hugging
 --- Face), AI providers (OpenAI, Anthropic, Groq, xAI, Perplexity, Replicate),
---- SaaS tokens (Slack tokens and webhooks, Discord webhooks, Telegram bots,
---- Stripe secret, restricted and webhook keys, Twilio, SendGrid, Mailgun,
+--- SaaS tokens (Slack tokens and webhooks, Discord bot tokens and webhooks,
+--- Telegram bots (also inside `api.telegram.org/bot...` URLs), Stripe
+--- secret, restricted and webhook keys, Twilio, SendGrid, Mailgun,
 --- Mailchimp, Shopify, Square, Linear, Postman, Databricks, Grafana, New
---- Relic, Doppler, HashiCorp Vault, Pulumi, Supabase, Netlify, PlanetScale,
---- Tailscale, 1Password, Mapbox), JWTs, PEM and PGP private keys (also
---- inside JSON strings with `\n` escapes), age secret keys, passwords in
---- URLs, `Authorization: Bearer|Basic|token` headers, and generic
+--- Relic, Doppler (personal, service, CLI, SCIM and audit tokens), Heroku
+--- (`HRKU-` and UUID keys by their name), Okta `SSWS`, Firebase Cloud
+--- Messaging server keys, JFrog Artifactory, HashiCorp Vault, Pulumi,
+--- Supabase, Netlify, PlanetScale, Tailscale, 1Password, Mapbox), JWTs, PEM
+--- and PGP private keys (also inside JSON strings with `\n` escapes), age
+--- secret keys, passwords in URLs (`redis://:pw@host` too) and Go DSNs
+--- (`user:pw@tcp(host)/db`), docker `config.json` `"auth"` values,
+--- command-line passwords (`mysql -pSECRET`, `--password=`, `sshpass -p`),
+--- session cookies (`Cookie:`, `Set-Cookie:`, `curl -b`),
+--- `Authorization: Bearer|Basic|Token` headers, and generic
 --- `password=`/`secret:`/`api_key`/`token` assignments whose value looks
 --- random enough (an entropy check).
 ---
@@ -37,9 +44,13 @@
 --- is idempotent (a marker is never matched again) and only the secret is
 --- replaced, so the output is never longer than the input by more than the
 --- markers themselves. It leaves alone placeholders (`${API_KEY}`,
---- `<your-token>`, `os.environ["SECRET"]`, `xxxx`), public values (Stripe
---- publishable keys, AWS account ids, SSH public keys, certificates),
---- hashes, UUIDs and ordinary words after `password:`.
+--- `<your-token>`, `os.environ["SECRET"]`, `xxxx`, `your-key-here`,
+--- `REPLACE_ME`, values of too few distinct characters such as
+--- `ghp_XXXX...`), documented examples (AWS's `...EXAMPLE` keys),
+--- development defaults (`postgres://postgres:postgres@localhost`), public
+--- values (Stripe publishable keys, AWS account ids, SSH public keys,
+--- certificates, base64 images and data URLs, integrity hashes), hashes,
+--- UUIDs and ordinary words after `password:`.
 
 local re = require("re")
 
@@ -123,12 +134,54 @@ local function not_placeholder(v)
   return not re.find(v, PLACEHOLDER)
 end
 
+-- DEFAULT_PASSWORDS are the passwords of local development setups
+-- (postgres://postgres:postgres@localhost), not secrets.
+local DEFAULT_PASSWORDS = [[(?i)^(postgres|root|admin|guest|password|passwd|secret|changeme|test|pass|mysql|default|toor|user|dev|local|example|123456|12345678)$]]
+
 -- url_password vets the password of scheme://user:password@host.
 local function url_password(v)
-  if v == "" or re.find(v, PLACEHOLDER) or re.match(v, [[^\$]]) then
+  if v == "" or re.find(v, PLACEHOLDER) or re.match(v, [[^\$]]) or re.match(v, DEFAULT_PASSWORDS) then
     return false
   end
   return true
+end
+
+-- KNOWN_EXAMPLES are values published in documentation as examples.
+local KNOWN_EXAMPLES = {
+  "EXAMPLE", "ABC-DEF1234ghIkl-zyx57W2v1u123ew11", "4eC39HqLyjWDarjtT1zdp7dc",
+  "not-a-real", "16C7e42F292c6912E7710c838347Ae178B4a",
+}
+
+-- DUMMY finds the words of placeholders written where a secret goes.
+local DUMMY = [[(?i)(replace[_-]?(me|with|this)|real[_-]?(secret|key|token)|insert[_-]|your[_-]|placeholder|changeme|dummy|example|redacted|x{6,}|\*{4,}|\.\.\.|<|>|\$\{|\{\{)]]
+
+-- dummy says whether a value is a placeholder or a documented example
+-- rather than a secret: it names one, or has too few distinct characters
+-- to be random (ghp_XXXX..., sk_test_0000...).
+local function dummy(v)
+  for _, e in ipairs(KNOWN_EXAMPLES) do
+    if string.find(v, e, 1, true) then
+      return true
+    end
+  end
+  if re.find(v, DUMMY) then
+    return true
+  end
+  if string.len(v) >= 16 then
+    local seen, n = {}, 0
+    for i = 1, string.len(v) do
+      local c = string.byte(v, i)
+      if not seen[c] then
+        seen[c] = true
+        n = n + 1
+        if n >= 8 then
+          return false
+        end
+      end
+    end
+    return true
+  end
+  return false
 end
 
 ---------------------------------------------------------------------------
@@ -194,7 +247,15 @@ local RULES = {
     pre = [[https://hooks\.slack\.com/]], val = [[(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}]] },
   { kind = "discord-webhook", kw = { "/api/webhooks/" }, window = true, back = 40, ahead = 200,
     pre = [[https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/]], val = [[[A-Za-z0-9_-]{60,}]] },
-  { kind = "telegram-bot-token", kw = { ":AA" }, window = true, back = 12, ahead = 40, pre = B, val = [[\d{8,10}:AA[A-Za-z0-9_-]{33}]], post = E },
+  -- also inside https://api.telegram.org/bot<token>/method
+  { kind = "telegram-bot-token", kw = { ":AA" }, window = true, back = 16, ahead = 40, pre = [[(?:^|[^A-Za-z0-9_]|/bot)]], val = [[\d{8,10}:AA[A-Za-z0-9_-]{33}]], post = E },
+  -- the first part is the base64 of a numeric user id: MT.., ND.., OD..
+  { kind = "discord-bot-token", kw = { "MT", "MD", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT" }, bound = true,
+    val = [[[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}]], post = E },
+  { kind = "heroku-api-key", kw = { "HRKU-AA" }, bound = true, val = [[HRKU-AA[0-9A-Za-z_-]{58}]], post = E },
+  { kind = "okta-api-token", kw = { "SSWS" }, window = true, back = 8, ahead = 64, pre = [[SSWS\s+]], val = [[00[A-Za-z0-9_-]{40}]], post = E },
+  { kind = "fcm-server-key", kw = { ":APA91b" }, window = true, back = 16, ahead = 160, pre = B, val = [[AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{134}]], post = E },
+  { kind = "artifactory-token", kw = { "AKCp", "cmVmdGtu" }, bound = true, val = [[AKCp[A-Za-z0-9]{64,73}|cmVmdGtu[A-Za-z0-9]{50,60}]], post = E },
   { kind = "stripe-secret-key", kw = { "sk_live_", "sk_test_" }, val = [[sk_(?:live|test)_[0-9a-zA-Z]{24,99}]] },
   { kind = "stripe-restricted-key", kw = { "rk_live_", "rk_test_" }, val = [[rk_(?:live|test)_[0-9a-zA-Z]{24,99}]] },
   { kind = "stripe-webhook-secret", kw = { "whsec_" }, val = [[whsec_[A-Za-z0-9+/=]{32,}]] },
@@ -203,14 +264,17 @@ local RULES = {
   { kind = "mailgun-api-key", kw = { "key-" }, bound = true, val = [[key-[0-9a-z]{32}]], post = E },
   { kind = "mailchimp-api-key", kw = { "-us" }, window = true, back = 34, ahead = 6, pre = B, val = [[[0-9a-f]{32}-us\d{1,2}]], post = E },
   { kind = "shopify-token", kw = { "shpat_", "shpca_", "shppa_", "shpss_" }, val = [[shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}]] },
-  { kind = "square-token", kw = { "sq0atp-", "sq0csp-", "EAAA" },
-    val = [[sq0atp-[0-9A-Za-z_-]{22}|sq0csp-[0-9A-Za-z_-]{43}|EAAA[A-Za-z0-9_+-]{60}]] },
+  -- bound: EAAA also occurs inside the base64 of every ssh-rsa public key
+  { kind = "square-token", kw = { "sq0atp-", "sq0csp-", "EAAA" }, bound = true,
+    val = [[sq0atp-[0-9A-Za-z_-]{22}|sq0csp-[0-9A-Za-z_-]{43}|EAAA[A-Za-z0-9_+-]{60}]], post = E },
   { kind = "linear-api-key", kw = { "lin_api_" }, val = [[lin_api_[A-Za-z0-9]{40}]] },
   { kind = "postman-api-key", kw = { "PMAK-" }, val = [[PMAK-[a-f0-9]{24}-[a-f0-9]{34}]] },
   { kind = "databricks-token", kw = { "dapi" }, bound = true, val = [[dapi[a-f0-9]{32}(?:-\d)?]], post = E },
   { kind = "grafana-token", kw = { "glc_", "glsa_" }, val = [[glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}]] },
   { kind = "newrelic-api-key", kw = { "NRAK-" }, val = [[NRAK-[A-Z0-9]{27}]] },
-  { kind = "doppler-token", kw = { "dp.pt.", "dp.st.", "dp.sa.", "dp.ct." }, val = [[dp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{40,44}]] },
+  -- service tokens name their config: dp.st.<config>.<token>
+  { kind = "doppler-token", kw = { "dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit." }, bound = true,
+    val = [[dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[A-Za-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}]], post = E },
   { kind = "vault-token", kw = { "hvs.", "hvb." }, bound = true, val = [[hv[sb]\.[A-Za-z0-9_-]{24,}]] },
   { kind = "pulumi-token", kw = { "pul-" }, bound = true, val = [[pul-[a-f0-9]{40}]], post = E },
   { kind = "supabase-token", kw = { "sbp_" }, val = [[sbp_[a-f0-9]{40}]] },
@@ -222,8 +286,13 @@ local RULES = {
   { kind = "jwt", ahead = 16384, kw = { "eyJ" }, bound = true, val = [[eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}]] },
 
   -- Context: URLs, headers, kube configs, assignments.
+  -- the user may be empty (redis://:password@host)
   { kind = "url-password", kw = { "://" }, window = true, back = 24, ahead = 220,
-    pre = [[[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@"'<>]{1,64}:]], val = [[[^\s@/"'<>]{1,128}]], post = [=[@[A-Za-z0-9.\[-]]=],
+    pre = [[[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@"'<>]{0,64}:]], val = [[[^\s@/"'<>]{1,128}]], post = [=[@[A-Za-z0-9.\[-]]=],
+    check = url_password },
+  -- Go's database/sql DSNs: user:password@tcp(host:port)/db
+  { kind = "url-password", kw = { "@tcp(", "@unix(", "@udp(" }, window = true, back = 200, ahead = 8,
+    pre = [[(?:^|[\s"'=`(,])[A-Za-z0-9_.-]{1,64}:]], val = [[[^\s@/"'<>:]{1,128}]], post = [[@(?:tcp|unix|udp)\(]],
     check = url_password },
 }
 
@@ -288,8 +357,117 @@ end
 
 local SEP = [=[^["']?\s*(?::=|=>|[:=])\s*["'`]?]=]
 
+-- b64decode decodes standard base64 (nil when s is not base64).
+local B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+local function b64decode(s)
+  s = re.gsub(s, "=+$", "")
+  if string.len(s) % 4 == 1 or re.find(s, "[^A-Za-z0-9+/]") then
+    return nil
+  end
+  local out, bits, nbits = {}, 0, 0
+  for i = 1, string.len(s) do
+    bits = bits * 64 + (string.find(B64, string.sub(s, i, i), 1, true) - 1)
+    nbits = nbits + 6
+    if nbits >= 8 then
+      nbits = nbits - 8
+      local byte = math.floor(bits / 2 ^ nbits)
+      out[#out + 1] = string.char(byte)
+      bits = bits - byte * 2 ^ nbits
+    end
+  end
+  return table.concat(out)
+end
+
+-- docker_auth vets a docker config.json "auth" value: base64 of
+-- user:secret (base64 of plain text without a colon is something else).
+local function docker_auth(v)
+  local d = b64decode(v)
+  if d == nil or string.len(v) < 12 then
+    return false
+  end
+  return not (re.match(d, [[^[\x20-\x7e]*$]]) and not string.find(d, ":", 1, true))
+end
+
+-- cli_find finds the password of a command-line client: mysql -pSECRET
+-- (no space: with one, -p prompts), --password=SECRET, sshpass -p SECRET.
+local CLI_PASSWORD = [=[(?i)^[^\n|;&]*?\s(?:-p|--password=)(['"]?)([^\s'"$-][^\s'"]*)|^[^\n|;&]*?\s-p\s+(['"]?)([^\s'"$-][^\s'"]*)]=]
+local function cli_find(s, lower)
+  local out = {}
+  for _, k in ipairs({ "mysql", "mariadb", "sshpass" }) do
+    local init = 1
+    while true do
+      local p = string.find(lower, k, init, true)
+      if p == nil then
+        break
+      end
+      init = p + 1
+      local e = p + string.len(k)
+      while e <= string.len(s) and re.match(string.sub(s, e, e), "[A-Za-z0-9_-]") do
+        e = e + 1
+      end
+      local a, _, _, v1, _, v2 = re.find(s, CLI_PASSWORD, e)
+      local v = v1 or v2
+      if a and v and (v2 == nil or k == "sshpass") then
+        local i = string.find(s, v, a, true)
+        if i then
+          out[#out + 1] = { i, i + string.len(v) - 1 }
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- COOKIE_NAME are the names of cookies that hold a session or a login.
+local COOKIE_NAME = [[(?i)(sess|sid|auth|token|jwt|login|remember|identity|csrf|xsrf|credential|secret)]]
+
+-- cookie_find finds the session values of Cookie and Set-Cookie headers
+-- and of curl -b/--cookie: a session-like name with a value of 8 or more
+-- characters.
+local function cookie_find(s, lower)
+  local out = {}
+  local init = 1
+  while true do
+    local p = string.find(lower, "cookie", init, true)
+    if p == nil then
+      break
+    end
+    init = p + 1
+    -- the header's or option's value: to the end of the line or quote
+    local a, b, text = re.find(s, [=[^(?:["']?\s*:\s*|\s+["']?|["']?\s*=\s*["']?)([^\r\n"']+)]=], p + 6)
+    if a and text then
+      local pos = b - string.len(text) + 1
+      for _, pair in ipairs(re.split(text, ";")) do
+        local _, _, name, value = re.find(pair, [[^\s*([^=\s]+)=(.*)$]])
+        local at = string.find(s, pair, pos, true)
+        if name and value and at and re.find(name, COOKIE_NAME) and string.len(value) >= 8 and not re.find(value, PLACEHOLDER) and not dummy(value) and value ~= "deleted" then
+          local vi = at + string.find(pair, "=", 1, true)
+          value = re.gsub(value, [[\s+$]], "")
+          out[#out + 1] = { vi, vi + string.len(value) - 1 }
+        end
+        if at then
+          pos = at + string.len(pair)
+        end
+        -- Set-Cookie: only the first pair is the cookie (the rest are attributes)
+        if re.find(string.sub(lower, math.max(1, p - 4), p), "set-") then
+          break
+        end
+      end
+    end
+  end
+  return out
+end
+
 -- Assignments of known kinds, before the generic one.
 local ASSIGN = {
+  -- Heroku's older API keys are UUIDs: known by the name they are given
+  assign("heroku-api-key", { "heroku" }, [[^heroku[a-z0-9_.-]*(?:api[_-]?key|token|auth)$]],
+    SEP .. [[([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})]]),
+  assign("okta-api-token", { "okta" }, [[^okta[a-z0-9_.-]*(?:api[_-]?)?token$]], SEP .. [[(00[A-Za-z0-9_-]{40})]]),
+  -- docker config.json: "auth": base64 of user:password
+  assign("docker-config-auth", { "auth" }, [[^auth$]], [=[^"?\s*:\s*"([A-Za-z0-9+/]{8,}={0,2})"]=], docker_auth),
+  { kind = "cli-password", words = { "mysql", "mariadb", "sshpass" }, find = cli_find },
+  { kind = "session-cookie", words = { "cookie" }, find = cookie_find },
   assign("aws-secret-access-key", { "secret", "aws" },
     [[^(?:[a-z0-9]+[_.-])*(?:aws_?secret_?(?:access_?)?key|secret_?access_?key|aws_?secret)$]],
     [=[^["']?\s*(?:[:=]|=>|\s)\s*["']?([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])]=]),
@@ -317,19 +495,28 @@ local disabled = {}
 for _, k in ipairs(P.disable) do
   disabled[k] = true
 end
+-- with_dummy makes a rule leave placeholders and documented examples alone.
+local function with_dummy(r)
+  local check = r.check
+  r.check = function(v)
+    return not dummy(v) and (check == nil or check(v))
+  end
+  return r
+end
+
 local rules = {}
 for _, r in ipairs(RULES) do
   if not disabled[r.kind] then
-    rules[#rules + 1] = r
+    rules[#rules + 1] = with_dummy(r)
   end
 end
 for _, r in ipairs(ASSIGN) do
   if not disabled[r.kind] then
-    rules[#rules + 1] = r
+    rules[#rules + 1] = with_dummy(r)
   end
 end
 if P.generic and not disabled.secret then
-  rules[#rules + 1] = GENERIC
+  rules[#rules + 1] = with_dummy(GENERIC)
 end
 for _, rx in ipairs(P.extraPatterns) do
   rules[#rules + 1] = { kind = "custom", custom = rx }
