@@ -259,3 +259,32 @@ func TestReasonsNeverEchoSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestDenyDestructiveProjectRoot: the project root is the sandbox root
+// (path.root(), testRoot here); a working directory below it is a
+// subdirectory, whose contents may be deleted, while the root itself, a
+// parent of it or the root by its path may not.
+func TestDenyDestructiveProjectRoot(t *testing.T) {
+	p := mustLoad(t, "deny-destructive", nil)
+	for _, c := range []struct {
+		cwd, cmd string
+		deny     bool
+	}{
+		{testRoot + "/build", "rm -rf *", false},
+		{testRoot + "/build", "rm -rf ./* .[!.]*", false},
+		{testRoot + "/build/x", "rm -rf ..", false},
+		{testRoot + "/build", "rm -rf ..", true},
+		{testRoot + "/build", "rm -rf ../..", true},
+		{testRoot + "/build", "rm -rf " + testRoot, true},
+		{testRoot, "rm -rf *", true},
+		{"/elsewhere", "rm -rf *", true},
+		{"", "rm -rf *", true},
+	} {
+		in := shellInput(c.cmd)
+		in.Cwd = c.cwd
+		out := p.call(t, in)
+		if got := out.Decision == events.Deny; got != c.deny {
+			t.Errorf("cwd %q, %s: deny = %v (%s), want %v", c.cwd, c.cmd, got, out.Reason, c.deny)
+		}
+	}
+}

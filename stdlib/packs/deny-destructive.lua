@@ -13,7 +13,8 @@
 ---   top-level or system directory (`/etc`, `/usr`, `/var/lib`, ...), a
 ---   database's data (`/var/lib/postgresql/...`, `/data/db`, ...), the
 ---   working directory itself (`.`, `*`, `./* .[!.]*`, `"$PWD"`, its own
----   path from the input's `cwd`), a parent of it (`..`), or a `.git`
+---   path from the input's `cwd`; not when that is a subdirectory of the
+---   host's sandbox root, the project), a parent of it (`..`), or a `.git`
 ---   directory; also through `find -delete` and `find -exec rm` (only
 ---   name tests narrow what find deletes: `find . -mtime +1 -delete` is
 ---   the whole project), `fd -X rm`, `xargs rm` fed by `find`, `fd`, `ls`
@@ -249,6 +250,26 @@ end
 local CWD = nil
 local clean = require("path").clean
 
+-- ROOT is the project root (the host's sandbox root, path.root()), when
+-- known: a working directory below it is not the project itself.
+local ROOT = require("path").root()
+if string.sub(ROOT, 1, 1) == "/" then
+  ROOT = clean(ROOT)
+else
+  ROOT = nil
+end
+
+-- inside_project says whether the relative path p (., .., ../..) names a
+-- directory strictly inside the project root, given CWD and ROOT (cd
+-- build && rm -rf * empties build, not the project).
+local function inside_project(p)
+  if ROOT == nil or CWD == nil then
+    return false
+  end
+  local abs = clean(CWD .. "/" .. p)
+  return abs ~= ROOT and (ROOT == "/" or string.sub(abs, 1, string.len(ROOT) + 1) == ROOT .. "/")
+end
+
 -- relative_to_cwd turns an absolute path, or a relative one that climbs
 -- with .., into "." when it is the working directory and ".." when it is
 -- a parent of it (a path above the project), given CWD; else it returns p.
@@ -342,10 +363,10 @@ critical = function(raw, rec, mode)
     return "the home directory (~)"
   end
   if mode ~= "perm" then
-    if p == "." and rec then
+    if p == "." and rec and not inside_project(p) then
       return "the whole working directory (.)"
     end
-    if re.match(p, [[^\.\.(/\.\.)*$]]) and rec then
+    if re.match(p, [[^\.\.(/\.\.)*$]]) and rec and not inside_project(p) then
       return "a parent of the working directory (" .. p .. ")"
     end
     if (p == ".git" or re.match(p, [[/\.git$]])) and (rec or mode == "force") then
