@@ -223,7 +223,7 @@ func measureNearMisses(t *testing.T, p *pack, file string) *tally {
 func TestQualitySecrets(t *testing.T) {
 	p := mustLoad(t, "redact-secrets", nil)
 	var rows []string
-	for _, f := range []string{"secrets.txt", "secrets-holdout.txt"} {
+	for _, f := range []string{"secrets.txt", "secrets-holdout.txt", "secrets-holdout-families.txt"} {
 		res, kinds := measureSecrets(t, p, f)
 		n, hit := res.total()
 		t.Logf("redact-secrets: %s: %d/%d secrets redacted exactly (%.1f%%) over %d kinds", f, hit, n, 100*res.rate(), len(kinds))
@@ -235,7 +235,7 @@ func TestQualitySecrets(t *testing.T) {
 		}
 		rows = append(rows, res.report(f, "redacted exactly")...)
 	}
-	for _, f := range []string{"secrets-near-misses.txt", "secrets-holdout-near-misses.txt"} {
+	for _, f := range []string{"secrets-near-misses.txt", "secrets-holdout-near-misses.txt", "secrets-holdout-families-near-misses.txt"} {
 		res := measureNearMisses(t, p, f)
 		n, hit := res.total()
 		t.Logf("redact-secrets: %s: %d/%d near misses touched", f, hit, n)
@@ -308,6 +308,7 @@ func TestQualityCommands(t *testing.T) {
 	}{
 		{"commands-dangerous.txt", "commands-safe.txt", 0},
 		{"commands-holdout-dangerous.txt", "commands-holdout-safe.txt", maxSafeTouched},
+		{"commands-holdout-families-dangerous.txt", "commands-holdout-families-safe.txt", maxSafeTouched},
 	} {
 		d := measureCommands(t, p, c.dangerous, true)
 		s := measureCommands(t, p, c.safe, false)
@@ -415,7 +416,7 @@ func measurePaths(t *testing.T, file string, packs map[string]*pack) (right, wro
 func TestQualityPaths(t *testing.T) {
 	packs := map[string]*pack{}
 	var rows []string
-	for _, f := range []string{"paths.jsonl"} {
+	for _, f := range []string{"paths.jsonl", "paths-holdout.jsonl"} {
 		right, safe := measurePaths(t, f, packs)
 		n, hit := right.total()
 		sn, sh := safe.total()

@@ -424,34 +424,54 @@ local COOKIE_NAME = [[(?i)(sess|sid|auth|token|jwt|login|remember|identity|csrf|
 -- cookie_find finds the session values of Cookie and Set-Cookie headers
 -- and of curl -b/--cookie: a session-like name with a value of 8 or more
 -- characters.
+-- cookie_at appends to out the session values of the cookies that follow
+-- the marker mark at p (a Cookie or Set-Cookie header, curl --cookie or
+-- -b): up to the end of the line or a quote, NAME=VALUE pairs split at ;.
+local function cookie_at(s, lower, p, mark, out)
+  local a, b, text = re.find(s, [=[^(?:["']?\s*:\s*|\s+["']?|["']?\s*=\s*["']?)([^\r\n"']+)]=], p + string.len(mark))
+  if a == nil or text == nil then
+    return
+  end
+  -- Set-Cookie: only the first pair is the cookie (the rest are attributes)
+  local set = re.find(string.sub(lower, math.max(1, p - 4), p), "set-") ~= nil
+  local pos = b - string.len(text) + 1
+  for _, pair in ipairs(re.split(text, ";")) do
+    local _, _, name, value = re.find(pair, [[^\s*([^=\s]+)=(.*)$]])
+    local at = string.find(s, pair, pos, true)
+    if name and value and at and re.find(name, COOKIE_NAME) and string.len(value) >= 8 and not re.find(value, PLACEHOLDER) and not dummy(value) then
+      local vi = at + string.find(pair, "=", 1, true)
+      value = re.gsub(value, [[\s+$]], "")
+      out[#out + 1] = { vi, vi + string.len(value) - 1 }
+    end
+    if at then
+      pos = at + string.len(pair)
+    end
+    if set then
+      return
+    end
+  end
+end
+
 local function cookie_find(s, lower)
   local out = {}
-  local init = 1
-  while true do
-    local p = string.find(lower, "cookie", init, true)
-    if p == nil then
-      break
-    end
-    init = p + 1
-    -- the header's or option's value: to the end of the line or quote
-    local a, b, text = re.find(s, [=[^(?:["']?\s*:\s*|\s+["']?|["']?\s*=\s*["']?)([^\r\n"']+)]=], p + 6)
-    if a and text then
-      local pos = b - string.len(text) + 1
-      for _, pair in ipairs(re.split(text, ";")) do
-        local _, _, name, value = re.find(pair, [[^\s*([^=\s]+)=(.*)$]])
-        local at = string.find(s, pair, pos, true)
-        if name and value and at and re.find(name, COOKIE_NAME) and string.len(value) >= 8 and not re.find(value, PLACEHOLDER) and not dummy(value) and value ~= "deleted" then
-          local vi = at + string.find(pair, "=", 1, true)
-          value = re.gsub(value, [[\s+$]], "")
-          out[#out + 1] = { vi, vi + string.len(value) - 1 }
-        end
-        if at then
-          pos = at + string.len(pair)
-        end
-        -- Set-Cookie: only the first pair is the cookie (the rest are attributes)
-        if re.find(string.sub(lower, math.max(1, p - 4), p), "set-") then
+  for _, mark in ipairs({ "cookie", " -b" }) do
+    local init = 1
+    while true do
+      local p = string.find(lower, mark, init, true)
+      if p == nil then
+        break
+      end
+      init = p + 1
+      -- curl -b NAME=VALUE (on a line that runs curl)
+      local line_start = 1
+      for q = p - 1, math.max(1, p - 2000), -1 do
+        if string.byte(lower, q) == 10 then
+          line_start = q + 1
           break
         end
+      end
+      if mark == "cookie" or string.find(string.sub(lower, line_start, p), "curl", 1, true) then
+        cookie_at(s, lower, p, mark, out)
       end
     end
   end
@@ -467,7 +487,7 @@ local ASSIGN = {
   -- docker config.json: "auth": base64 of user:password
   assign("docker-config-auth", { "auth" }, [[^auth$]], [=[^"?\s*:\s*"([A-Za-z0-9+/]{8,}={0,2})"]=], docker_auth),
   { kind = "cli-password", words = { "mysql", "mariadb", "sshpass" }, find = cli_find },
-  { kind = "session-cookie", words = { "cookie" }, find = cookie_find },
+  { kind = "session-cookie", words = { "cookie", " -b" }, find = cookie_find },
   assign("aws-secret-access-key", { "secret", "aws" },
     [[^(?:[a-z0-9]+[_.-])*(?:aws_?secret_?(?:access_?)?key|secret_?access_?key|aws_?secret)$]],
     [=[^["']?\s*(?:[:=]|=>|\s)\s*["']?([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])]=]),
