@@ -132,6 +132,7 @@ local WRAPPERS = {
   ["else"] = {}, ["!"] = {}, noglob = {}, nocorrect = {}, catchsegv = {}, torsocks = {},
   proxychains = { o = "f" }, proxychains4 = { o = "f" }, sg = { operand = true },
   npx = { o = "pc" }, bunx = {}, pnpx = {}, uvx = {}, sshpass = { o = "pfdP" },
+  nsenter = { o = "tSGw" }, unshare = {},
 }
 
 -- unwrap strips wrapper commands (and leading VAR=value words) from a word

@@ -213,7 +213,7 @@ local function line_readonly(line)
       end
     end
     local first = basename(words[1])
-    if first == "sudo" or first == "doas" or first == "su" or first == "env" or first == "eval" or first == "exec" or first == "source" or first == "." then
+    if first == "sudo" or first == "doas" or first == "su" or first == "env" or first == "eval" or first == "exec" or first == "source" or first == "." or first == "nsenter" or first == "unshare" then
       return false
     end
     local w = unwrap(words)

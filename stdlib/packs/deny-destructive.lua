@@ -68,10 +68,14 @@
 --- It sees through `sudo`, `env X=1`, `nohup`, `time`, `timeout`, `xargs`,
 --- `exec`, `command`, `busybox`, `;`/`&&`/`||`/`|` chains, `$(...)`,
 --- backticks, `bash -c`/`sh -c`/`eval`/`su -c`/`watch`, `ssh host '...'`,
---- `gcloud compute ssh --command`, `docker exec`, `kubectl exec` and `oc
---- exec`, `docker run` and `podman run` (paths inside bind mounts such as
---- `-v /:/host` or `-v "$PWD":/src` are the host's, the others the
---- container's own; `chroot` into a mount follows it), quoting and backslashes (`r\m`,
+--- `gcloud compute ssh --command`, `vagrant ssh -c`, `ansible -m
+--- shell|command -a`, `docker exec`, `docker compose exec|run`, `kubectl
+--- exec`, `oc exec`, `lxc`/`incus`/`multipass exec --`, `docker run` and
+--- `podman run` (paths inside bind mounts such as `-v /:/host` or `-v
+--- "$PWD":/src` are the host's, the others the container's own; `chroot`
+--- into a mount follows it, `nsenter` is the host), scripts written on the
+--- line and run (`echo 'rm -rf ~' > x.sh && bash x.sh`), `... | while read
+--- f; do rm -rf "$f"; done`, quoting and backslashes (`r\m`,
 --- `"rm"`, `/bin/rm`), long and reordered flags (`--recursive --force`,
 --- `-fr`, `-r -f`), `$IFS` and brace expansion (`{rm,-rf,/}`), variables
 --- and aliases set earlier on the line (`R=rm; $R -rf /`), functions
@@ -250,6 +254,12 @@ end
 local CWD = nil
 local clean = require("path").clean
 
+-- SCRIPTS and COPIES are what the command line being checked wrote to
+-- files (reset per call): the text of scripts (echo ... > x.sh, then bash
+-- x.sh runs it), and what secret a file now holds (env > /tmp/e, cp
+-- ~/.aws/credentials /tmp/c), by normalized path.
+local SCRIPTS, COPIES = {}, {}
+
 -- ROOT is the project root (the host's sandbox root, path.root()), when
 -- known: a working directory below it is not the project itself.
 local ROOT = require("path").root()
@@ -310,13 +320,7 @@ local MAPS = nil
 
 -- host_path returns the host path a normalized container path stands for,
 -- or nil when it is the container's own.
-local function host_path(p)
-  if p == "~" or string.sub(p, 1, 2) == "~/" then
-    p = "/root" .. string.sub(p, 2)
-  end
-  if string.sub(p, 1, 1) ~= "/" then
-    p = clean(MAPS.workdir .. "/" .. p)
-  end
+local function map_path(p)
   for _, m in ipairs(MAPS.list) do
     local dst, src = m[1], m[2]
     if p == dst then
@@ -330,6 +334,21 @@ local function host_path(p)
     end
   end
   return nil
+end
+
+local function host_path(p)
+  if string.sub(p, 1, 1) == "~" then
+    -- a mount written with $HOME on both sides (-v $HOME:$HOME)
+    local h = map_path(p)
+    if h then
+      return h
+    end
+    p = "/root" .. string.sub(p, 2)
+  end
+  if string.sub(p, 1, 1) ~= "/" then
+    p = clean(MAPS.workdir .. "/" .. p)
+  end
+  return map_path(p)
 end
 
 -- critical says why deleting path p (recursively when rec) is destructive,
@@ -515,6 +534,18 @@ local function rm_like(w, ctx, name)
   local f = parse_flags(w, 2, "")
   local rec = (f.s.r or f.s.R or f.l.recursive) and true or false
   local force = f.s.f or f.l.force
+  if ctx.read_vars then
+    -- ... | while read f; do rm -rf "$f"; done: f is what the lister lists
+    for _, t in ipairs(f.args) do
+      local v = string.match(t, "^%$%{?([%a_][%w_]*)%}?$")
+      if v and ctx.read_vars[v] then
+        local rule, detail = lister_deletes(ctx.read_vars[v], ctx)
+        if rule then
+          return rule, detail
+        end
+      end
+    end
+  end
   if ctx.stdin_lister then
     -- find ... | xargs rm: judged as the lister deleting what it lists
     local rule, detail = lister_deletes(ctx.stdin_lister, ctx)
@@ -661,8 +692,10 @@ H.find = function(w, ctx)
   while i <= #w do
     local a = w[i]
     local opt = string.match(a, "^%-(%a+)$")
-    if opt and FIND_FILTERS[opt] then
-      -- a name pattern that matches everything does not narrow
+    -- a name pattern that matches everything does not narrow, nor does a
+    -- negated test (! -name . matches everything but .)
+    local negated = w[i - 1] == "!" or w[i - 1] == "-not"
+    if opt and FIND_FILTERS[opt] and not negated then
       if not (NAME_TESTS[opt] and TRIVIAL_NAME[w[i + 1] or ""]) then
         filtered = true
       end
@@ -791,6 +824,20 @@ lister_deletes = function(lw, ctx)
     words[k] = lw[k]
   end
   local sub = { depth = ctx.depth, cwd = ctx.cwd }
+  if name == "ls" then
+    -- ls lists the entries of its operands (of . when there are none)
+    local f = parse_flags(words, 2, "IwT")
+    if #f.args == 0 then
+      f.args[1] = "."
+    end
+    for _, a in ipairs(f.args) do
+      local why = critical(at(ctx, a) .. "/*", true)
+      if why then
+        return deny("delete-critical", "deleting what ls lists would delete " .. why)
+      end
+    end
+    return nil
+  end
   if name == "find" then
     words[#words + 1] = "-delete"
     return H.find(words, sub)
@@ -1066,6 +1113,9 @@ H.history = function(w)
     local a = w[k]
     if re.match(a, "^-[a-z]*c[a-z]*$") then
       return deny("history-wipe", "history -c would wipe the shell history")
+    end
+    if a == "-d" and w[k + 1] and re.match(w[k + 1], "^-?[0-9]+--?[0-9]+$") then
+      return deny("history-wipe", "history -d of a range would wipe the shell history")
     end
     if (a == "-w" or a == "-a") and w[k + 1] and norm(w[k + 1]) == "/dev/null" then
       return deny("history-wipe", "history " .. a .. " /dev/null would discard the shell history")
@@ -1698,13 +1748,13 @@ container_run = function(name, w, ctx)
     if opt == "-v" or opt == "--volume" then
       local src, dst = string.match(val, "^([^:]+):([^:]+)")
       if src and mount_source(src) then
-        maps.list[#maps.list + 1] = { clean(dst), src }
+        maps.list[#maps.list + 1] = { norm(dst) or clean(dst), src }
       end
     elseif opt == "--mount" then
       local src = string.match(val, "[,^]?src=([^,]+)") or string.match(val, "source=([^,]+)")
       local dst = string.match(val, "dst=([^,]+)") or string.match(val, "target=([^,]+)") or string.match(val, "destination=([^,]+)")
       if src and dst and not string.find(val, "type=volume", 1, true) and mount_source(src) then
-        maps.list[#maps.list + 1] = { clean(dst), src }
+        maps.list[#maps.list + 1] = { norm(dst) or clean(dst), src }
       end
     elseif opt == "-w" or opt == "--workdir" then
       maps.workdir = val
@@ -1744,6 +1794,16 @@ container_run = function(name, w, ctx)
     return nil
   end
   table.sort(maps.list, function(x, y) return string.len(x[1]) > string.len(y[1]) end)
+  -- nsenter into the host's namespaces (--pid=host ... nsenter -t 1): the host
+  for k = 1, #cmd do
+    if basename(cmd[k]) == "nsenter" then
+      local rule, detail = check_argv(cmd, ctx)
+      if rule then
+        return rule, name .. " run: " .. detail
+      end
+      return nil
+    end
+  end
   -- chroot DIR inside the container: DIR becomes the root
   for k = 1, #cmd - 1 do
     if basename(cmd[k]) == "chroot" then
@@ -1810,6 +1870,28 @@ local function docker_like(name)
     local compose = a[1] == "compose" or name == "docker-compose"
     if compose then
       local verb = name == "docker-compose" and a[1] or a[2]
+      if verb == "exec" or verb == "run" then
+        -- compose exec|run [options] SERVICE CMD...: CMD runs in the service
+        local i = 2
+        while i <= #w and w[i] ~= verb do
+          i = i + 1
+        end
+        i = i + 1
+        while i <= #w and string.sub(w[i], 1, 1) == "-" do
+          if re.match(w[i], "^-(e|u|w|-env|-user|-workdir|-entrypoint|-name|p|-publish|v|-volume|l|-label)$") then
+            i = i + 1
+          end
+          i = i + 1
+        end
+        local cmd = {}
+        for k = i + 1, #w do
+          cmd[#cmd + 1] = w[k]
+        end
+        if #cmd > 0 then
+          return check_argv(cmd, ctx)
+        end
+        return nil
+      end
       if verb == "down" and (f.s.v or f.l.volumes) then
         return deny("drop-database", "compose down -v would delete the project's volumes")
       end
@@ -1942,6 +2024,39 @@ local function kube_exec(delete)
   end
 end
 H.kubectl = kube_exec(H.kubectl)
+-- lxc|incus|multipass exec NAME -- CMD
+local function no_delete() return nil end
+H.lxc, H.incus, H.multipass = kube_exec(no_delete), kube_exec(no_delete), kube_exec(no_delete)
+
+-- vagrant ssh -c CMD runs CMD in the machine
+H.vagrant = function(w, ctx)
+  for k = 2, #w - 1 do
+    if w[k] == "-c" or w[k] == "--command" then
+      return check_line(w[k + 1], ctx.depth + 1)
+    end
+  end
+end
+
+-- ansible HOSTS -m shell|command|raw -a CMD (command is the default
+-- module) runs CMD on every host
+H.ansible = function(w, ctx)
+  local module, args = "command", nil
+  for k = 2, #w do
+    local m = string.match(w[k], "^%-%-module%-name=(.+)$")
+    if w[k] == "-m" or w[k] == "--module-name" then
+      m = w[k + 1]
+    end
+    module = m or module
+    local a = string.match(w[k], "^%-%-args=(.+)$")
+    if w[k] == "-a" or w[k] == "--args" then
+      a = w[k + 1]
+    end
+    args = a or args
+  end
+  if args and (module == "shell" or module == "command" or module == "raw" or module == "ansible.builtin.shell" or module == "ansible.builtin.command") then
+    return check_line(args, ctx.depth + 1)
+  end
+end
 H.oc = kube_exec(H.oc)
 H.k = H.kubectl
 
@@ -1975,16 +2090,29 @@ local HOME_EXPR = {
   { [[(?:File\.expand_path|path\.expand|normalizePath)\(\s*['"]~([^'"]*)['"][^)]*\)]], "'~${1}'" },
 }
 
+-- LIST_CWD lists the working directory; LIST_FILTER picks some of what is
+-- listed (a program that deletes only .pyc files is ordinary work).
+local LIST_CWD = [[(?i)(listdir\(\s*(['"]\.?/?['"])?\s*\)|scandir\(\s*(['"]\./?['"])?\s*\)|Path\(\s*(['"]\.?/?['"])?\s*\)\.(iterdir|glob)|readdirsync\(\s*['"]\./?['"]|glob\(\s*['"]\*['"]|Dir\.(glob|children|entries)\(\s*['"](\.|\*)['"]|Dir\[\s*['"]\*['"])]]
+local LIST_FILTER = [[(?i)(\bif\b|endswith|startswith|fnmatch|\.match\(|\.filter\(|=~|\.test\(|\.ext|suffix|\.include\?|glob\(\s*['"][^'"*]*\*[^'"]+['"])]]
+
+-- CWD_EXPR are the expressions for the working directory, read as '.'.
+local CWD_EXPR = [[(?:os\.getcwd\(\)|process\.cwd\(\)|Deno\.cwd\(\)|Dir\.pwd|\bgetcwd\(\)|Path\.cwd\(\))]]
+
 -- home_literals returns code with the home expressions written as string
--- literals, and whether there was one.
+-- literals, whether there was one, and whether it names the working
+-- directory (as '.', or listing it: os.listdir(), os.listdir('.')).
 local function home_literals(code)
   local out, any = code, false
   for _, h in ipairs(HOME_EXPR) do
     local n
     out, n = re.gsub(out, h[1], h[2])
-    any = any or n > 0
+    if n > 0 then
+      any = true
+    end
   end
-  return out, any
+  local c
+  out, c = re.gsub(out, CWD_EXPR, "'.'")
+  return out, any, c > 0 or re.find(out, LIST_CWD) ~= nil
 end
 
 local DELETE_BARE = [=[(?i)\b(unlink|rmtree|remove_tree|rm_rf|rm_r)\s+(glob\s*)?["'(]]=]
@@ -1994,6 +2122,9 @@ local EXEC_CALL = [[(?i)\b(system|popen|exec|execsync|execfilesync|spawn|spawnsy
 -- deletes (for p in Path.home().iterdir(): rmtree(p)).
 local DELETE_WORD = [[(?i)\b(rmtree|rm_rf|rm_r|remove_tree|rmsync|rmdirsync|rimraf|removedirs|removesync|remove_dir_all|rmdir|unlink|unlinksync|remove|delete|deletesync|rm|rm_f)\b]]
 local LIST_CALL = [[(?i)(\b(iterdir|listdir|scandir|glob|rglob|readdirsync|readdir|walk|each_child|children|entries|list\.files|opendir)\s*\(|Dir\.(glob|children|entries|each_child|\[))]]
+-- CODE_DECODE decodes text a program then runs (exec(b64decode(...))).
+local CODE_DECODE = [[(?i)(b64decode|base64\.decode|decodebytes|a85decode|unhexlify|bytes\.fromhex|\batob\s*\(|buffer\.from\([^)]*['"](base64|hex)['"]|pack\(\s*['"][hH]\*|decode_base64|base64_decode|hex2bin|\.unpack1?\(\s*['"]m|base64\.(strict_)?decode64)]]
+
 -- CODE_FETCH and CODE_EVAL: a program that downloads code and runs it
 -- (exec(urlopen(...).read()), fetch(...).then(eval)).
 local CODE_FETCH = [[(?i)(urlopen|urllib|requests\.(get|post)|httpx\.(get|post)|\bfetch\s*\(|https?\.(get|request)\s*\(|axios|\bgot\s*\(|net::http|uri\.open|open-uri|open\(\s*['"]https?://|file_get_contents\(\s*['"]https?://|lwp|http::tiny|\bget\s*\(\s*['"]https?://|curl_exec|\bcurl\b|\bwget\b|invoke-webrequest|downloadstring|webclient|socket\.http)]]
@@ -2101,7 +2232,16 @@ local function check_code(lang, code, ctx)
   if re.find(code, CODE_FETCH) and re.find(code, CODE_EVAL) then
     return deny("run-download", lang .. " code would run code it downloads, unseen")
   end
-  local hcode, home = home_literals(code)
+  if re.find(code, CODE_DECODE) and (re.find(code, CODE_EVAL) or re.find(code, EXEC_CALL)) then
+    return deny("run-decoded", lang .. " code would run text it decodes (base64, hex), unseen")
+  end
+  local hcode, home, cwd = home_literals(code)
+  if cwd and re.find(hcode, DELETE_WORD) and re.find(hcode, LIST_CWD) and not re.find(hcode, LIST_FILTER) then
+    local why = critical(".", true)
+    if why then
+      return deny("delete-critical", lang .. " code would delete the contents of " .. why)
+    end
+  end
   local xrule, xdetail = code_exfiltration(lang, hcode)
   if xrule then
     return xrule, xdetail
@@ -2157,6 +2297,16 @@ local function check_code(lang, code, ctx)
   end)
   if rule then
     return rule, detail
+  end
+  if lang == "perl" then
+    -- system qw(rm -rf /), exec qw/.../: an argument list
+    rule, detail = each_match(lang, hcode, [=[\b(?:system|exec)\s*\(?\s*qw\s*(?:\([^)]*\)|\[[^\]]*\]|\{[^}]*\}|/[^/]*/|<[^>]*>)]=], function(a, b)
+      local list = re.gsub(string.sub(hcode, a, b), [=[^.*?qw\s*.|.$]=], "")
+      return check_argv(split(list), ctx)
+    end)
+    if rule then
+      return rule, detail
+    end
   end
   -- shell text inside the program: backticks, %x(), qx{} (perl, ruby,
   -- php), $`...` templates (zx, Bun), do shell script (AppleScript), exec
@@ -2257,6 +2407,17 @@ for n in pairs(INTERP) do
 end
 H.deno = function(w, ctx)
   for k = 2, #w do
+    if w[k] == "run" then
+      -- deno run https://...: code downloaded and run unseen
+      for j = k + 1, #w do
+        if re.match(w[j], "^https?://") then
+          return deny("run-download", "deno run of a URL would run downloaded code unseen")
+        end
+        if string.sub(w[j], 1, 1) ~= "-" then
+          return nil
+        end
+      end
+    end
     if w[k] == "eval" then
       for j = k + 1, #w do
         if string.sub(w[j], 1, 1) ~= "-" then
@@ -2334,6 +2495,9 @@ local function secret_path(word)
   local p = norm(word)
   if p == nil then
     return nil
+  end
+  if COPIES[p] then
+    return COPIES[p]
   end
   p = string.lower(p)
   return PATHS.secret_kind(p) or PATHS.secret_dir(p)
@@ -2480,16 +2644,29 @@ local function sent_secret(w)
   for k = 2, #w do
     local a, v = w[k], nil
     local opt, val = string.match(a, "^(%-%-[%w-]+)=(.*)$")
+    local cluster, attached = string.match(a, "^%-([A-Za-z]*[dFT])(.*)$")
     if opt and SEND_FILE_OPTS[opt] then
       v = val
     elseif SEND_FILE_OPTS[a] then
       v = w[k + 1]
+    elseif cluster and (name == "curl") then
+      -- -sT FILE, -sF k=@FILE, -Fk=@FILE
+      v = attached ~= "" and attached or w[k + 1]
     elseif string.find(a, "@", 1, true) and (name == "http" or name == "https" or name == "xh") then
       v = a
     end
     if v then
       v = re.gsub(v, "^[^=@<]*[=]?[@<]", "")
       local kind = secret_path(v)
+      if kind then
+        return kind
+      end
+    end
+  end
+  if name == "gh" then
+    -- gh gist create FILE, gh release upload TAG FILE
+    for k = 3, #w do
+      local kind = string.sub(w[k], 1, 1) ~= "-" and secret_path(w[k])
       if kind then
         return kind
       end
@@ -2663,7 +2840,8 @@ local function expand(words, vars)
       w = re.gsub(w, [=[\$\(\s*(?:echo|printf)\s+['"]?([^'"()$`|;&<>]*?)['"]?\s*\)|`\s*(?:echo|printf)\s+['"]?([^'"`$|;&<>]*?)['"]?\s*`]=], "${1}${2}")
       -- $(which rm), $(command -v rm), `type -P rm`: the program's path
       w = re.gsub(w, [=[\$\(\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*\)|`\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*`]=], "${1}${2}")
-      w = re.gsub(w, [[\$\{PWD\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`]], ".")
+      w = re.gsub(w, [[\$\{PWD(?::?[-?=+][^}]*)?\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`]], ".")
+      w = re.gsub(w, [[\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|`\s*git\s+rev-parse\s+--show-toplevel\s*`]], (string.gsub(ROOT or ".", "%$", "$$")))
     end
     -- brace expansion of a whole word: {rm,-rf,/}
     local body = string.match(w, "^{([^{}]*,[^{}]*)}$")
@@ -2681,6 +2859,33 @@ local function expand(words, vars)
     end
   end
   return out
+end
+
+-- written_script returns the text a command runs from a script written
+-- earlier on the line ({text, lang}, lang nil for a shell): bash x.sh, sh
+-- x.sh, source x.sh, ./x.sh, python3 x.py.
+local function written_script(w)
+  if next(SCRIPTS) == nil then
+    return nil
+  end
+  local name = basename(w[1])
+  local own = SCRIPTS[norm(w[1]) or ""]
+  if own then
+    return { text = own }
+  end
+  local lang = interp_lang(name)
+  if SHELLS[name] or name == "source" or name == "." or lang then
+    for k = 2, #w do
+      if string.sub(w[k], 1, 1) ~= "-" then
+        local text = SCRIPTS[norm(w[k]) or ""]
+        if text then
+          return { text = text, lang = (not SHELLS[name] and name ~= "source" and name ~= ".") and lang or nil }
+        end
+        return nil
+      end
+    end
+  end
+  return nil
 end
 
 -- positional substitutes the arguments of a function call for $1..$9,
@@ -2754,6 +2959,18 @@ check_argv = function(words, ctx)
       if decoded(w[k]) then
         return deny("run-decoded", name .. " would run text decoded by base64, xxd, rev or the like, unseen")
       end
+    end
+  end
+  local script = written_script(w)
+  if script then
+    local rule, detail
+    if script.lang then
+      rule, detail = check_code(script.lang, script.text, ctx)
+    else
+      rule, detail = check_line(script.text, (ctx.depth or 0) + 1)
+    end
+    if rule then
+      return rule, detail
     end
   end
   local body = ctx.funcs and ctx.funcs[w[1]]
@@ -2873,6 +3090,54 @@ local function xargs_replace(words)
     end
   end
   return words
+end
+
+-- remember_writes records what a command writes to files (see SCRIPTS
+-- and COPIES): echo/printf text or a here-document redirected to a file,
+-- a secret source's output, a copy of a credential file.
+local function remember_writes(words, redirects)
+  local w = unwrap(words)
+  local name = basename(w[1])
+  if type(redirects) == "table" then
+    for _, r in ipairs(redirects) do
+      if (r.op == ">" or r.op == ">>" or r.op == ">|") and type(r.target) == "string" then
+        local f = norm(r.target) or ""
+        local text = nil
+        if name == "echo" or name == "printf" then
+          local from = 2
+          while name == "echo" and w[from] and re.match(w[from], "^-[neE]+$") do
+            from = from + 1
+          end
+          text = unescape(table.concat(w, " ", from))
+        elseif name == "cat" then
+          for _, d in ipairs(redirects) do
+            if (d.op == "<<" or d.op == "<<-") and type(d.body) == "string" then
+              text = d.body
+            elseif d.op == "<<<" and type(d.target) == "string" then
+              text = d.target
+            end
+          end
+        end
+        if text then
+          SCRIPTS[f] = (r.op == ">>" and (SCRIPTS[f] or "") .. "\n" or "") .. text
+        end
+        local what = source(words)
+        if what then
+          COPIES[f] = what
+        end
+      end
+    end
+  end
+  if name == "cp" or name == "install" or name == "mv" or name == "rsync" then
+    local f = parse_flags(w, 2, "tS")
+    local dest = f.vals.t or f.args[#f.args]
+    for k = 1, #f.args - 1 do
+      local kind = secret_path(f.args[k])
+      if kind and dest then
+        COPIES[norm(dest) or ""] = kind
+      end
+    end
+  end
 end
 
 -- MAX_NESTING bounds how deep command strings inside command strings are
@@ -3003,6 +3268,20 @@ check_line = function(line, depth)
         end
       end
     end
+    -- ... | while read VAR: VAR is what a lister upstream lists
+    local eff_now = unwrap(words)
+    if basename(eff_now[1]) == "read" and #pipeline > 1 then
+      local up = unwrap(pipeline[#pipeline - 1])
+      local un = basename(up[1])
+      if un == "find" or un == "fd" or un == "ls" then
+        ctx.read_vars = ctx.read_vars or {}
+        for k = 2, #eff_now do
+          if string.sub(eff_now[k], 1, 1) ~= "-" then
+            ctx.read_vars[eff_now[k]] = up
+          end
+        end
+      end
+    end
     -- here-strings and here-documents feed standard input too:
     -- xargs rm <<< "/", sh <<< "...", bash <<EOF ... EOF
     if type(c.redirects) == "table" then
@@ -3070,6 +3349,7 @@ check_line = function(line, depth)
         end
       end
     end
+    remember_writes(words, c.redirects)
     -- cat <<EOF | sh: the document is what the next stage reads
     prev_doc = nil
     if basename(unwrap(words)[1]) == "cat" and #unwrap(words) == 1 and type(c.redirects) == "table" then
@@ -3165,7 +3445,7 @@ end
 C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
   texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
   function(lines, input)
-    CWD, MAPS = nil, nil
+    CWD, MAPS, SCRIPTS, COPIES = nil, nil, {}, {}
     if type(input.cwd) == "string" and string.sub(input.cwd, 1, 1) == "/" then
       CWD = clean(input.cwd)
     end
