@@ -54,6 +54,9 @@ local function secret_kind(p)
   if re.find(p, [[(^|/)sops/age/keys\.txt$]]) then
     return "age private keys (sops)"
   end
+  if re.find(p, [[(google/chrome|google-chrome|chromium|bravesoftware|microsoft/edge|microsoft edge|vivaldi|\.mozilla/firefox|firefox/profiles)/.*/(login data|cookies|web data|logins\.json|key[34]\.db|cookies\.sqlite)$]]) then
+    return "a browser's saved passwords or cookies"
+  end
   if re.find(p, [[(^|/)\.config/gcloud(/|$)]]) then
     return "Google Cloud credentials"
   end

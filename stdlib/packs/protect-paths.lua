@@ -28,7 +28,8 @@
 ---   `credentials.yml`, ...), AWS `*accessKeys.csv`, `*.tfstate`, agents'
 ---   credentials (`~/.claude/.credentials.json`, `~/.codex/auth.json`,
 ---   `~/.gemini/oauth_creds.json`), `rclone.conf`, macOS keychains,
----   password vaults (`*.kdbx`, `*.1pux`, ...), sops age keys, `.dev.vars`,
+---   password vaults (`*.kdbx`, `*.1pux`, ...), browsers' saved passwords
+---   and cookies, sops age keys, `.dev.vars`,
 ---   `/proc/*/environ`, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers`, SSH
 ---   host keys — plus `extraSecrets`; `chmod` that only takes access away
 ---   (`chmod 600 ~/.ssh/id_ed25519`) is not a write of them, and `cp
@@ -59,10 +60,13 @@
 --- `---`/`+++` headers.
 ---
 --- Shell commands are parsed: their operands are
---- reads, except the operands of `rm`/`shred`/`unlink` (deletes), output
---- redirections, `tee`, `touch`, `truncate`, `mkdir`, `sed -i`, `dd of=`
+--- reads (a directory of credentials too: `grep -r x ~/.aws`), except the
+--- operands of `rm`/`shred`/`unlink` (deletes), output
+--- redirections, `tee`, `sponge`, `touch`, `truncate`, `mkdir`, `sed -i`, `dd of=`
 --- and the destination of `cp`/`mv`/`install`/`ln`/`rsync` (writes), and
 --- `mv` sources (deletes). `curl -F x=@file` and `--data @file` are reads.
+--- The string literals of a one-line program (`python3 -c`, `node -e`, ...)
+--- are reads, and writes of agent configuration when the program writes.
 --- Words that are not paths are left alone: what `echo` and `printf`
 --- print, the pattern of `grep`/`rg`, the `-name` of `find`, commit
 --- messages. `source .env`, `. .env` and `--env-file .env` load a file
@@ -287,7 +291,7 @@ local function check(raw, op, env)
   end
   local policy = P[op]
   if policy ~= "off" then
-    local kind = secret_kind(lower)
+    local kind = secret_kind(lower) or (op == "read" and PATHS.secret_dir(lower))
     if kind then
       return policy, PACK .. ": " .. VERB[op] .. " " .. shown .. " is blocked: it is " .. kind .. "; ask the user for what you need instead"
     end
@@ -330,12 +334,19 @@ local NOT_PATHS = {
   kill = true, exit = true, ["return"] = true, date = true, seq = true, expr = true,
 }
 local DELETES = { rm = true, unlink = true, shred = true, srm = true, rmdir = true, trash = true }
-local WRITES_ALL = { tee = true, touch = true, truncate = true, mkdir = true, chmod = "first", chown = "first", chgrp = "first" }
+local WRITES_ALL = { tee = true, sponge = true, touch = true, truncate = true, mkdir = true, chmod = "first", chown = "first", chgrp = "first" }
+
+-- CODE_RUNNERS are the interpreters whose -c/-e program is read for the
+-- paths it names; CODE_WRITES finds a program that writes files.
+local CODE_RUNNERS = { python = "c", python3 = "c", python2 = "c", node = "e", nodejs = "e", bun = "e", deno = "", ruby = "e", perl = "e", php = "r", lua = "e" }
+local CODE_WRITES = [[(?i)(open\([^)]*['"][wa]\+?b?['"]|\.write|dump\(|writefile|write_text|write_bytes|file_put_contents|fputs|file\.write|rename|replace\(|unlink|remove|truncate)]]
 local COPIES = { cp = true, mv = true, install = true, ln = true, rsync = true, scp = true }
 local GREPS = { grep = true, egrep = true, fgrep = true, rg = true, ag = true, ack = true, zgrep = true }
 
+-- pathlike says whether a word may be a path: a path may hold blanks
+-- (Application Support/...) when it has a slash, never a newline.
 local function pathlike(w)
-  if w == nil or w == "" or string.find(w, "[%s]") then
+  if w == nil or w == "" or string.find(w, "\n", 1, true) or (string.find(w, "[%s]") and not string.find(w, "/", 1, true)) then
     return false
   end
   if string.find(w, "://", 1, true) and not string.find(w, "^file://") then
@@ -394,6 +405,8 @@ local function shell_paths(words, redirects, acts)
   local name = basename(w[1])
   local add = function(op, p)
     if type(p) == "string" then
+      -- a substitution in a path stands for one segment: /proc/$(pgrep x)/environ
+      p = re.gsub(p, [[\$\([^()]*\)|`[^`]*`]], "_")
       p = re.gsub(p, "^[A-Za-z0-9_.-]*=@", "")
       p = re.gsub(p, "^@", "")
       p = re.gsub(p, "^[A-Za-z_][A-Za-z0-9_]*=", "")
@@ -452,6 +465,37 @@ local function shell_paths(words, redirects, acts)
   end
   if name == "docker" or name == "podman" or name == "env-cmd" or name == "dotenv" then
     return
+  end
+  local runner = CODE_RUNNERS[name] or CODE_RUNNERS[(re.gsub(name, "[0-9.]+$", ""))]
+  for k = 2, #w do
+    if name == "perl" and re.match(w[k], "^-[A-Za-z]*i") then
+      runner = nil -- perl -pi -e: edits its operands in place (below)
+    end
+  end
+  if runner then
+    -- python -c '...': the paths its string literals name are read, and
+    -- written when the program writes (agent configuration only, since a
+    -- program's other strings are seldom what it writes)
+    local code = nil
+    for k = 2, #w do
+      if w[k] == "eval" or w[k] == "--eval" or (runner ~= "" and re.match(w[k], "^-[A-Za-z]*[" .. runner .. "]$")) then
+        code = w[k + 1]
+        break
+      end
+    end
+    if code then
+      local writes = re.find(code, CODE_WRITES) ~= nil
+      for _, q in ipairs(re.findall(code, [['[^'\n]*'|"[^"\n]*"]])) do
+        local str = string.sub(q, 2, -2)
+        if string.find(str, "/", 1, true) or string.find(str, ".", 1, true) then
+          add("read", str)
+          if writes and PATHS.agent_config(string.lower(str)) then
+            add("write", str)
+          end
+        end
+      end
+      return
+    end
   end
   local ops = operand_words(w, 2)
   if DELETES[name] then

@@ -33,7 +33,8 @@
 --- and PGP private keys (also inside JSON strings with `\n` escapes), age
 --- secret keys, passwords in URLs (`redis://:pw@host` too) and Go DSNs
 --- (`user:pw@tcp(host)/db`), docker `config.json` `"auth"` values,
---- command-line passwords (`mysql -pSECRET`, `--password=`, `sshpass -p`),
+--- command-line passwords (`mysql -pSECRET`, `--password=`, `sshpass -p`,
+--- `docker login -p`, `echo SECRET | docker login --password-stdin`),
 --- session cookies (`Cookie:`, `Set-Cookie:`, `curl -b`),
 --- `Authorization: Bearer|Basic|Token` headers, and generic
 --- `password=`/`secret:`/`api_key`/`token` assignments whose value looks
@@ -393,6 +394,45 @@ end
 local CLI_PASSWORD = [=[(?i)^[^\n|;&]*?\s(?:-p|--password=)(['"]?)([^\s'"$-][^\s'"]*)|^[^\n|;&]*?\s-p\s+(['"]?)([^\s'"$-][^\s'"]*)]=]
 local function cli_find(s, lower)
   local out = {}
+  -- echo SECRET | docker login --password-stdin
+  local init = 1
+  while true do
+    local p = string.find(lower, "--password-stdin", init, true)
+    if p == nil then
+      break
+    end
+    init = p + 1
+    local line_start = 1
+    for q = p - 1, math.max(1, p - 2000), -1 do
+      if string.byte(s, q) == 10 then
+        line_start = q + 1
+        break
+      end
+    end
+    local a, _, v = re.find(string.sub(s, line_start, p), [=[(?:echo|printf)\s+(?:-n\s+)?(?:'%s'\s+|"%s"\s+)?['"]?([^\s'"|$]{8,})['"]?\s*\|]=])
+    if a and v then
+      local i = string.find(s, v, line_start + a - 1, true)
+      if i then
+        out[#out + 1] = { i, i + string.len(v) - 1 }
+      end
+    end
+  end
+  -- docker|podman|helm|oc|az|cf login -p SECRET / --password SECRET
+  init = 1
+  while true do
+    local p = string.find(lower, "login", init, true)
+    if p == nil then
+      break
+    end
+    init = p + 1
+    local a, _, _, v = re.find(s, [=[^[^\n|;&]*?\s(?:-p|--password)(?:=|\s+)(['"]?)([^\s'"$-][^\s'"]*)]=], p + 5)
+    if a and v and not re.match(v, "^[0-9]+$") then
+      local i = string.find(s, v, a, true)
+      if i then
+        out[#out + 1] = { i, i + string.len(v) - 1 }
+      end
+    end
+  end
   for _, k in ipairs({ "mysql", "mariadb", "sshpass" }) do
     local init = 1
     while true do
@@ -486,7 +526,7 @@ local ASSIGN = {
   assign("okta-api-token", { "okta" }, [[^okta[a-z0-9_.-]*(?:api[_-]?)?token$]], SEP .. [[(00[A-Za-z0-9_-]{40})]]),
   -- docker config.json: "auth": base64 of user:password
   assign("docker-config-auth", { "auth" }, [[^auth$]], [=[^"?\s*:\s*"([A-Za-z0-9+/]{8,}={0,2})"]=], docker_auth),
-  { kind = "cli-password", words = { "mysql", "mariadb", "sshpass" }, find = cli_find },
+  { kind = "cli-password", words = { "mysql", "mariadb", "sshpass", "login", "--password-stdin" }, find = cli_find },
   { kind = "session-cookie", words = { "cookie", " -b" }, find = cookie_find },
   assign("aws-secret-access-key", { "secret", "aws" },
     [[^(?:[a-z0-9]+[_.-])*(?:aws_?secret_?(?:access_?)?key|secret_?access_?key|aws_?secret)$]],
@@ -508,7 +548,7 @@ local ASSIGN = {
 -- The generic rule: a key whose name ends in a secret word (password,
 -- api_key, client_secret, auth_token, ...), with a value random enough.
 local GENERIC = assign("secret", { "pass", "pwd", "secret", "token", "key", "credential" },
-  [[^(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|client[_.-]?secret|(?:access|auth|api|bearer|refresh|session|bot|app)[_.-]?token|token|credentials?)(?:_(?:base|value|data|string|b64|base64|hex))?$]],
+  [[^(?:[a-z0-9]+[_.-])*(?:(?:pg|mysql|my|mariadb|db|redis|mongo|postgres|admin|root|smtp|mail|ldap|vault|keystore|truststore|master|app|user|ftp)(?:password|passwd|pwd|passphrase)|password|passwd|passphrase|pwd|secret|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|client[_.-]?secret|(?:access|auth|api|bearer|refresh|session|bot|app)[_.-]?token|token|credentials?)(?:_(?:base|value|data|string|b64|base64|hex))?$]],
   [=[^["']?\s*(?::=|=>|[:=])\s*["'`]?([^\s"'`,;)}\]]{8,200})]=], random_enough)
 
 local disabled = {}
