@@ -2690,14 +2690,14 @@ end
 -- exfiltration checks a sender (words, the command's redirections and the
 -- stages of its pipeline before it) for the environment or credentials it
 -- would send.
-local function exfiltration(words, redirects, upstream)
-  if P.exfiltration == "off" then
+local function exfiltration(w, redirects, pipeline)
+  local name = basename(w[1])
+  if P.exfiltration == "off" or not SENDERS[name] then
     return nil
   end
-  local w = unwrap(words)
-  local name = basename(w[1])
-  if not SENDERS[name] then
-    return nil
+  local upstream = {}
+  for k = 1, #pipeline - 1 do
+    upstream[k] = pipeline[k]
   end
   local what = sent_secret(w) or substituted_secret(w)
   if what == nil and type(redirects) == "table" then
@@ -2912,7 +2912,9 @@ local function positional(words, args)
   return out
 end
 
-check_argv = function(words, ctx)
+-- check_argv checks one command's words; eff, when given, is their
+-- unwrap (the caller's, to spare a second).
+check_argv = function(words, ctx, eff)
   if #words == 0 then
     return nil
   end
@@ -2930,7 +2932,7 @@ check_argv = function(words, ctx)
       break
     end
   end
-  local w = unwrap(words)
+  local w = eff or unwrap(words)
   if #w == 0 then
     return nil
   end
@@ -3092,13 +3094,24 @@ local function xargs_replace(words)
   return words
 end
 
+-- SOURCE_NAMES are the programs whose output redirected to a file may be a
+-- secret (see source): environment dumps, readers of files, token printers.
+local SOURCE_NAMES = {
+  env = true, printenv = true, export = true, declare = true, typeset = true, set = true,
+  echo = true, printf = true, cat = true, base64 = true, tar = true, zip = true, gzip = true,
+  xxd = true, head = true, tail = true, gpg = true, openssl = true, jq = true,
+}
+for _, tp in ipairs(TOKEN_PRINTERS) do
+  SOURCE_NAMES[tp[1]] = true
+end
+
 -- remember_writes records what a command writes to files (see SCRIPTS
 -- and COPIES): echo/printf text or a here-document redirected to a file,
 -- a secret source's output, a copy of a credential file.
-local function remember_writes(words, redirects)
-  local w = unwrap(words)
-  local name = basename(w[1])
-  if type(redirects) == "table" then
+local function remember_writes(words, w, redirects)
+  -- env alone unwraps to nothing: its own name then
+  local name = basename(w[1] or words[1])
+  if type(redirects) == "table" and #redirects > 0 then
     for _, r in ipairs(redirects) do
       if (r.op == ">" or r.op == ">>" or r.op == ">|") and type(r.target) == "string" then
         local f = norm(r.target) or ""
@@ -3121,14 +3134,14 @@ local function remember_writes(words, redirects)
         if text then
           SCRIPTS[f] = (r.op == ">>" and (SCRIPTS[f] or "") .. "\n" or "") .. text
         end
-        local what = source(words)
+        local what = P.exfiltration ~= "off" and SOURCE_NAMES[name] and source(words)
         if what then
           COPIES[f] = what
         end
       end
     end
   end
-  if name == "cp" or name == "install" or name == "mv" or name == "rsync" then
+  if P.exfiltration ~= "off" and (name == "cp" or name == "install" or name == "mv" or name == "rsync") then
     local f = parse_flags(w, 2, "tS")
     local dest = f.vals.t or f.args[#f.args]
     for k = 1, #f.args - 1 do
@@ -3316,21 +3329,22 @@ check_line = function(line, depth)
         return rule, detail
       end
     end
-    local rule, detail = check_argv(words, ctx)
+    local rule, detail = check_argv(words, ctx, eff_now)
     if rule then
       return rule, detail
     end
-    local upstream = {}
-    for k = 1, #pipeline - 1 do
-      upstream[k] = pipeline[k]
-    end
-    rule, detail = exfiltration(words, c.redirects, upstream)
+    rule, detail = exfiltration(eff_now, c.redirects, pipeline)
     if rule then
       return rule, detail
     end
-    local eff = unwrap(words)
-    if #upstream > 0 and SQLC[basename(eff[1])] and generated_sql(upstream) then
-      return deny("drop-database", basename(eff[1]) .. " would run the DROP, TRUNCATE or DELETE statements a query before it generates")
+    if #pipeline > 1 and SQLC[basename(eff_now[1])] then
+      local upstream = {}
+      for k = 1, #pipeline - 1 do
+        upstream[k] = pipeline[k]
+      end
+      if generated_sql(upstream) then
+        return deny("drop-database", basename(eff_now[1]) .. " would run the DROP, TRUNCATE or DELETE statements a query before it generates")
+      end
     end
     if type(c.redirects) == "table" then
       for _, r in ipairs(c.redirects) do
@@ -3349,7 +3363,7 @@ check_line = function(line, depth)
         end
       end
     end
-    remember_writes(words, c.redirects)
+    remember_writes(words, eff_now, c.redirects)
     -- cat <<EOF | sh: the document is what the next stage reads
     prev_doc = nil
     if basename(unwrap(words)[1]) == "cat" and #unwrap(words) == 1 and type(c.redirects) == "table" then
@@ -3445,12 +3459,17 @@ end
 C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
   texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
   function(lines, input)
-    CWD, MAPS, SCRIPTS, COPIES = nil, nil, {}, {}
-    if type(input.cwd) == "string" and string.sub(input.cwd, 1, 1) == "/" then
-      CWD = clean(input.cwd)
-    end
+    local ready = false
     for _, line in ipairs(lines) do
       if not exempt(line) and (#P.extraPatterns > 0 or triggers(line)) then
+        if not ready then
+          -- the state of this call (only once a line needs checking)
+          ready = true
+          CWD, MAPS, SCRIPTS, COPIES = nil, nil, {}, {}
+          if type(input.cwd) == "string" and string.sub(input.cwd, 1, 1) == "/" then
+            CWD = clean(input.cwd)
+          end
+        end
         local rule, detail = check_line(line, 0)
         if rule == "exfiltrate" then
           return { decision = P.exfiltration, reason = PACK .. " [" .. rule .. "]: " .. detail .. "; ask the user first" }

@@ -406,7 +406,9 @@ local function shell_paths(words, redirects, acts)
   local add = function(op, p)
     if type(p) == "string" then
       -- a substitution in a path stands for one segment: /proc/$(pgrep x)/environ
-      p = re.gsub(p, [[\$\([^()]*\)|`[^`]*`]], "_")
+      if string.find(p, "$(", 1, true) or string.find(p, "`", 1, true) then
+        p = re.gsub(p, [[\$\([^()]*\)|`[^`]*`]], "_")
+      end
       p = re.gsub(p, "^[A-Za-z0-9_.-]*=@", "")
       p = re.gsub(p, "^@", "")
       p = re.gsub(p, "^[A-Za-z_][A-Za-z0-9_]*=", "")
@@ -466,10 +468,15 @@ local function shell_paths(words, redirects, acts)
   if name == "docker" or name == "podman" or name == "env-cmd" or name == "dotenv" then
     return
   end
-  local runner = CODE_RUNNERS[name] or CODE_RUNNERS[(re.gsub(name, "[0-9.]+$", ""))]
-  for k = 2, #w do
-    if name == "perl" and re.match(w[k], "^-[A-Za-z]*i") then
-      runner = nil -- perl -pi -e: edits its operands in place (below)
+  local runner = CODE_RUNNERS[name]
+  if runner == nil and string.find(name, "[0-9]") then
+    runner = CODE_RUNNERS[(re.gsub(name, "[0-9.]+$", ""))]
+  end
+  if name == "perl" then
+    for k = 2, #w do
+      if re.match(w[k], "^-[A-Za-z]*i") then
+        runner = nil -- perl -pi -e: edits its operands in place (below)
+      end
     end
   end
   if runner then
@@ -592,17 +599,15 @@ local TRIGGER_WORDS = {
 }
 local TRIGGER_PATH = [=[(^|[\s'"=@:<>(])(/|~|\$\{?HOME|\.\.|file:)|\\|\$\(|`]=]
 
+-- TRIGGER_RX is TRIGGER_WORDS as one expression: one search per line.
+local quoted = {}
+for i, w in ipairs(TRIGGER_WORDS) do
+  quoted[i] = re.quote(w)
+end
+local TRIGGER_RX = "(?i)" .. table.concat(quoted, "|")
+
 local function shell_trigger(line)
-  if re.find(line, TRIGGER_PATH) then
-    return true
-  end
-  local lower = string.lower(line)
-  for _, w in ipairs(TRIGGER_WORDS) do
-    if string.find(lower, w, 1, true) then
-      return true
-    end
-  end
-  return false
+  return re.find(line, TRIGGER_PATH) ~= nil or re.find(line, TRIGGER_RX) ~= nil
 end
 
 local RANK = { ask = 1, deny = 2 }
