@@ -185,9 +185,17 @@ end
 
 -- parse_flags splits the words after the command name into short flags,
 -- long flags (with their =values) and operands. takes lists the short options
--- whose value is the next word (or the rest of the cluster).
-local function parse_flags(w, first, takes)
-  local f = { s = {}, l = {}, args = {}, vals = {} }
+-- whose value is the next word (or the rest of the cluster); longtakes, when
+-- given, the long options whose value may be the next word. Every value of
+-- an option given more than once is kept in order in all[letter] and
+-- all[name] (vals and l keep the last).
+local function parse_flags(w, first, takes, longtakes)
+  local f = { s = {}, l = {}, args = {}, vals = {}, all = {} }
+  local function keep(name, v)
+    local list = f.all[name] or {}
+    list[#list + 1] = v
+    f.all[name] = list
+  end
   takes = takes or ""
   local i = first or 2
   local ended = false
@@ -201,6 +209,11 @@ local function parse_flags(w, first, takes)
       local eq = string.find(a, "=", 1, true)
       if eq then
         f.l[string.sub(a, 3, eq - 1)] = string.sub(a, eq + 1)
+        keep(string.sub(a, 3, eq - 1), string.sub(a, eq + 1))
+      elseif longtakes and longtakes[string.sub(a, 3)] and w[i + 1] then
+        f.l[string.sub(a, 3)] = w[i + 1]
+        keep(string.sub(a, 3), w[i + 1])
+        i = i + 1
       else
         f.l[string.sub(a, 3)] = true
       end
@@ -216,6 +229,7 @@ local function parse_flags(w, first, takes)
           end
           f.s[c] = true
           f.vals[c] = v
+          keep(c, v)
           break
         end
         f.s[c] = true
@@ -244,6 +258,6 @@ return {
   basename = basename,
   ---@type fun(words: string[]): string[]
   unwrap = unwrap,
-  ---@type fun(w: string[], first: integer?, takes: string?): {s: table<string, boolean>, l: table<string, string|boolean>, args: string[], vals: table<string, string>}
+  ---@type fun(w: string[], first: integer?, takes: string?, longtakes: table<string, boolean>?): {s: table<string, boolean>, l: table<string, string|boolean>, args: string[], vals: table<string, string>, all: table<string, string[]>}
   parse_flags = parse_flags,
 }

@@ -1387,51 +1387,6 @@ H.dropdb = function(w)
   return deny("drop-database", "dropdb would drop a database")
 end
 
--- option_values returns every value of the short options in letters (a
--- cluster's last letter takes the next word, an inner one the rest of the
--- cluster) and of the long options in longs (--opt=v and --opt v); takes
--- lists every short option that takes a value.
-local function option_values(w, takes, letters, longs)
-  local out = {}
-  local k = 2
-  while k <= #w do
-    local a = w[k]
-    if a == "--" then
-      break
-    end
-    local long, val = string.match(a, "^%-%-([%w-]+)=(.*)$")
-    if long then
-      if longs[long] then
-        out[#out + 1] = val
-      end
-    elseif string.sub(a, 1, 2) == "--" then
-      if longs[string.sub(a, 3)] and w[k + 1] then
-        out[#out + 1] = w[k + 1]
-        k = k + 1
-      end
-    elseif string.sub(a, 1, 1) == "-" then
-      local j = 2
-      while j <= string.len(a) do
-        local c = string.sub(a, j, j)
-        if string.find(takes, c, 1, true) then
-          local v = string.sub(a, j + 1)
-          if v == "" then
-            k = k + 1
-            v = w[k] or ""
-          end
-          if string.find(letters, c, 1, true) then
-            out[#out + 1] = v
-          end
-          break
-        end
-        j = j + 1
-      end
-    end
-    k = k + 1
-  end
-  return out
-end
-
 -- SQLC are the SQL clients: the short options that take a value, those of
 -- them and the long ones that hold SQL, and the first operand that does.
 local SQLC = {
@@ -1447,11 +1402,22 @@ SQLC.mariadb, SQLC.sqlite, SQLC.mongo = SQLC.mysql, SQLC.sqlite3, SQLC.mongosh
 -- cockroach sql (the words after "sql")
 SQLC.cockroach = { takes = "eud", sql = "e", long = { execute = true } }
 
--- sql_texts returns the SQL a client is given on its command line.
+-- sql_texts returns the SQL a client is given on its command line: every
+-- value of its SQL options (psql -c A -c B), then its SQL operands.
 local function sql_texts(spec, w)
-  local out = option_values(w, spec.takes, spec.sql, spec.long)
+  local f = parse_flags(w, 2, spec.takes, spec.long)
+  local out = {}
+  for c in string.gmatch(spec.sql, ".") do
+    for _, v in ipairs(f.all[c] or {}) do
+      out[#out + 1] = v
+    end
+  end
+  for l in pairs(spec.long) do
+    for _, v in ipairs(f.all[l] or {}) do
+      out[#out + 1] = v
+    end
+  end
   if spec.positional then
-    local f = parse_flags(w, 2, spec.takes)
     for k = spec.positional, #f.args do
       out[#out + 1] = f.args[k]
     end
@@ -1708,6 +1674,23 @@ H.firebase = function(w)
   end
 end
 
+-- skip_options returns the index of the first operand of w from i on: it
+-- passes the options (to "--", which it skips too), calling on(option,
+-- next word) for each, which returns how many more words the option takes.
+local function skip_options(w, i, on)
+  while i <= #w do
+    local a = w[i]
+    if a == "--" then
+      return i + 1
+    end
+    if string.sub(a, 1, 1) ~= "-" then
+      return i
+    end
+    i = i + 1 + on(a, w[i + 1])
+  end
+  return i
+end
+
 -- RUN_TAKES are the options of docker/podman run that take a value.
 local RUN_TAKES = {}
 for _, o in ipairs({
@@ -1762,26 +1745,18 @@ container_run = function(name, w, ctx)
       entry = val
     end
   end
-  while i <= #w do
-    local a = w[i]
-    if a == "--" then
-      i = i + 1
-      break
-    end
-    if string.sub(a, 1, 1) ~= "-" then
-      break
-    end
+  i = skip_options(w, i, function(a, nxt)
     local opt, val = string.match(a, "^(%-%-[%w-]+)=(.*)$")
     if opt then
       take(opt, val)
     elseif RUN_TAKES[a] then
-      take(a, w[i + 1] or "")
-      i = i + 1
+      take(a, nxt or "")
+      return 1
     elseif string.match(a, "^%-[vwe].+") and not string.match(a, "^%-%-") then
       take(string.sub(a, 1, 2), string.sub(a, 3))
     end
-    i = i + 1
-  end
+    return 0
+  end)
   -- w[i] is the image
   local cmd = {}
   if entry then
@@ -1832,31 +1807,41 @@ container_run = function(name, w, ctx)
   end
 end
 
+-- TARGET_OPTS are the options of docker exec and compose exec|run that take
+-- a value.
+local TARGET_OPTS = "^-(e|u|w|-env|-user|-workdir|-env-file|-entrypoint|-name|p|-publish|v|-volume|l|-label)$"
+
+-- run_in_target checks the command of VERB [options] TARGET CMD... (docker
+-- exec CONTAINER, compose exec SERVICE): CMD runs in the target.
+local function run_in_target(w, verb, ctx)
+  local i = 2
+  while i <= #w and w[i] ~= verb do
+    i = i + 1
+  end
+  i = i + 1
+  while i <= #w and string.sub(w[i], 1, 1) == "-" do
+    if re.match(w[i], TARGET_OPTS) then
+      i = i + 1
+    end
+    i = i + 1
+  end
+  local cmd = {}
+  for k = i + 1, #w do
+    cmd[#cmd + 1] = w[k]
+  end
+  if #cmd > 0 then
+    return check_argv(cmd, ctx)
+  end
+  return nil
+end
+
 local function docker_like(name)
   return function(w, ctx)
     local f = parse_flags(w, 2, "HcflpuwTe")
     local a = f.args
     if a[1] == "exec" then
       -- docker exec [opts] CONTAINER CMD...
-      local i = 2
-      while i <= #w and w[i] ~= "exec" do
-        i = i + 1
-      end
-      i = i + 1
-      while i <= #w and string.sub(w[i], 1, 1) == "-" do
-        if re.match(w[i], "^-(e|u|w|-env|-user|-workdir|-env-file)$") then
-          i = i + 1
-        end
-        i = i + 1
-      end
-      local cmd = {}
-      for k = i + 1, #w do
-        cmd[#cmd + 1] = w[k]
-      end
-      if #cmd > 0 then
-        return check_argv(cmd, ctx)
-      end
-      return nil
+      return run_in_target(w, "exec", ctx)
     end
     if a[1] == "run" or (a[1] == "container" and a[2] == "run") then
       return container_run(name, w, ctx)
@@ -1872,25 +1857,7 @@ local function docker_like(name)
       local verb = name == "docker-compose" and a[1] or a[2]
       if verb == "exec" or verb == "run" then
         -- compose exec|run [options] SERVICE CMD...: CMD runs in the service
-        local i = 2
-        while i <= #w and w[i] ~= verb do
-          i = i + 1
-        end
-        i = i + 1
-        while i <= #w and string.sub(w[i], 1, 1) == "-" do
-          if re.match(w[i], "^-(e|u|w|-env|-user|-workdir|-entrypoint|-name|p|-publish|v|-volume|l|-label)$") then
-            i = i + 1
-          end
-          i = i + 1
-        end
-        local cmd = {}
-        for k = i + 1, #w do
-          cmd[#cmd + 1] = w[k]
-        end
-        if #cmd > 0 then
-          return check_argv(cmd, ctx)
-        end
-        return nil
+        return run_in_target(w, verb, ctx)
       end
       if verb == "down" and (f.s.v or f.l.volumes) then
         return deny("drop-database", "compose down -v would delete the project's volumes")
@@ -1952,21 +1919,16 @@ H.eval = function(w, ctx)
   return check_line(join(w, 2), ctx.depth + 1)
 end
 
-H.su = function(w, ctx)
+-- command_option checks the command string of -c/--command (su,
+-- runuser, script, vagrant ssh).
+local function command_option(w, ctx)
   for k = 2, #w - 1 do
     if w[k] == "-c" or w[k] == "--command" then
       return check_line(w[k + 1], ctx.depth + 1)
     end
   end
 end
-H.runuser = H.su
-H.script = function(w, ctx)
-  for k = 2, #w - 1 do
-    if w[k] == "-c" or w[k] == "--command" then
-      return check_line(w[k + 1], ctx.depth + 1)
-    end
-  end
-end
+H.su, H.runuser, H.script = command_option, command_option, command_option
 H.watch = function(w, ctx)
   local f = parse_flags(w, 2, "ndq")
   if #f.args > 0 then
@@ -1976,22 +1938,12 @@ end
 
 local SSH_TAKES = "BbcDEeFIiJLlmOoPpQRSWw"
 H.ssh = function(w, ctx)
-  local i = 2
-  while i <= #w do
-    local a = w[i]
-    if a == "--" then
-      i = i + 1
-      break
+  local i = skip_options(w, 2, function(a)
+    if string.len(a) == 2 and string.find(SSH_TAKES, string.sub(a, -1), 1, true) then
+      return 1
     end
-    if string.sub(a, 1, 1) ~= "-" then
-      break
-    end
-    local last = string.sub(a, -1)
-    if string.len(a) == 2 and string.find(SSH_TAKES, last, 1, true) then
-      i = i + 1
-    end
-    i = i + 1
-  end
+    return 0
+  end)
   -- w[i] is the host
   local j = i + 1
   if w[j] == "--" then
@@ -2029,13 +1981,7 @@ local function no_delete() return nil end
 H.lxc, H.incus, H.multipass = kube_exec(no_delete), kube_exec(no_delete), kube_exec(no_delete)
 
 -- vagrant ssh -c CMD runs CMD in the machine
-H.vagrant = function(w, ctx)
-  for k = 2, #w - 1 do
-    if w[k] == "-c" or w[k] == "--command" then
-      return check_line(w[k + 1], ctx.depth + 1)
-    end
-  end
-end
+H.vagrant = command_option
 
 -- ansible HOSTS -m shell|command|raw -a CMD (command is the default
 -- module) runs CMD on every host

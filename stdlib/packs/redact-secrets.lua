@@ -392,68 +392,67 @@ end
 -- cli_find finds the password of a command-line client: mysql -pSECRET
 -- (no space: with one, -p prompts), --password=SECRET, sshpass -p SECRET.
 local CLI_PASSWORD = [=[(?i)^[^\n|;&]*?\s(?:-p|--password=)(['"]?)([^\s'"$-][^\s'"]*)|^[^\n|;&]*?\s-p\s+(['"]?)([^\s'"$-][^\s'"]*)]=]
+-- each_at calls fn(p) for every position p of word in lower (a loop
+-- bounded by the text's length).
+local function each_at(lower, word, fn)
+  local init = 1
+  while true do
+    local p = string.find(lower, word, init, true)
+    if p == nil then
+      return
+    end
+    init = p + 1
+    fn(p)
+  end
+end
+
+-- line_start returns where the line that holds position p begins (looking
+-- back at most 2,000 bytes).
+local function line_start(s, p)
+  for q = p - 1, math.max(1, p - 2000), -1 do
+    if string.byte(s, q) == 10 then
+      return q + 1
+    end
+  end
+  return math.max(1, p - 2000)
+end
+
+-- add_value appends to out the span of value v, found in s from from on.
+local function add_value(s, v, from, out)
+  local i = v and string.find(s, v, from, true)
+  if i then
+    out[#out + 1] = { i, i + string.len(v) - 1 }
+  end
+end
+
 local function cli_find(s, lower)
   local out = {}
   -- echo SECRET | docker login --password-stdin
-  local init = 1
-  while true do
-    local p = string.find(lower, "--password-stdin", init, true)
-    if p == nil then
-      break
+  each_at(lower, "--password-stdin", function(p)
+    local ls = line_start(s, p)
+    local a, _, v = re.find(string.sub(s, ls, p), [=[(?:echo|printf)\s+(?:-n\s+)?(?:'%s'\s+|"%s"\s+)?['"]?([^\s'"|$]{8,})['"]?\s*\|]=])
+    if a then
+      add_value(s, v, ls + a - 1, out)
     end
-    init = p + 1
-    local line_start = 1
-    for q = p - 1, math.max(1, p - 2000), -1 do
-      if string.byte(s, q) == 10 then
-        line_start = q + 1
-        break
-      end
-    end
-    local a, _, v = re.find(string.sub(s, line_start, p), [=[(?:echo|printf)\s+(?:-n\s+)?(?:'%s'\s+|"%s"\s+)?['"]?([^\s'"|$]{8,})['"]?\s*\|]=])
-    if a and v then
-      local i = string.find(s, v, line_start + a - 1, true)
-      if i then
-        out[#out + 1] = { i, i + string.len(v) - 1 }
-      end
-    end
-  end
+  end)
   -- docker|podman|helm|oc|az|cf login -p SECRET / --password SECRET
-  init = 1
-  while true do
-    local p = string.find(lower, "login", init, true)
-    if p == nil then
-      break
-    end
-    init = p + 1
+  each_at(lower, "login", function(p)
     local a, _, _, v = re.find(s, [=[^[^\n|;&]*?\s(?:-p|--password)(?:=|\s+)(['"]?)([^\s'"$-][^\s'"]*)]=], p + 5)
-    if a and v and not re.match(v, "^[0-9]+$") then
-      local i = string.find(s, v, a, true)
-      if i then
-        out[#out + 1] = { i, i + string.len(v) - 1 }
-      end
+    if a and not re.match(v or "", "^[0-9]*$") then
+      add_value(s, v, a, out)
     end
-  end
+  end)
   for _, k in ipairs({ "mysql", "mariadb", "sshpass" }) do
-    local init = 1
-    while true do
-      local p = string.find(lower, k, init, true)
-      if p == nil then
-        break
-      end
-      init = p + 1
+    each_at(lower, k, function(p)
       local e = p + string.len(k)
       while e <= string.len(s) and re.match(string.sub(s, e, e), "[A-Za-z0-9_-]") do
         e = e + 1
       end
       local a, _, _, v1, _, v2 = re.find(s, CLI_PASSWORD, e)
-      local v = v1 or v2
-      if a and v and (v2 == nil or k == "sshpass") then
-        local i = string.find(s, v, a, true)
-        if i then
-          out[#out + 1] = { i, i + string.len(v) - 1 }
-        end
+      if a and (v2 == nil or k == "sshpass") then
+        add_value(s, v1 or v2, a, out)
       end
-    end
+    end)
   end
   return out
 end
@@ -495,25 +494,12 @@ end
 local function cookie_find(s, lower)
   local out = {}
   for _, mark in ipairs({ "cookie", " -b" }) do
-    local init = 1
-    while true do
-      local p = string.find(lower, mark, init, true)
-      if p == nil then
-        break
-      end
-      init = p + 1
+    each_at(lower, mark, function(p)
       -- curl -b NAME=VALUE (on a line that runs curl)
-      local line_start = 1
-      for q = p - 1, math.max(1, p - 2000), -1 do
-        if string.byte(lower, q) == 10 then
-          line_start = q + 1
-          break
-        end
-      end
-      if mark == "cookie" or string.find(string.sub(lower, line_start, p), "curl", 1, true) then
+      if mark == "cookie" or string.find(string.sub(lower, line_start(lower, p), p), "curl", 1, true) then
         cookie_at(s, lower, p, mark, out)
       end
-    end
+    end)
   end
   return out
 end
