@@ -117,7 +117,7 @@ func TestCapsParamList(t *testing.T) {
 func TestCapsRedactDecoys(t *testing.T) {
 	p := mustLoad(t, "redact-secrets", nil)
 	token := expand("gh{{}}p_{{a:36}}", 7)
-	for _, decoys := range []int{10, 4097, 20000} {
+	for _, decoys := range []int{10, 4097, 6000} {
 		text := strings.Repeat("gh"+"p_ ", decoys) + "token " + token + " end"
 		got := redactText(t, p, text)
 		assert.True(t, strings.HasSuffix(got, "token [REDACTED:github-pat] end"), "%d decoys: %q", decoys, got[max(0, len(got)-80):])
@@ -125,8 +125,8 @@ func TestCapsRedactDecoys(t *testing.T) {
 	}
 	// the generic assignment rule reads every occurrence of its words
 	secret := expand("{{a:20}}", 9)
-	text := strings.Repeat("key ", 5000) + "api_key=" + secret
-	assert.Equal(t, strings.Repeat("key ", 5000)+"api_key=[REDACTED:secret]", redactText(t, p, text))
+	text := strings.Repeat("key ", 4100) + "api_key=" + secret
+	assert.Equal(t, strings.Repeat("key ", 4100)+"api_key=[REDACTED:secret]", redactText(t, p, text))
 }
 
 // TestCapsRedactIdentifier: a key name longer than 64 bytes is judged by
