@@ -3,12 +3,14 @@ package stdlib_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
+	"github.com/monad-hooks/monad-hooks/tools"
 )
 
 // packPool loads the named packs into one pool, as the engine does, for
@@ -29,9 +31,15 @@ func packPool(b *testing.B, names ...string) (*luaapi.Pool, []luaapi.Hook) {
 
 // BenchmarkDefaultSetBeforeTool runs every BeforeTool hook of the default
 // set that matches a shell tool call, as a dispatch would (without the
-// engine's own overhead).
+// engine's own overhead): the engine's view of the call (input.tool, from
+// the built-in tool table) is computed once, and a hook of kinds runs only
+// for a tool of one of them.
 func BenchmarkDefaultSetBeforeTool(b *testing.B) {
 	p, hooks := packPool(b, stdlib.Default()...)
+	table, err := tools.NewTable(tools.Builtin()...)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, c := range []struct{ name, cmd string }{
 		{"allowed", "go test ./... -run TestFoo -count=1 2>&1 | tail -20"},
 		{"allowed-long", "cd /work/proj && git status && git diff --stat && npm run build > build.log && rm -rf ./dist && ls -la"},
@@ -39,11 +47,15 @@ func BenchmarkDefaultSetBeforeTool(b *testing.B) {
 		{"denied-nested", "bash -c 'cd / && R=rm; $R -rf *'"},
 	} {
 		in := shellInput(c.cmd)
+		in.Tool = table.View(in.ToolName, in.ToolInput)
+		if in.Tool == nil || in.Tool.Kind != events.ToolShell {
+			b.Fatalf("%s is not a shell tool in the built-in table", in.ToolName)
+		}
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				for i, h := range hooks {
-					if h.Event != events.BeforeTool || !h.Matches(in.ToolName) {
+					if h.Event != events.BeforeTool || !h.Matches(in.ToolName) || len(h.Kinds) > 0 && !slices.Contains(h.Kinds, in.Tool.Kind) {
 						continue
 					}
 					out, err := p.Call(context.Background(), i, &in)
