@@ -152,7 +152,7 @@ func (e *Engine) dispatch(ctx context.Context, g *generation, hooks []*hook, ung
 			e.chain(ctx, spec, hooks, c, res)
 		}
 	}
-	e.sessions.after(&c.in, res, e.opts.maxStopContinues)
+	e.sessions.after(&c.in, res, e.opts.maxStopContinues, e.opts.startContext)
 	c.changed() // the Result may keep c: not its encoding of the input
 }
 

@@ -82,7 +82,9 @@
 //
 // Context returned at SessionStart is stashed per session and injected, first,
 // into the additionalContext of that session's first BeforeTurn that is not
-// denied. At AfterTurn, hooks see input.stopContinues, the number of
+// denied (a host whose SessionStart hook hands context to the model itself
+// keeps it in the SessionStart Result instead: [WithSessionContextAtStart]).
+// At AfterTurn, hooks see input.stopContinues, the number of
 // consecutive continuations so far; once it reaches maxStopContinues a
 // continueWork is dropped (audit: capped). The count resets whenever an
 // AfterTurn ends without a continuation, including a capped one. A

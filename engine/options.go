@@ -32,6 +32,7 @@ type options struct {
 	tools            []tools.Spec    // WithTools
 	unguarded        events.Decision // WithUnguardedTools
 	luaModules       map[string]any
+	startContext     bool // WithSessionContextAtStart
 }
 
 // DefaultMaxStopContinues is the default bound on consecutive AfterTurn
@@ -113,6 +114,15 @@ func WithMaxParallel(n int) Option {
 // processes (see [Engine.SessionState]).
 func WithSessionState(s map[string]SessionState) Option {
 	return func(o *options) { o.sessions = s }
+}
+
+// WithSessionContextAtStart is for hosts whose SessionStart hook can hand
+// context to the model itself (Claude Code, Gemini CLI, Codex, Cursor): the
+// Result of SessionStart keeps its additionalContext, and nothing is stashed
+// for the session's first BeforeTurn. Without it the context is stashed and
+// injected into that BeforeTurn (the seed's rule).
+func WithSessionContextAtStart() Option {
+	return func(o *options) { o.startContext = true }
 }
 
 // WithMaxSessions bounds how many sessions' state the engine keeps (default

@@ -51,6 +51,16 @@ type Result struct {
 	Audit []Record `json:"audit,omitempty"`
 }
 
+// Output returns the decision, reason, context and honoured rewrites of r
+// as a HookOutput (what a host adapter answers with). The payload values
+// are r's own, shared.
+func (r *Result) Output() events.Output {
+	return events.Output{Decision: r.Decision, Reason: r.Reason, AdditionalContext: r.AdditionalContext,
+		MutatedPrompt: r.MutatedPrompt, ModelOverride: r.ModelOverride, MutatedToolInput: r.MutatedToolInput,
+		UpdatedToolOutput: r.UpdatedToolOutput, MutatedRequest: r.MutatedRequest, MutatedText: r.MutatedText,
+		ContinueWork: r.ContinueWork}
+}
+
 // Denied reports whether the result is a deny.
 func (r *Result) Denied() bool { return r.Decision == events.Deny }
 

@@ -165,13 +165,14 @@ func (s *sessions) before(in *events.Input) {
 }
 
 // after applies the session rules once the hooks of in ran: the
-// SessionStart stash, its injection into the first BeforeTurn, the
-// maxStopContinues bound and the SessionEnd cleanup. Each rule reads and
-// writes the session's state at once, under the lock.
-func (s *sessions) after(in *events.Input, res *Result, maxStopContinues int) {
+// SessionStart stash (unless the host takes the context at SessionStart:
+// atStart), its injection into the first BeforeTurn, the maxStopContinues
+// bound and the SessionEnd cleanup. Each rule reads and writes the session's
+// state at once, under the lock.
+func (s *sessions) after(in *events.Input, res *Result, maxStopContinues int, atStart bool) {
 	switch in.Event {
 	case events.SessionStart:
-		if res.AdditionalContext != "" {
+		if res.AdditionalContext != "" && !atStart {
 			ctx := res.AdditionalContext
 			res.AdditionalContext = ""
 			s.update(in.SessionID, func(st *SessionState) { st.Context = joinContext(st.Context, ctx) })

@@ -99,3 +99,45 @@ func TestRecordCarriesSessionID(t *testing.T) {
 	assert.Equal(t, "s-42", res.Audit[0].SessionID)
 	assert.Equal(t, []string{"s-42"}, got)
 }
+
+// TestSessionContextAtStart: a host that takes SessionStart's context itself
+// gets it in the SessionStart Result, and the first BeforeTurn does not get
+// it a second time; without the option it is stashed for that BeforeTurn.
+func TestSessionContextAtStart(t *testing.T) {
+	start := engine.WithHook(engine.GoHook{Name: "start", Event: events.SessionStart, Handler: engine.HandlerFunc(func(context.Context, *events.Input) (events.Output, error) {
+		return events.Output{AdditionalContext: "branch: main"}, nil
+	})})
+	for _, atStart := range []bool{true, false} {
+		opts := []engine.Option{start}
+		if atStart {
+			opts = append(opts, engine.WithSessionContextAtStart())
+		}
+		eng, err := engine.New(t.Context(), opts...)
+		require.NoError(t, err)
+		res, err := eng.Dispatch(t.Context(), events.Input{Event: events.SessionStart, SessionID: "s"})
+		require.NoError(t, err)
+		turn, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTurn, SessionID: "s", Prompt: "p"})
+		require.NoError(t, err)
+		if atStart {
+			assert.Equal(t, "branch: main", res.AdditionalContext)
+			assert.Empty(t, turn.AdditionalContext, "not injected twice")
+			assert.Empty(t, eng.SessionState(), "nothing stashed")
+		} else {
+			assert.Empty(t, res.AdditionalContext)
+			assert.Equal(t, "branch: main", turn.AdditionalContext)
+		}
+		eng.Close()
+	}
+}
+
+// TestResultOutput: a Result as a HookOutput carries its decision, context
+// and every honoured rewrite.
+func TestResultOutput(t *testing.T) {
+	p, txt := "p2", "t2"
+	res := engine.Result{Event: events.BeforeTool, Decision: events.Ask, Reason: "r", AdditionalContext: "c",
+		MutatedPrompt: &p, ModelOverride: "m", MutatedToolInput: map[string]any{"a": 1}, UpdatedToolOutput: "o",
+		MutatedRequest: []any{1}, MutatedText: &txt, ContinueWork: &events.ContinueWork{Reason: "w"}, ConfigError: "x"}
+	assert.Equal(t, events.Output{Decision: events.Ask, Reason: "r", AdditionalContext: "c", MutatedPrompt: &p, ModelOverride: "m",
+		MutatedToolInput: map[string]any{"a": 1}, UpdatedToolOutput: "o", MutatedRequest: []any{1}, MutatedText: &txt,
+		ContinueWork: &events.ContinueWork{Reason: "w"}}, res.Output())
+}
