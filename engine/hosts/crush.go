@@ -1,9 +1,8 @@
 package hosts
 
 import (
-	"strings"
+	"encoding/json"
 
-	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -22,19 +21,23 @@ var crush = &Host{
 	Summary:    "Charm's Crush: PreToolUse payloads with event, session_id, cwd, tool_name, tool_input; exit 2 blocks",
 	Agent:      "crush",
 	EventKeys:  []string{"event", "hook_event_name"},
-	Events:     map[string]events.Event{"PreToolUse": events.BeforeTool},
+	Events:     []Event{{Name: "PreToolUse", Monad: events.BeforeTool}},
 	FoldEvents: true,
-	Fields: map[string]string{
-		"session_id": "sessionId", "cwd": "cwd", "tool_name": "toolName", "tool_input": "toolInput",
-		"tool_use_id": "toolCallId",
+	Notes: []string{
+		"A deny is exit 2 with the reason on stderr; an allow, context or rewrite is Claude Code's hookSpecificOutput on stdout; no opinion is silence.",
+		"An ask blocks the call (exit 2): Crush hooks cannot ask a person; the reason says approval is needed.",
+		"A rewrite is sent whole, with the keys it dropped set to null: Crush merges updated_input over the input.",
+		"serve --host crush is refused: Crush reads a deny from the exit code only.",
 	},
-	Encode: crushAnswer,
-	Refuse: func(ev events.Event, reason string) Answer {
-		if !canDeny(ev) {
-			return Answer{Stderr: reason}
-		}
-		return block("monad-hooks refused the hook input, so the call is blocked: " + reason)
+	common: []field{
+		f("session_id", "sessionId", kString), f("cwd", "cwd", kString), f("tool_name", "toolName", kString),
+		f("tool_input", "toolInput", kValue), f("tool_use_id", "toolCallId", kString),
 	},
+}
+
+func init() {
+	crush.encode = crushAnswer
+	crush.read = crushRead
 }
 
 // block is Crush's deny: exit 2 with the reason on stderr.
@@ -42,50 +45,84 @@ func block(reason string) Answer {
 	return Answer{Exit: 2, Stderr: oneLine(reason) + "\n"}
 }
 
-func crushAnswer(ev events.Event, in events.Input, res engine.Result) Answer {
-	switch res.Decision {
+func crushAnswer(c *Call, out events.Output) Answer {
+	switch out.Decision {
 	case events.Deny:
-		if res.Reason == "" {
+		if out.Reason == "" {
 			return block("denied by monad-hooks")
 		}
-		return block(res.Reason)
+		return block(out.Reason)
 	case events.Ask:
-		why := "monad-hooks asks for a person's approval, which a Crush hook cannot ask for, so the call is blocked"
-		if res.Reason != "" {
-			why += ": " + res.Reason
-		}
-		return block(why)
+		return block(askBlocked("a Crush hook", out.Reason))
 	}
-	out := map[string]any{"hookEventName": "PreToolUse"}
-	if res.Decision == events.Allow {
-		out["permissionDecision"] = "allow"
-		if res.Reason != "" {
-			out["permissionDecisionReason"] = res.Reason
+	hso := map[string]any{}
+	if out.Decision == events.Allow {
+		hso["permissionDecision"] = "allow"
+		if out.Reason != "" {
+			hso["permissionDecisionReason"] = out.Reason
 		}
 	}
-	if res.AdditionalContext != "" {
-		out["additionalContext"] = res.AdditionalContext
+	if out.AdditionalContext != "" {
+		hso["additionalContext"] = out.AdditionalContext
 	}
-	if m, ok := res.MutatedToolInput.(map[string]any); ok {
-		patch := make(map[string]any, len(m))
-		for k, v := range m {
-			patch[k] = v
-		}
-		if old, ok := in.ToolInput.(map[string]any); ok {
-			for k := range old {
-				if _, kept := m[k]; !kept {
-					patch[k] = nil
-				}
-			}
-		}
-		out["updatedInput"] = patch
+	if patch, ok := mergePatch(c.Input.ToolInput, out.MutatedToolInput); ok {
+		hso["updatedInput"] = patch
 	}
-	if len(out) == 1 {
+	if len(hso) == 0 {
 		return Answer{} // no opinion: silence
 	}
-	return Answer{Stdout: jsonLine(map[string]any{"hookSpecificOutput": out})}
+	hso["hookEventName"] = "PreToolUse"
+	return answerJSON(map[string]any{"hookSpecificOutput": hso})
 }
 
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+// crushRead reads a hook written for Crush: exit 2 blocks, 49 halts the
+// turn (a deny here), exit 0 with its envelope (decision, reason, context,
+// updated_input merged over the input) or Claude Code's
+// hookSpecificOutput; other exits are "no opinion" to Crush and a failure
+// here (onError decides).
+func crushRead(_ *Event, in *events.Input, exit int, stdout, stderr []byte) (events.Output, error) {
+	switch exit {
+	case 2, 49:
+		return events.Output{Decision: events.Deny, Reason: stderrReason(stderr)}, nil
+	case 0:
+	default:
+		return events.Output{}, errOtherExit(exit, stderr)
+	}
+	m, err := object(stdout)
+	if err != nil || m == nil {
+		return events.Output{}, err
+	}
+	if _, ok := m["hookSpecificOutput"]; ok {
+		return claudeRead(&Event{Name: "PreToolUse", Monad: events.BeforeTool}, in, 0, stdout, stderr)
+	}
+	var env struct {
+		Decision     string          `json:"decision"`
+		Halt         bool            `json:"halt"`
+		Reason       string          `json:"reason"`
+		Context      json.RawMessage `json:"context"`
+		UpdatedInput json.RawMessage `json:"updated_input"`
+	}
+	if err := json.Unmarshal(stdout, &env); err != nil {
+		return events.Output{}, invalidOutput(err)
+	}
+	var out events.Output
+	switch {
+	case env.Halt || env.Decision == "deny":
+		out.Decision, out.Reason = events.Deny, env.Reason
+	case env.Decision == "allow":
+		out.Decision, out.Reason = events.Allow, env.Reason
+	}
+	if ctx, err := stringOrLines(env.Context); err != nil {
+		return out, invalidOutput(err)
+	} else {
+		out.AdditionalContext = ctx
+	}
+	if len(env.UpdatedInput) > 0 && !isNull(env.UpdatedInput) {
+		v, err := events.DecodeValue(env.UpdatedInput)
+		if err != nil {
+			return out, invalidOutput(err)
+		}
+		out.MutatedToolInput = mergeOver(in.ToolInput, v)
+	}
+	return out, nil
 }

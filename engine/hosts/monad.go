@@ -1,10 +1,6 @@
 package hosts
 
 import (
-	"bytes"
-	"encoding/json"
-
-	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -16,32 +12,26 @@ var monad = &Host{
 	Name:      "monad",
 	Summary:   "the seed's contract: a HookInput on stdin, the Result (a valid HookOutput) on stdout",
 	EventKeys: []string{"event"},
-	Events: func() map[string]events.Event {
-		m := map[string]events.Event{}
+	Events: func() []Event {
+		var out []Event
 		for _, ev := range events.All() {
-			m[ev.String()] = ev
+			out = append(out, Event{Name: ev.String(), Monad: ev})
 		}
-		return m
+		return out
 	}(),
-	Encode: func(_ events.Event, _ events.Input, res engine.Result) Answer {
-		return Answer{Stdout: jsonLine(res)}
-	},
-	Refuse: func(ev events.Event, reason string) Answer {
-		if !ev.Valid() || !canDeny(ev) {
-			return Answer{Exit: 1, Stderr: "monad-hooks: " + reason}
-		}
-		res := engine.Result{Event: ev, Decision: events.Deny, Reason: "monad-hooks refused the input, so the call is denied: " + reason}
-		return Answer{Stdout: jsonLine(res), Stderr: "monad-hooks: " + reason}
-	},
+	raw: true,
 }
 
-// jsonLine encodes v as one line of JSON, without HTML escaping.
-func jsonLine(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return []byte(`{"error":"cannot encode the answer"}` + "\n")
+// The monad host answers with the whole Result, which the CLI prints
+// itself; Encode and Refuse give the HookOutput part.
+func init() {
+	monad.encode = func(c *Call, out events.Output) Answer {
+		return Answer{Stdout: jsonLine(monadResult{Event: c.Input.Event, Output: out})}
 	}
-	return b.Bytes()
+}
+
+// monadResult is the leading part of an engine Result.
+type monadResult struct {
+	Event events.Event `json:"event"`
+	events.Output
 }

@@ -76,6 +76,9 @@ type common struct {
 	// skipped rather than fatal (run: the guards must run all the same).
 	stateOptional    bool
 	maxStopContinues *int
+	// seed is session state a host payload vouches for (hostSeed), merged
+	// into the stored state.
+	seed map[string]engine.SessionState
 }
 
 // register adds the common flags to fs.
@@ -228,8 +231,11 @@ func (c *common) open(ctx context.Context, inv *invocation, withRuntime bool, ex
 				inv.errorf("%v", err)
 				return nil, ExitFail
 			default:
-				opts = append(opts, engine.WithSessionState(st))
+				opts = append(opts, engine.WithSessionState(mergeSeed(st, c.seed)))
 			}
+		}
+		if o.state == "" && c.seed != nil {
+			opts = append(opts, engine.WithSessionState(c.seed))
 		}
 		if c.audit != "" {
 			a, err := openAudit(abs(inv.env, c.audit))

@@ -24,7 +24,10 @@ type hostFixture struct {
 		Exit       int               `toml:"exit"`
 		Stdout     *string           `toml:"stdout"`
 		StdoutJSON string            `toml:"stdoutJSON"`
-		Stderr     *string           `toml:"stderr"`
+		// JSON holds values stdout's JSON must have, by dotted path
+		// ("hookSpecificOutput.permissionDecision").
+		JSON   map[string]any `toml:"json"`
+		Stderr *string        `toml:"stderr"`
 	} `toml:"case"`
 }
 
@@ -63,9 +66,42 @@ func TestE2EHosts(t *testing.T) {
 					require.NoError(t, json.Unmarshal([]byte(c.StdoutJSON), &v), "stdoutJSON")
 					assert.JSONEq(t, c.StdoutJSON, strings.TrimSpace(o.stdout))
 				}
+				if len(c.JSON) > 0 {
+					var got any
+					require.NoError(t, json.Unmarshal([]byte(o.stdout), &got), "stdout is not JSON: %q", o.stdout)
+					for path, want := range c.JSON {
+						v, ok := jsonPath(got, path)
+						if assert.True(t, ok, "stdout %s has no %s", o.stdout, path) {
+							assert.Equal(t, normJSON(t, want), v, "%s in %s", path, o.stdout)
+						}
+					}
+				}
 			})
 		}
 	}
+}
+
+// jsonPath returns the value at a dotted path of a decoded JSON value.
+func jsonPath(v any, path string) (any, bool) {
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// normJSON is v as encoding/json decodes it (TOML integers become float64).
+func normJSON(t *testing.T, v any) any {
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	var out any
+	require.NoError(t, json.Unmarshal(b, &out))
+	return out
 }
 
 // TestE2ECheckAndExplainTools: check lists the declared tools and the hooks

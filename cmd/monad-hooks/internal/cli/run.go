@@ -116,20 +116,20 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 	}
 	// Whatever the host, a payload that cannot be read or decoded, or that
 	// names an unknown event, is refused: a deny where the event can deny.
-	var st hosts.Status
-	var in events.Input
+	var call hosts.Call
 	b, err := readLimited(inv.stdin)
 	if err != nil {
-		st, in = hosts.Refused, events.Input{Event: ev}
+		call = hosts.Call{Status: hosts.Refused, Input: events.Input{Event: ev}, Err: err}
 	} else {
-		st, in, err = host.Decode(b, ev)
+		call = host.Decode(b, ev)
 	}
-	switch st {
+	switch call.Status {
 	case hosts.Ignored:
 		return ExitOK
 	case hosts.Refused:
-		return inv.answer(host.Refuse(in.Event, err.Error()))
+		return inv.answer(host.Refuse(call, call.Err.Error()))
 	}
+	in := call.Input
 	// Only the session events read or change the session state: the others
 	// leave --state alone. Those that do hold its lock from the read to the
 	// write, so that concurrent runs never lose each other's sessions.
@@ -151,16 +151,17 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 		}
 	}
 	c.stateOptional = true
+	c.seed = hostSeed(in)
 	// A host reads any exit but 0 and 2 as "the hook failed, proceed": a
 	// broken file must not switch the guards off. The engine starts with
 	// what loads and fails closed when a policy file is broken; the
 	// problems go to stderr and into the Result's configError.
-	o, code := c.open(ctx, inv, true, engine.WithDegradedStart())
+	o, code := c.open(ctx, inv, true, hostOptions(host, engine.WithDegradedStart())...)
 	if code >= 0 {
 		if host.Name == "monad" {
 			return code
 		}
-		return inv.answer(host.Refuse(in.Event, "its configuration did not load (see the errors above)"))
+		return inv.answer(host.Refuse(call, "its configuration did not load (see the errors above)"))
 	}
 	defer o.close(inv)
 	var ce engine.ConfigErrors
@@ -175,14 +176,17 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 	// The dispatch is not cut short by a signal: a hook in flight finishes
 	// (each hook has its own timeout) and its Result is delivered.
 	res, err := o.eng.Dispatch(context.WithoutCancel(ctx), in)
-	if err != nil {
-		if host.Name == "monad" {
-			inv.errorf("%v", err)
-			return ExitFail
-		}
-		return inv.answer(host.Refuse(in.Event, err.Error()))
+	switch {
+	case err != nil && host.Name == "monad":
+		inv.errorf("%v", err)
+		return ExitFail
+	case err != nil:
+		code = inv.answer(host.Refuse(call, err.Error()))
+	case host.Name == "monad":
+		code = inv.answer(hosts.Answer{Stdout: resultLine(res)})
+	default:
+		code = inv.answer(host.Encode(call, res.Output()))
 	}
-	code = inv.answer(host.Encode(in.Event, in, res))
 	// The answer is out: a failure to save the state is reported, but the
 	// exit code stays, or a host would discard the decision.
 	if err := o.saveState(); err != nil {
