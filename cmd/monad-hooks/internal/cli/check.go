@@ -33,7 +33,8 @@ func cmdExplain(ctx context.Context, inv *invocation, args []string) int {
 	fs := newFlagSet("explain")
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print the explanation as JSON")
-	in, code := readEventInput(inv, fs, &c, helpExplain, args)
+	hostName := fs.String("host", "monad", "the agent `HOST` whose hook payload stdin holds")
+	in, code := explainInput(inv, fs, &c, hostName, args)
 	if code >= 0 {
 		return code
 	}

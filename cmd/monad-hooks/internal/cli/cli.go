@@ -158,6 +158,10 @@ func cmdHelp(inv *invocation, args []string) int {
 			fmt.Fprint(inv.stdout, helpHelp)
 			return ExitOK
 		}
+		if args[0] == "hosts" {
+			fmt.Fprint(inv.stdout, helpHosts())
+			return ExitOK
+		}
 		c := lookupCommand(args[0])
 		if c == nil {
 			return inv.usageErr("unknown command %q", args[0])

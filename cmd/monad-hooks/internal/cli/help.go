@@ -67,17 +67,21 @@ configuration error) in CI.
 
 --host HOST reads the payload and answers in the convention of another
 agent's command hooks, so that the agent runs monad-hooks as one of its
-own hooks (EVENT is then optional: the payload names it):
+own hooks (EVENT is then optional: the payload names it). HOST is monad
+(the contract above, the default), claude-code, gemini-cli, codex, cursor
+or crush; "monad-hooks help hosts" lists each one's events and what it
+cannot express (an ask where the agent has none is its deny with a
+reason, never a silent proceed). An event of the agent with no Monad
+equivalent proceeds with nothing to say (exit 0, no output). A payload
+that cannot be decoded, an unknown event or an engine that cannot start
+(a bad --root, an unwritable --audit) is the agent's deny (exit 2 where
+no event is known), never an exit code the agent reads as "proceed".
 
-	monad   the contract above (the default)
-	crush   Charm's Crush: its PreToolUse payload (event, session_id, cwd,
-	        tool_name, tool_input); a deny (and an ask, which Crush cannot
-	        ask) is exit 2 with the reason on stderr; an allow, context or
-	        rewrite is Claude Code's hookSpecificOutput on stdout; no
-	        opinion is silence. A payload that cannot be decoded, an
-	        unknown event or an engine that cannot start (a bad --root,
-	        an unwritable --audit) is exit 2 too, never an exit code Crush
-	        reads as "proceed".
+With --host, --state also carries the count of continuations across runs
+(Claude Code's Stop, Gemini's AfterAgent, Codex's Stop, Cursor's stop), so
+--max-stop-continues bounds them; install puts --state in the command.
+The agent's own count, when its payload gives one (stop_hook_active,
+loop_count), is the least the count can be.
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 
@@ -85,6 +89,7 @@ Examples:
 	monad-hooks run BeforeTool --config agents.json --stdlib none < input.json
 	monad-hooks run SessionStart --state state.json --audit audit.jsonl < start.json
 	monad-hooks run --host crush     (in crush.json: "hooks": {"PreToolUse": [{"command": "monad-hooks run --host crush"}]})
+	monad-hooks run --host claude-code --state ~/.claude/monad-hooks-state.json < payload.json
 `
 
 const helpServe = `Usage: monad-hooks serve [--listen ADDR] [FLAGS]
@@ -97,6 +102,13 @@ Without --listen it reads JSON lines: one HookInput per line on stdin
 ("event" required), one Result per line on stdout, in order. An invalid line
 gets {"error": "..."} and the stream goes on; blank lines are skipped. At
 the end of stdin serve exits 0.
+
+With --host HOST (claude-code, gemini-cli, codex or cursor; see
+"monad-hooks help hosts") each line, or request body, is that agent's
+hook payload, and the answer is the JSON the agent reads: its deny, ask or
+rewrite, {} for no opinion, {"error": ...} (HTTP 400) where the agent
+would read exit 1. A Claude Code HTTP hook can post to /v1/dispatch
+directly. Crush, which reads a deny from the exit code, is refused.
 
 With --listen ADDR it serves HTTP on ADDR (127.0.0.1:PORT, [::1]:PORT,
 localhost:PORT, or unix:PATH; the endpoint has no authentication, so other
@@ -130,6 +142,7 @@ Serve flags:
 	--max-concurrent N     HTTP dispatches that run at once (default 32)
 	--reload-interval D    check the configuration files for changes at most
 	                       every D (default 0: on every dispatch)
+	--host HOST            the lines or bodies are HOST's hook payloads
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 
@@ -159,17 +172,26 @@ Examples:
 `
 
 const helpExplain = `Usage: monad-hooks explain EVENT [FLAGS] < input.json
+       monad-hooks explain [EVENT] --host HOST [FLAGS] < payload.json
 
 Explain reads a HookInput like run, but runs no hook: it prints which hooks
 would run for the input, in order, and for every other hook why it would not
 (another event, a matcher that does not match the tool, an identical command
 that runs in its place, ...). Use it to find out why a hook did not fire.
 
+With --host HOST the input is that agent's hook payload: explain first
+says which Monad event and tool it maps to (and what of the event does not
+carry over), or that the agent's event has no Monad equivalent, so nothing
+runs, or why the payload is refused and what run --host answers then
+(exit 1).
+
 	--json    print one JSON object per hook, with "matched", "runs" and "why"
+	--host    the agent whose hook payload stdin holds
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 
 	echo '{"toolName":"file_write"}' | monad-hooks explain BeforeTool --config agents.json
+	echo '{"hook_event_name":"Notification"}' | monad-hooks explain --host claude-code
 `
 
 const helpTest = `Usage: monad-hooks test [FLAGS] [PATH...]
@@ -229,8 +251,10 @@ built from a released module), its VCS revision when known, and the Go
 version.
 `
 
-const helpHelp = `Usage: monad-hooks help [COMMAND]
+const helpHelp = `Usage: monad-hooks help [COMMAND|hosts]
 
 Help prints the usage of monad-hooks, or of COMMAND. "monad-hooks COMMAND
---help" does the same.
+--help" does the same. "monad-hooks help hosts" lists the agents whose
+hook contracts monad-hooks speaks, with their events and what each cannot
+express.
 `

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/engine"
+	"github.com/monad-hooks/monad-hooks/engine/hosts"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -46,6 +47,7 @@ type serveFlags struct {
 	grace          time.Duration
 	maxConcurrent  int
 	reloadInterval time.Duration
+	host           string
 }
 
 func cmdServe(ctx context.Context, inv *invocation, args []string) int {
@@ -56,7 +58,12 @@ func cmdServe(ctx context.Context, inv *invocation, args []string) int {
 	fs.DurationVar(&sf.grace, "grace", DefaultGrace, "on SIGINT/SIGTERM, how long dispatches in flight may still run")
 	fs.IntVar(&sf.maxConcurrent, "max-concurrent", DefaultMaxConcurrent, "HTTP dispatches that run at once")
 	fs.DurationVar(&sf.reloadInterval, "reload-interval", 0, "check the configuration files for changes at most this often (0: on every dispatch)")
+	fs.StringVar(&sf.host, "host", "monad", "the agent `HOST` whose hook payloads and answers the lines or requests carry")
 	pos, code := parseArgs(inv, fs, helpServe, args)
+	if code >= 0 {
+		return code
+	}
+	host, code := serveHostFlag(inv, sf.host)
 	if code >= 0 {
 		return code
 	}
@@ -82,7 +89,7 @@ func cmdServe(ctx context.Context, inv *invocation, args []string) int {
 	if sf.reloadInterval < 0 {
 		return inv.usageErr("--reload-interval must not be negative")
 	}
-	o, code := sf.open(ctx, inv, true, engine.WithReloadInterval(sf.reloadInterval))
+	o, code := sf.open(ctx, inv, true, hostOptions(host, engine.WithReloadInterval(sf.reloadInterval))...)
 	if code >= 0 {
 		return code
 	}
@@ -105,9 +112,9 @@ func cmdServe(ctx context.Context, inv *invocation, args []string) int {
 	defer stopGrace()
 
 	if network == "" {
-		code = serveLines(ctx, work, inv, o.eng)
+		code = serveLines(ctx, work, inv, o.eng, host)
 	} else {
-		code = serveHTTP(ctx, work, cancelWork, inv, o.eng, network, address, sf.grace, sf.maxConcurrent)
+		code = serveHTTP(ctx, work, cancelWork, inv, o.eng, host, network, address, sf.grace, sf.maxConcurrent)
 	}
 	if err := o.saveState(); err != nil {
 		inv.errorf("%v", err)
@@ -119,7 +126,7 @@ func cmdServe(ctx context.Context, inv *invocation, args []string) int {
 // serveLines is the JSON-lines transport: one HookInput per line of stdin,
 // one Result (or {"error": ...}) per line of stdout, in order. Blank lines are
 // skipped. It returns at EOF, or when ctx ends, after the line in flight.
-func serveLines(ctx, work context.Context, inv *invocation, eng *engine.Engine) int {
+func serveLines(ctx, work context.Context, inv *invocation, eng *engine.Engine, host *hosts.Host) int {
 	type item struct {
 		line    []byte
 		tooLong bool
@@ -163,6 +170,8 @@ func serveLines(ctx, work context.Context, inv *invocation, eng *engine.Engine) 
 			out = errorBody{fmt.Sprintf("invalid input: line longer than %d bytes", MaxInputSize)}
 		case len(line) == 0:
 			// a blank line, or a read error with nothing before it
+		case host.Name != "monad":
+			out, _ = hostAnswer(work, eng, host, line)
 		default:
 			if in, err := events.DecodeInput(line); err != nil {
 				out = errorBody{"invalid input: " + err.Error()}
@@ -284,7 +293,7 @@ func listen(network, address string) (net.Listener, error) {
 
 // serveHTTP is the HTTP transport. On ctx's end it stops accepting, lets the
 // requests in flight finish (up to grace), then returns.
-func serveHTTP(ctx, work context.Context, cancelWork context.CancelFunc, inv *invocation, eng *engine.Engine, network, address string, grace time.Duration, maxConcurrent int) int {
+func serveHTTP(ctx, work context.Context, cancelWork context.CancelFunc, inv *invocation, eng *engine.Engine, host *hosts.Host, network, address string, grace time.Duration, maxConcurrent int) int {
 	ln, err := listen(network, address)
 	if err != nil {
 		inv.errorf("%v", err)
@@ -294,7 +303,7 @@ func serveHTTP(ctx, work context.Context, cancelWork context.CancelFunc, inv *in
 		defer os.Remove(address)
 	}
 	h := newHTTPHandler(eng, network, ln.Addr().String(), maxConcurrent, MaxInputSize, DefaultBodyMemory)
-	h.work = work
+	h.work, h.host = work, host
 	srv := &http.Server{
 		Handler:           h.mux(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -352,6 +361,7 @@ type httpHandler struct {
 	inflight atomic.Int64
 	canceled atomic.Bool  // a dispatch ended after work was canceled
 	waiting  atomic.Int64 // requests waiting for a slot or body memory (tests)
+	host     *hosts.Host  // the bodies' host contract; nil: monad
 }
 
 // newHTTPHandler returns the handler of a server listening on address.
@@ -470,6 +480,14 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeHTTP(w, http.StatusBadRequest, errorBody{"reading the body: " + err.Error()})
+		return
+	}
+	if h.host != nil && h.host.Name != "monad" {
+		out, status := hostAnswer(r.Context(), h.eng, h.host, body)
+		if h.work != nil && h.work.Err() != nil {
+			h.canceled.Store(true)
+		}
+		writeHTTP(w, status, out)
 		return
 	}
 	in, err := events.DecodeInput(body)
