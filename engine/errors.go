@@ -48,6 +48,7 @@ const (
 	CodeBadCommand     = config.CodeBadCommand     // a command contains a NUL byte
 	CodeBadTimeout     = config.CodeBadTimeout     // timeoutMs is not an integer from 1 to 600000
 	CodeBadOnError     = config.CodeBadOnError     // onError is not "deny" or "skip"
+	CodeBadInput       = config.CodeBadInput       // input names no known agent, or an agent event that does not map to the hook's event
 	CodeBadAtom        = config.CodeBadAtom        // a bad atoms entry, an unknown stdlib pack or parameters it refuses
 	CodePolicyInUser   = config.CodePolicyInUser   // a user file holds policyHooks
 	CodeHooksInPolicy  = config.CodeHooksInPolicy  // a policy file holds hooks

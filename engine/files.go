@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/monad-hooks/monad-hooks/engine/hosts"
 	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/shell"
@@ -427,6 +430,11 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 	if h.OnError == config.OnErrorDeny {
 		onError = OnErrorDeny
 	}
+	adapter, hev := hookAdapter(h.Input, ev)
+	if adapter != nil {
+		env = append(slices.Clip(env), adapter.ProjectEnv(s.f.Root)...)
+	}
+	badInput := h.Input != "" && adapter == nil // the parser checks it: never expected
 	cmd := shell.Command{Line: h.Command, Dir: s.f.Root, Env: env, Timeout: timeout}
 	runner := s.f.Runner
 	return hookSpec{
@@ -434,10 +442,24 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 		matcher: g.Matcher, kinds: g.Kinds, onError: onError,
 		// The runner enforces the timeout and kills the process group; the
 		// engine adds no deadline of its own.
-		dedup:        h.Command + "\x00" + strconv.FormatInt(int64(timeout/time.Millisecond), 10) + "\x00" + onError.String(),
+		dedup:        h.Command + "\x00" + strconv.FormatInt(int64(timeout/time.Millisecond), 10) + "\x00" + onError.String() + "\x00" + h.Input,
 		shownTimeout: timeout,
-		validated:    true, // shell.Interpret decodes with events.DecodeOutput
+		validated:    true, // shell.Interpret and hosts.Interpret validate
 		run: func(ctx context.Context, c *call) (events.Output, []string, error) {
+			if badInput {
+				return events.Output{}, nil, fmt.Errorf("input %q names no agent event for %s", h.Input, ev)
+			}
+			if adapter != nil {
+				// A hook written for another agent: its payload in, its
+				// answer read its way.
+				stdin, err := adapter.Payload(hev, c.in)
+				if err != nil {
+					return events.Output{}, nil, fmt.Errorf("encode input for %s: %w", adapter.Name, err)
+				}
+				r, err := runner.Run(ctx, cmd, stdin)
+				out, err := adapter.Interpret(hev, c.in, r, err)
+				return out, nil, err
+			}
 			stdin, err := c.inputJSON()
 			if err != nil {
 				return events.Output{}, nil, fmt.Errorf("encode input: %w", err)
@@ -447,6 +469,25 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 			return out, nil, err
 		},
 	}
+}
+
+// hookAdapter resolves a command hook's input ("HOST" or "HOST:EVENT",
+// validated by the configuration parser) to the host contract and the
+// host event the hook gets; nil for the seed's contract.
+func hookAdapter(input string, ev events.Event) (*hosts.Host, hosts.Event) {
+	if input == "" {
+		return nil, hosts.Event{}
+	}
+	name, event, _ := strings.Cut(input, ":")
+	h, ok := hosts.Lookup(name)
+	if !ok {
+		return nil, hosts.Event{}
+	}
+	hev, ok := h.EventFor(ev, event)
+	if !ok {
+		return nil, hosts.Event{}
+	}
+	return h, hev
 }
 
 // fromParse returns the problems of config.Parse as ConfigErrors.

@@ -1,6 +1,8 @@
 package hosts
 
 import (
+	"strings"
+
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -70,7 +72,8 @@ var claudeCode = &Host{
 		"SessionStart and SubagentStart: context is hookSpecificOutput.additionalContext.",
 		"A payload naming no known event is refused with exit 2 (a block) and decision block on stdout.",
 	},
-	common: []field{f("session_id", "sessionId", kString), f("cwd", "cwd", kString)},
+	projectEnv: []string{"CLAUDE_PROJECT_DIR"},
+	common:     []field{f("session_id", "sessionId", kString), f("cwd", "cwd", kString)},
 	block: func(reason string) map[string]any {
 		return map[string]any{"decision": "block", "reason": reason}
 	},
@@ -165,7 +168,7 @@ func claudeRead(ev *Event, in *events.Input, exit int, stdout, stderr []byte) (e
 		// Plain text: context where the host reads it so.
 		switch in.Event {
 		case events.SessionStart, events.BeforeTurn:
-			return events.Output{AdditionalContext: string(stdout)}, nil
+			return events.Output{AdditionalContext: strings.TrimSpace(string(stdout))}, nil
 		}
 		return events.Output{}, nil
 	}

@@ -29,6 +29,7 @@ var crush = &Host{
 		"A rewrite is sent whole, with the keys it dropped set to null: Crush merges updated_input over the input.",
 		"serve --host crush is refused: Crush reads a deny from the exit code only.",
 	},
+	projectEnv: []string{"CRUSH_PROJECT_DIR"},
 	common: []field{
 		f("session_id", "sessionId", kString), f("cwd", "cwd", kString), f("tool_name", "toolName", kString),
 		f("tool_input", "toolInput", kValue), f("tool_use_id", "toolCallId", kString),

@@ -65,6 +65,7 @@ var cursor = &Host{
 		"Cursor fails open on a hook that crashes or times out unless failClosed is set: install sets it.",
 		"A payload naming no known event is refused with exit 2 (a block) and permission deny on stdout.",
 	},
+	projectEnv: []string{"CURSOR_PROJECT_DIR", "CLAUDE_PROJECT_DIR"},
 	common: []field{
 		f("conversation_id", "sessionId", kString), f("session_id", "sessionId", kString),
 		f("cwd", "cwd", kString), f("workspace_roots", "cwd", kFirst),

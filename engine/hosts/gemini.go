@@ -47,7 +47,8 @@ var geminiCLI = &Host{
 		"BeforeModel: a request rewrite is hookSpecificOutput.llm_request. AfterModel: a text rewrite is hookSpecificOutput.llm_response.",
 		"A payload naming no known event is refused with exit 2 (a block) and decision deny on stdout.",
 	},
-	common: []field{f("session_id", "sessionId", kString), f("cwd", "cwd", kString), f("timestamp", "timestamp", kTime)},
+	projectEnv: []string{"GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"},
+	common:     []field{f("session_id", "sessionId", kString), f("cwd", "cwd", kString), f("timestamp", "timestamp", kTime)},
 	block: func(reason string) map[string]any {
 		return map[string]any{"decision": "deny", "reason": reason}
 	},

@@ -100,12 +100,13 @@ type Host struct {
 	// to the model itself (engine.WithSessionContextAtStart).
 	ContextAtStart bool
 
-	common  []field // payload fields of every event
-	raw     bool    // the payload is a HookInput as it is (monad)
-	encode  func(c *Call, out events.Output) Answer
-	block   func(reason string) map[string]any // a block at an unknown event, as JSON
-	read    func(ev *Event, in *events.Input, exit int, stdout, stderr []byte) (events.Output, error)
-	payload func(ev *Event, in *events.Input, obj map[string]any)
+	projectEnv []string // the variables that name the project folder to the host's hooks
+	common     []field  // payload fields of every event
+	raw        bool     // the payload is a HookInput as it is (monad)
+	encode     func(c *Call, out events.Output) Answer
+	block      func(reason string) map[string]any // a block at an unknown event, as JSON
+	read       func(ev *Event, in *events.Input, exit int, stdout, stderr []byte) (events.Output, error)
+	payload    func(ev *Event, in *events.Input, obj map[string]any)
 }
 
 // Status says what Decode made of a payload.
@@ -278,6 +279,20 @@ func (h *Host) Refuse(c Call, reason string) Answer {
 	a := h.encode(&c, events.Output{Decision: events.Deny, Reason: why})
 	a.Stderr = "monad-hooks: " + oneLine(reason) + "\n"
 	return a
+}
+
+// ProjectEnv returns the environment variables by which the host names the
+// project folder to its hooks (CLAUDE_PROJECT_DIR, ...), set to root, for
+// the hooks written for it; none when root is "".
+func (h *Host) ProjectEnv(root string) []string {
+	if root == "" {
+		return nil
+	}
+	out := make([]string, len(h.projectEnv))
+	for i, k := range h.projectEnv {
+		out[i] = k + "=" + root
+	}
+	return out
 }
 
 // EventFor returns the host event a command hook of the Monad event ev

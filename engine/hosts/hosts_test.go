@@ -8,6 +8,7 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine/hosts"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/shell"
 	"github.com/monad-hooks/monad-hooks/tools"
 )
 
@@ -76,4 +77,128 @@ func TestHostsKnowTheirTools(t *testing.T) {
 	}
 	_, ok := hosts.Lookup("vim")
 	assert.False(t, ok)
+}
+
+// TestPayloadRoundTrip: for every host and every host event that maps to a
+// Monad event, the payload a command hook gets (Payload) decodes back
+// (Decode) into the same HookInput, as far as the host's fields carry it:
+// one field table serves both directions.
+func TestPayloadRoundTrip(t *testing.T) {
+	failed := false
+	sample := func(ev events.Event) events.Input {
+		in := events.Input{Event: ev, SessionID: "s1", Cwd: "/w"}
+		switch ev {
+		case events.BeforeTurn:
+			in.Prompt = "p"
+		case events.BeforeTool, events.ApprovalRequest:
+			in.ToolName, in.ToolInput, in.ToolCallID = "Bash", map[string]any{"command": "ls", "file_path": "/w/a"}, "c1"
+		case events.AfterTool:
+			in.ToolName, in.ToolInput, in.ToolCallID, in.ToolResult = "Bash", map[string]any{"command": "ls", "file_path": "/w/a"}, "c1", "out"
+		case events.AfterTurn:
+			in.Response, in.Reason, in.StopContinues = "done", "completed", 1
+		case events.BeforeModel:
+			in.Request = map[string]any{"model": "m"}
+		case events.AfterModel:
+			in.Request, in.Response = map[string]any{"model": "m"}, "text"
+		case events.BeforeCompact, events.AfterCompact:
+			in.Compaction = &events.Compaction{Trigger: "auto"}
+		case events.BeforeSubagent:
+			in.SubagentName = "Explore"
+		case events.AfterSubagent:
+			in.SubagentName, in.SubagentResult = "Explore", "found"
+		case events.SessionEnd:
+			in.Reason = "completed"
+		}
+		return in
+	}
+	for _, name := range hosts.Names() {
+		h, _ := hosts.Lookup(name)
+		for _, hev := range h.Events {
+			if hev.Monad == events.Invalid {
+				continue
+			}
+			in := sample(hev.Monad)
+			b, err := h.Payload(hev, in)
+			require.NoError(t, err, "%s %s", name, hev.Name)
+			c := h.Decode(b, events.Invalid)
+			require.Equal(t, hosts.Decoded, c.Status, "%s %s: %v: %s", name, hev.Name, c.Err, b)
+			assert.Equal(t, hev.Name, c.Event.Name)
+			got := c.Input
+			if first, _ := h.EventFor(hev.Monad, ""); first.Name != hev.Name {
+				// Another event of the same Monad event (Cursor's
+				// beforeShellExecution, Claude Code's PostToolUseFailure)
+				// carries a part of the input: what it gives back is in.
+				if m, ok := got.ToolInput.(map[string]any); ok {
+					for k, v := range m {
+						assert.Equal(t, in.ToolInput.(map[string]any)[k], v, "%s %s: %s", name, hev.Name, k)
+					}
+				}
+				assert.Equal(t, in.SessionID, got.SessionID)
+				continue
+			}
+			// What the host's payload does not carry, it cannot give back.
+			want := in
+			if got.ToolCallID == "" {
+				want.ToolCallID = ""
+			}
+			for _, f := range []struct{ got, want *string }{{&got.Reason, &want.Reason}, {&got.Response, &want.Response}, {&got.SubagentResult, &want.SubagentResult}} {
+				if *f.got == "" {
+					*f.want = ""
+				}
+			}
+			if got.StopContinues == 0 {
+				want.StopContinues = 0
+			}
+			if got.Request == nil {
+				want.Request = nil
+			}
+			if got.OK != nil {
+				want.OK = got.OK
+			}
+			if !assert.Equal(t, want, got, "%s %s: %s", name, hev.Name, b) {
+				failed = true
+			}
+		}
+	}
+	if failed {
+		t.Log("a host event's fields do not carry the input both ways")
+	}
+}
+
+// TestInterpretFailures: whatever the host, a hook that could not run, was
+// killed or exited with a code the host reads as a failure is an error (the
+// engine's onError decides), never a decision.
+func TestInterpretFailures(t *testing.T) {
+	for _, name := range hosts.Names() {
+		h, _ := hosts.Lookup(name)
+		hev, ok := h.EventFor(events.BeforeTool, "")
+		require.True(t, ok, name)
+		in := events.Input{Event: events.BeforeTool, ToolName: "Bash", ToolInput: map[string]any{"command": "ls"}}
+		for _, r := range []shell.Result{{ExitCode: 1}, {ExitCode: 127}, {ExitCode: -1, Signal: "killed"}, {ExitCode: 0, StdoutTruncated: true, Stdout: []byte("{")}} {
+			out, err := h.Interpret(hev, in, r, nil)
+			assert.Error(t, err, "%s %+v", name, r)
+			assert.Equal(t, events.Output{}, out)
+		}
+		_, err := h.Interpret(hev, in, shell.Result{}, shell.ErrTimeout)
+		assert.ErrorIs(t, err, shell.ErrTimeout, name)
+		out, err := h.Interpret(hev, in, shell.Result{ExitCode: 2, Stderr: []byte("  no \n")}, nil)
+		require.NoError(t, err, name)
+		assert.Equal(t, events.Output{Decision: events.Deny, Reason: "no"}, out, name)
+	}
+}
+
+// TestShapes: a text rewrite of an object output (the withheld marker)
+// replaces every string of it; a merge patch deletes with null and sends
+// the dropped keys as null.
+func TestShapes(t *testing.T) {
+	cc, _ := hosts.Lookup("claude-code")
+	c := cc.Decode([]byte(`{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"env"},"tool_response":{"stdout":"k","stderr":"e","exit":0,"lines":["a",{"b":"c"}]}}`), events.Invalid)
+	require.NoError(t, c.Err)
+	a := cc.Encode(c, events.Output{UpdatedToolOutput: "[withheld]"})
+	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"stdout":"[withheld]","stderr":"[withheld]","exit":0,"lines":["[withheld]",{"b":"[withheld]"}]}}}`, string(a.Stdout))
+	gem, _ := hosts.Lookup("gemini-cli")
+	c = gem.Decode([]byte(`{"hook_event_name":"BeforeTool","tool_name":"x","tool_input":{"a":1,"b":2}}`), events.Invalid)
+	require.NoError(t, c.Err)
+	a = gem.Encode(c, events.Output{MutatedToolInput: map[string]any{"a": 3}})
+	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"a":3,"b":null}}}`, string(a.Stdout))
 }

@@ -134,6 +134,11 @@ type Hook struct {
 	TimeoutMs int
 	// OnError is OnErrorDeny or "" (skip on failure, the default).
 	OnError string
+	// Input names the agent whose hook contract the command speaks
+	// (package engine/hosts), "HOST" or "HOST:EVENT": the command gets
+	// that agent's payload and its answer is read the agent's way. "" is
+	// the seed's contract (HookInput in, HookOutput out).
+	Input string
 	// Pos is the position of the entry in the file.
 	Pos Pos
 }

@@ -139,3 +139,29 @@ func TestParseEmptyAndNull(t *testing.T) {
 		equal(t, 0, len(f.Atoms), c.src)
 	}
 }
+
+// TestParseInput: a hook entry's input names the agent whose hook contract
+// the command speaks, with an optional event of that agent; "monad" is the
+// default; an event the agent does not have for the hook's event is an
+// error that lists the ones it has.
+func TestParseInput(t *testing.T) {
+	f, err := Parse("a.json", []byte(`{"hooks": {
+  "BeforeTool": [{"hooks": [
+    {"command": "a", "input": "claude-code"},
+    {"command": "b", "input": "cursor:beforeShellExecution"},
+    {"command": "c", "input": "monad"},
+    {"command": "d"}]}]}}`), TierUser)
+	noErr(t, err)
+	var got []string
+	for _, h := range f.Hooks[events.BeforeTool][0].Hooks {
+		got = append(got, h.Input)
+	}
+	equal(t, []string{"claude-code", "cursor:beforeShellExecution", "", ""}, got)
+
+	_, err = Parse("a.json", []byte(`{"hooks": {"BeforeTool": [{"hooks": [{"command": "x", "input": "cursor:stop"}]}]}}`), TierUser)
+	equal(t, `a.json:1:64: bad_input: agent cursor has no event "stop" for BeforeTool (want cursor:preToolUse or cursor:beforeShellExecution or cursor:beforeMCPExecution or cursor:beforeReadFile)`, err.Error())
+	_, err = Parse("a.json", []byte(`{"hooks": {"BeforeTool": [{"hooks": [{"command": "x", "input": "gemni-cli"}]}]}}`), TierUser)
+	equal(t, `a.json:1:64: bad_input: unknown agent "gemni-cli" (did you mean "gemini-cli"?)`, err.Error())
+	_, err = Parse("a.json", []byte(`{"hooks": {"BeforeModel": [{"hooks": [{"command": "x", "input": "crush"}]}]}}`), TierUser)
+	equal(t, `a.json:1:65: bad_input: agent crush has no hook event for BeforeModel, so a hook written for it cannot run there`, err.Error())
+}

@@ -56,6 +56,9 @@ const (
 	CodeBadTimeout = "bad_timeout"
 	// CodeBadOnError: onError is not one of "deny" and "skip".
 	CodeBadOnError = "bad_on_error"
+	// CodeBadInput: a hook entry's input names no known agent, or an
+	// event of the agent that does not map to the hook's event.
+	CodeBadInput = "bad_input"
 	// CodeBadAtom: an atoms entry is empty, names both or neither of path
 	// and stdlib, or holds a with value that JSON cannot represent; or (from
 	// the engine) it names an unknown stdlib pack or parameters the pack

@@ -124,6 +124,11 @@ func TestErrorCodes(t *testing.T) {
 		{"bad_on_error/type", "a.json", TierUser, `{"hooks": {"BeforeTool": [{"hooks": [{"command": "x", "onError": true}]}]}}`, []string{"1:66 bad_on_error hooks.BeforeTool[0].hooks[0].onError"}},
 		{"bad_on_error/case", "a.toml", TierUser, "[[hooks.BeforeTool]]\n[[hooks.BeforeTool.hooks]]\ncommand = \"x\"\nonError = \"Deny\"\n", []string{"4:11 bad_on_error hooks.BeforeTool[0].hooks[0].onError"}},
 
+		{"bad_input/host", "a.json", TierUser, `{"hooks": {"BeforeTool": [{"hooks": [{"command": "x", "input": "claude"}]}]}}`, []string{"1:64 bad_input hooks.BeforeTool[0].hooks[0].input"}},
+		{"bad_input/type", "a.json", TierUser, `{"hooks": {"BeforeTool": [{"hooks": [{"command": "x", "input": 1}]}]}}`, []string{"1:64 bad_input hooks.BeforeTool[0].hooks[0].input"}},
+		{"bad_input/no-event", "a.json", TierUser, `{"hooks": {"BeforeModel": [{"hooks": [{"command": "x", "input": "claude-code"}]}]}}`, []string{"1:65 bad_input hooks.BeforeModel[0].hooks[0].input"}},
+		{"bad_input/other-event", "a.toml", TierUser, "[[hooks.BeforeTool]]\n[[hooks.BeforeTool.hooks]]\ncommand = \"x\"\ninput = \"cursor:stop\"\n", []string{"4:9 bad_input hooks.BeforeTool[0].hooks[0].input"}},
+
 		{"bad_atom/empty", "a.json", TierUser, `{"atoms": [""]}`, []string{"1:12 bad_atom atoms[0]"}},
 		{"bad_atom/both", "a.json", TierUser, `{"atoms": [{"path": "a", "stdlib": "b"}]}`, []string{"1:12 bad_atom atoms[0]"}},
 		{"bad_atom/neither", "a.json", TierUser, `{"atoms": [{"with": {}}]}`, []string{"1:12 bad_atom atoms[0]"}},
@@ -199,7 +204,7 @@ func TestEveryProblemReported(t *testing.T) {
 			equal(t, w, brief(es))
 			// The whole message of one, as a user sees it.
 			pos := strings.Fields(w[2])[0]
-			equal(t, path+":"+pos+`: unknown_key: unknown key "onErorr" in a hook entry: want "command", "timeoutMs" or "onError" (did you mean "onError"?)`,
+			equal(t, path+":"+pos+`: unknown_key: unknown key "onErorr" in a hook entry: want "command", "timeoutMs", "onError" or "input" (did you mean "onError"?)`,
 				es[2].Error())
 		})
 	}

@@ -75,7 +75,7 @@ var allCodes = map[string]bool{
 	CodeTooDeep: true, CodeEmptyKey: true, CodeWrongType: true, CodeUnknownKey: true, CodeDuplicateKey: true,
 	CodeUnknownEvent: true, CodeBadMatcher: true, CodeMissingHooks: true,
 	CodeMissingCommand: true, CodeBadCommand: true, CodeBadTimeout: true,
-	CodeBadOnError: true, CodeBadAtom: true, CodePolicyInUser: true,
+	CodeBadOnError: true, CodeBadInput: true, CodeBadAtom: true, CodePolicyInUser: true,
 	CodeHooksInPolicy: true, CodeAtomsInPolicy: true, CodeTooManyErrors: true,
 }
 

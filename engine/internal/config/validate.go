@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/monad-hooks/monad-hooks/engine/hosts"
 	"path/filepath"
 	"regexp"
 	"regexp/syntax"
@@ -292,7 +293,7 @@ func (v *validator) group(n *node, field string, ev events.Event) (Group, bool) 
 		case "hooks":
 			if m.val.kind != kindNull {
 				hasHooks = true
-				g.Hooks = v.hookList(m.val, mf)
+				g.Hooks = v.hookList(m.val, mf, ev)
 			}
 		default:
 			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in a matcher group: want "matcher", "kind" or "hooks"%s`,
@@ -466,21 +467,21 @@ func (v *validator) locations(n *node, field string) ([]string, bool) {
 	return nil, false
 }
 
-func (v *validator) hookList(n *node, field string) []Hook {
+func (v *validator) hookList(n *node, field string, ev events.Event) []Hook {
 	if n.kind != kindArray {
 		v.errAt(n, CodeWrongType, field, "%s must be an array of hook entries, got %s", field, v.kindName(n))
 		return nil
 	}
 	out := make([]Hook, 0, len(n.elems))
 	for i, e := range n.elems {
-		if h, ok := v.hook(e, fieldIndex(field, i)); ok {
+		if h, ok := v.hook(e, fieldIndex(field, i), ev); ok {
 			out = append(out, h)
 		}
 	}
 	return out
 }
 
-func (v *validator) hook(n *node, field string) (Hook, bool) {
+func (v *validator) hook(n *node, field string, ev events.Event) (Hook, bool) {
 	h := Hook{Pos: v.pos(n)}
 	if n.kind != kindObject {
 		v.errAt(n, CodeWrongType, field, `a hook entry must be %s with a "command", got %s`,
@@ -520,15 +521,63 @@ func (v *validator) hook(n *node, field string) (Hook, bool) {
 			default:
 				v.errAt(val, CodeBadOnError, mf, `onError must be "deny" or "skip", got %q`, val.str)
 			}
+		case "input":
+			h.Input = v.input(val, mf, ev)
 		default:
-			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in a hook entry: want "command", "timeoutMs" or "onError"%s`,
-				m.key, didYouMean(m.key, "command", "timeoutMs", "onError"))
+			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in a hook entry: want "command", "timeoutMs", "onError" or "input"%s`,
+				m.key, didYouMean(m.key, "command", "timeoutMs", "onError", "input"))
 		}
 	}
 	if !hasCommand {
 		v.errAt(n, CodeMissingCommand, fieldKey(field, "command"), `hook entry has no "command"`)
 	}
 	return h, true
+}
+
+// input validates a hook entry's input: the agent whose hook contract the
+// command speaks, "HOST" or "HOST:EVENT" (EVENT one of the agent's events
+// that maps to ev; without it, the agent's first one for ev). "monad", the
+// seed's contract, is the default and is stored as "".
+func (v *validator) input(n *node, field string, ev events.Event) string {
+	if n.kind == kindNull {
+		return ""
+	}
+	if n.kind != kindString {
+		v.errAt(n, CodeBadInput, field, "input must be a string naming an agent (%s), got %s", strings.Join(hosts.Names(), ", "), v.kindName(n))
+		return ""
+	}
+	name, event, _ := strings.Cut(n.str, ":")
+	h, ok := hosts.Lookup(name)
+	if !ok {
+		hint := didYouMean(name, hosts.Names()...)
+		if hint == "" {
+			hint = ": want one of " + strings.Join(hosts.Names(), ", ")
+		}
+		v.errAt(n, CodeBadInput, field, "unknown agent %q%s", name, hint)
+		return ""
+	}
+	if !ev.Valid() {
+		return n.str // the event's own error is reported
+	}
+	if _, ok := h.EventFor(ev, event); !ok {
+		var names []string
+		for _, e := range h.Events {
+			if e.Monad == ev {
+				names = append(names, name+":"+e.Name)
+			}
+		}
+		switch {
+		case len(names) == 0:
+			v.errAt(n, CodeBadInput, field, "agent %s has no hook event for %s, so a hook written for it cannot run there", name, ev)
+		default:
+			v.errAt(n, CodeBadInput, field, "agent %s has no event %q for %s (want %s)", name, event, ev, strings.Join(names, " or "))
+		}
+		return ""
+	}
+	if n.str == "monad" {
+		return ""
+	}
+	return n.str
 }
 
 func (v *validator) timeout(n *node, field string) int {
