@@ -431,9 +431,6 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 		onError = OnErrorDeny
 	}
 	adapter, hev := hookAdapter(h.Input, ev)
-	if adapter != nil {
-		env = append(slices.Clip(env), adapter.ProjectEnv(s.f.Root)...)
-	}
 	badInput := h.Input != "" && adapter == nil // the parser checks it: never expected
 	cmd := shell.Command{Line: h.Command, Dir: s.f.Root, Env: env, Timeout: timeout}
 	runner := s.f.Runner
@@ -456,6 +453,8 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 				if err != nil {
 					return events.Output{}, nil, fmt.Errorf("encode input for %s: %w", adapter.Name, err)
 				}
+				cmd := cmd
+				cmd.Env = append(slices.Clip(cmd.Env), adapter.Env(hev, c.in, cmd.Dir)...)
 				r, err := runner.Run(ctx, cmd, stdin)
 				out, err := adapter.Interpret(hev, c.in, r, err)
 				return out, nil, err

@@ -21,7 +21,7 @@ var crush = &Host{
 	Summary:    "Charm's Crush: PreToolUse payloads with event, session_id, cwd, tool_name, tool_input; exit 2 blocks",
 	Agent:      "crush",
 	EventKeys:  []string{"event", "hook_event_name"},
-	Events:     []Event{{Name: "PreToolUse", Monad: events.BeforeTool}},
+	Events:     []Event{{Name: "PreToolUse", Monad: events.BeforeTool}, {Name: "PreCompact"}},
 	FoldEvents: true,
 	Notes: []string{
 		"A deny is exit 2 with the reason on stderr; an allow, context or rewrite is Claude Code's hookSpecificOutput on stdout; no opinion is silence.",
@@ -39,6 +39,23 @@ var crush = &Host{
 func init() {
 	crush.encode = crushAnswer
 	crush.read = crushRead
+	crush.callEnv = crushEnv
+}
+
+// crushEnv is what Crush passes its hooks in variables besides the payload
+// (docs/hooks/README.md, "Environment Variables"); many Crush hooks read
+// only CRUSH_TOOL_INPUT_COMMAND.
+func crushEnv(ev *Event, in *events.Input) []string {
+	env := []string{"CRUSH=1", "AGENT=crush", "AI_AGENT=crush", "CRUSH_EVENT=" + ev.Name,
+		"CRUSH_TOOL_NAME=" + in.ToolName, "CRUSH_SESSION_ID=" + in.SessionID, "CRUSH_CWD=" + in.Cwd}
+	m, _ := in.ToolInput.(map[string]any)
+	if s, ok := m["command"].(string); ok {
+		env = append(env, "CRUSH_TOOL_INPUT_COMMAND="+s)
+	}
+	if s, ok := m["file_path"].(string); ok {
+		env = append(env, "CRUSH_TOOL_INPUT_FILE_PATH="+s)
+	}
+	return env
 }
 
 // block is Crush's deny: exit 2 with the reason on stderr.

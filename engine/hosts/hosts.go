@@ -107,6 +107,7 @@ type Host struct {
 	block      func(reason string) map[string]any // a block at an unknown event, as JSON
 	read       func(ev *Event, in *events.Input, exit int, stdout, stderr []byte) (events.Output, error)
 	payload    func(ev *Event, in *events.Input, obj map[string]any)
+	callEnv    func(ev *Event, in *events.Input) []string // variables that carry the call, beyond the payload
 }
 
 // Status says what Decode made of a payload.
@@ -281,16 +282,20 @@ func (h *Host) Refuse(c Call, reason string) Answer {
 	return a
 }
 
-// ProjectEnv returns the environment variables by which the host names the
-// project folder to its hooks (CLAUDE_PROJECT_DIR, ...), set to root, for
-// the hooks written for it; none when root is "".
-func (h *Host) ProjectEnv(root string) []string {
-	if root == "" {
-		return nil
+// Env returns the environment variables the host gives its hooks, for a
+// hook written for it at its event ev with the HookInput in: the project
+// folder (CLAUDE_PROJECT_DIR=root, ...; none when root is "") and, for
+// hosts that pass the call in variables too (Crush's CRUSH_TOOL_NAME,
+// CRUSH_TOOL_INPUT_COMMAND, ...), those.
+func (h *Host) Env(ev Event, in events.Input, root string) []string {
+	var out []string
+	if root != "" {
+		for _, k := range h.projectEnv {
+			out = append(out, k+"="+root)
+		}
 	}
-	out := make([]string, len(h.projectEnv))
-	for i, k := range h.projectEnv {
-		out[i] = k + "=" + root
+	if h.callEnv != nil {
+		out = append(out, h.callEnv(&ev, &in)...)
 	}
 	return out
 }
