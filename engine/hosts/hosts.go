@@ -380,6 +380,12 @@ func stderrReason(stderr []byte) string {
 	return out.Reason
 }
 
+// Lookup finds the host event called name (case-insensitively and without
+// '_' and '-' for a host that folds event names).
+func (h *Host) Lookup(name string) (Event, bool) {
+	return h.lookup(name)
+}
+
 // lookup finds the host event called name.
 func (h *Host) lookup(name string) (Event, bool) {
 	for _, e := range h.Events {
