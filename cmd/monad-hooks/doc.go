@@ -13,6 +13,12 @@
 //	check            load the configuration and print the plan, or every error
 //	explain EVENT    say which hooks an input would run, and why the others not
 //	test [PATH...]   run spec test cases (TOML) against the configuration
+//	import --from AGENT FILE
+//	                 convert an agent's hook settings into agents.json
+//	install --host AGENT
+//	                 route an agent's hook events through monad-hooks
+//	uninstall --host AGENT
+//	                 remove what install wrote
 //	stdlib [NAME]    list the embedded stdlib packs, or document one
 //	schema input|output
 //	                 print the JSON Schema of a HookInput or a HookOutput
@@ -62,14 +68,24 @@
 // Result (exit 0, the problem also on stderr); at other events, exit 1.
 //
 // "monad-hooks run --host HOST" reads another agent's hook payload and
-// answers in that agent's convention (package engine/hosts): with --host
-// crush, Crush's PreToolUse payload, exit 2 and stderr for a deny (or an
-// ask, which Crush cannot ask), Claude Code's hookSpecificOutput for an
-// allow, context or rewrite, silence for no opinion; a payload that cannot
-// be used, or an engine that cannot start (a bad --root, an unwritable
-// --audit), is exit 2 as well. A broken configuration file is handled as
-// below, whatever the host: the fail-closed deny of a broken policy file is
-// Crush's exit 2.
+// answers in that agent's convention (package engine/hosts; "monad-hooks
+// help hosts" lists each agent's events and what it cannot express):
+// claude-code, gemini-cli, codex and cursor answer with the JSON the agent
+// reads on stdout and exit 0 (Claude Code's hookSpecificOutput
+// permissionDecision, Gemini's decision, Codex's, Cursor's permission with
+// user_message and agent_message, a continuation as Stop's decision block,
+// AfterAgent's deny, Cursor's followup_message); crush with exit 2 and
+// stderr for a deny. A decision the agent cannot express degrades to its
+// deny with a reason (an ask on Codex or at Cursor's beforeReadFile, a
+// prompt rewrite anywhere, a tool-input rewrite at Cursor's
+// beforeShellExecution), never to a silent proceed. An event of the agent
+// with no Monad equivalent proceeds with nothing to say (exit 0, no
+// output). A payload that cannot be used, or an engine that cannot start,
+// is the agent's deny at that event, and exit 2 (which every agent reads as
+// a block) where no event is known. With --host, --state also keeps the
+// count of continuations across runs, and the agent's own count
+// (stop_hook_active, loop_count) is the least it can be, so
+// --max-stop-continues bounds an agent that has no bound of its own.
 //
 // A broken configuration does not switch the guards off, since a host reads
 // any exit but 0 and 2 as "proceed": run exits 0 and prints the Result, with
@@ -122,6 +138,12 @@
 // (default 32) run at once, and a body is read only once its request has a
 // slot and fits a 16 MiB budget of bodies at once.
 //
+// With --host HOST (claude-code, gemini-cli, codex or cursor), the lines
+// or bodies are that agent's hook payloads and the answers the JSON it
+// reads ({} for no opinion; {"error": ...}, HTTP 400, where it would read
+// exit 1): a Claude Code HTTP hook posts to /v1/dispatch directly. Crush,
+// which reads a deny from the exit code, is refused.
+//
 // On SIGINT or SIGTERM serve stops taking input, lets the dispatches in
 // flight finish and deliver their Results (for at most --grace, default 90s,
 // after which they are canceled and their command hooks killed), saves the
@@ -142,7 +164,10 @@
 // "monad-hooks explain EVENT" reads an input like run but runs no hook: it
 // prints which hooks would run, in order, and why each of the others would
 // not: a matcher that does not match the tool, an identical command that
-// runs in its place, another event. --json prints the same as JSON.
+// runs in its place, another event. --json prints the same as JSON. With
+// --host HOST the input is the agent's payload: explain first says which
+// Monad event and tool it maps to, or that the agent's event has no Monad
+// equivalent (nothing runs), or why it is refused and what run answers.
 //
 // # test
 //
@@ -154,6 +179,26 @@
 // The output follows go test: a line per failing case and its mismatches,
 // "ok" or "FAIL" per file, then "N passed, N failed" (", N skipped"). -v
 // prints every case, -run REGEXP selects cases by name.
+//
+// # import, install and uninstall
+//
+// "monad-hooks import --from AGENT FILE" reads an agent's hook settings
+// (.claude/settings.json, .gemini/settings.json, .codex/hooks.json or the
+// [hooks] of config.toml, .cursor/hooks.json, crush.json) and prints the
+// equivalent agents.json (--toml: agents.toml; -o FILE writes it). Every hook
+// keeps its input format ("input": "AGENT" on the command hook: its script
+// gets the agent's payload and is read the agent's way), events and
+// matchers map, timeouts become milliseconds, failClosed onError deny.
+// Whatever cannot be carried over is listed on stderr; when a hook is not
+// imported the exit code is 1.
+//
+// "monad-hooks install --host AGENT [--project|--user]" adds to the agent's
+// settings file the entries that route each of its hook events through
+// "monad-hooks run --host AGENT --state ...": it prints a diff first
+// (--dry-run stops there), writes atomically after a backup
+// (FILE.monad-hooks.bak), keeps the rest of the file as it was, is
+// idempotent, and never writes a file the organization manages.
+// "monad-hooks uninstall --host AGENT" removes exactly those entries.
 //
 // # Exit codes
 //

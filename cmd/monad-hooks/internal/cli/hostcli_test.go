@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -111,4 +114,115 @@ func TestHelpHosts(t *testing.T) {
 		"no Monad equivalent (proceed, nothing to say): Setup", "which a Codex hook cannot give", "Example"} {
 		assert.Contains(t, stdout, want)
 	}
+}
+
+// TestInstallUninstall: install shows a diff and writes the agent's project
+// file atomically with a backup, is idempotent, never writes with --dry-run
+// or through a link to a managed file, and uninstall gives the file back.
+// HOME is a temporary folder: nothing is written in the real one.
+func TestInstallUninstall(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	home := t.TempDir()
+	env.Vars = append(env.Vars, "HOME="+home)
+	settingsPath := filepath.Join(env.Dir, ".claude", "settings.json")
+
+	code, stdout, stderr := runCLI(t, env, "", "install", "--host", "claude-code", "--project", "--dry-run")
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Contains(t, stdout, "+++ "+settingsPath)
+	assert.Contains(t, stdout, `+            "command": "monad-hooks run --host claude-code --state \"$HOME/.claude/monad-hooks-state.json\""`)
+	assert.Contains(t, stdout, "--dry-run")
+	_, err := os.Stat(settingsPath)
+	assert.True(t, errors.Is(err, os.ErrNotExist), "--dry-run writes nothing")
+
+	orig := "{\n  \"model\": \"opus\"\n}\n"
+	require.NoError(t, os.MkdirAll(filepath.Dir(settingsPath), 0o755))
+	require.NoError(t, os.WriteFile(settingsPath, []byte(orig), 0o640))
+	code, stdout, stderr = runCLI(t, env, "", "install", "--host", "claude-code", "--config", "agents.json")
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Contains(t, stdout, "-  \"model\": \"opus\"\n+  \"model\": \"opus\",\n")
+	assert.Contains(t, stdout, "wrote "+settingsPath)
+	b, err := os.ReadFile(settingsPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"model": "opus",`)
+	assert.Contains(t, string(b), `--config agents.json`)
+	fi, err := os.Stat(settingsPath)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o640), fi.Mode().Perm(), "the file keeps its mode")
+	bak, err := os.ReadFile(settingsPath + ".monad-hooks.bak")
+	require.NoError(t, err)
+	assert.Equal(t, orig, string(bak))
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(settingsPath), ".*.tmp"))
+	assert.Empty(t, leftovers)
+
+	code, stdout, _ = runCLI(t, env, "", "install", "--host", "claude-code", "--config", "agents.json")
+	assert.Equal(t, ExitOK, code)
+	assert.Contains(t, stdout, "monad-hooks is installed already; nothing to change.")
+
+	code, stdout, stderr = runCLI(t, env, "", "uninstall", "--host", "claude-code")
+	require.Equal(t, ExitOK, code, stderr)
+	b, _ = os.ReadFile(settingsPath)
+	assert.JSONEq(t, orig, string(b))
+
+	// --user writes under HOME; a link to a managed file is refused.
+	code, _, stderr = runCLI(t, env, "", "install", "--host", "cursor", "--user")
+	require.Equal(t, ExitOK, code, stderr)
+	b, err = os.ReadFile(filepath.Join(home, ".cursor", "hooks.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"failClosed": true`)
+	managed := filepath.Join(t.TempDir(), "managed-settings.json")
+	require.NoError(t, os.WriteFile(managed, []byte("{}"), 0o644))
+	other := testEnv(t)
+	other.Vars = append(other.Vars, "HOME="+home)
+	require.NoError(t, os.MkdirAll(filepath.Join(other.Dir, ".claude"), 0o755))
+	require.NoError(t, os.Symlink(managed, filepath.Join(other.Dir, ".claude", "settings.json")))
+	code, _, stderr = runCLI(t, other, "", "install", "--host", "claude-code")
+	assert.Equal(t, ExitFail, code)
+	assert.Contains(t, stderr, "never writes it")
+	b, _ = os.ReadFile(managed)
+	assert.Equal(t, "{}", string(b))
+
+	// A file with comments is never rewritten.
+	require.NoError(t, os.WriteFile(settingsPath, []byte("{ // mine\n}"), 0o644))
+	code, _, stderr = runCLI(t, env, "", "install", "--host", "claude-code")
+	assert.Equal(t, ExitFail, code)
+	assert.Contains(t, stderr, "it is left as it is")
+
+	for _, bad := range [][]string{{"install"}, {"install", "--host", "vim"}, {"install", "--host", "codex", "--user", "--project"}, {"install", "--host", "codex", "--command", "/bin/sh"}} {
+		code, _, _ = runCLI(t, env, "", bad...)
+		assert.Equal(t, ExitUsage, code, "%v", bad)
+	}
+}
+
+// TestImportCommand: import prints agents.json, lists what it cannot carry
+// over, and exits 1 when a hook is not imported.
+func TestImportCommand(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	p := filepath.Join(env.Dir, "settings.json")
+	require.NoError(t, os.WriteFile(p, []byte(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./guard.sh","timeout":5}]}]}}`), 0o644))
+	code, stdout, stderr := runCLI(t, env, "", "import", "--from", "claude-code", "settings.json")
+	require.Equal(t, ExitOK, code, stderr)
+	assert.JSONEq(t, `{"hooks":{"BeforeTool":[{"matcher":"^(?:Bash)$","hooks":[{"command":"./guard.sh","timeoutMs":5000,"input":"claude-code"}]}]}}`, stdout)
+	assert.Contains(t, stderr, "1 hook imported")
+
+	require.NoError(t, os.WriteFile(p, []byte(`{"hooks":{"PreToolUse":[{"hooks":[{"type":"prompt","prompt":"safe?"}]}],"Stop":[{"hooks":[{"type":"command","command":"./stop.sh"}]}]}}`), 0o644))
+	code, stdout, stderr = runCLI(t, env, "", "import", "--from", "claude-code", "--toml", "-o", "agents.toml", "settings.json")
+	assert.Equal(t, ExitFail, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, `settings.json: hooks.PreToolUse[0].hooks[0]: not imported: a "prompt" hook`)
+	assert.Contains(t, stderr, "1 hook imported, 1 not imported (listed above)")
+	b, err := os.ReadFile(filepath.Join(env.Dir, "agents.toml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `input = "claude-code"`)
+	code, _, stderr = runCLI(t, env, "", "check", "--config", "agents.toml", "--stdlib", "none")
+	assert.Equal(t, ExitOK, code, stderr)
+
+	code, _, stderr = runCLI(t, env, "", "import", "--from", "claude-code", "-o", "agents.toml", "settings.json")
+	assert.Equal(t, ExitFail, code)
+	assert.Contains(t, stderr, "use --force")
+	code, _, _ = runCLI(t, env, "", "import", "settings.json")
+	assert.Equal(t, ExitUsage, code)
+	code, _, _ = runCLI(t, env, "", "import", "--from", "vim", "settings.json")
+	assert.Equal(t, ExitUsage, code)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -62,24 +61,7 @@ func writeState(path string, st map[string]engine.SessionState) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	b = append(b, '\n')
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("state: %w", err)
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
+	if err := writeFileAtomic(path, b, 0o600); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
 	return nil
