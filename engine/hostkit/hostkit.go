@@ -11,7 +11,9 @@
 //
 // Declare the agent's tools on the engine (engine.WithTools) so that the
 // guards know what each tool does; a tool left undeclared is reported as
-// unguardedTool in the Result.
+// unguardedTool in the Result. The other events of an agent's loop are
+// plain Engine.Dispatch calls: Example_agentLoop shows where each of the
+// thirteen goes in a turn and what to do with its Result.
 //
 // # Verdicts
 //
