@@ -94,22 +94,39 @@ func ccPayload(ev *Event, _ *events.Input, obj map[string]any) {
 }
 
 func claudeAnswer(c *Call, out events.Output) Answer {
-	m := map[string]any{}
-	hso := map[string]any{}
-	switch c.Input.Event {
-	case events.BeforeTool:
-		switch out.Decision {
-		case events.Deny:
-			hso["permissionDecision"], hso["permissionDecisionReason"] = "deny", deniedReason(out)
-		case events.Ask, events.Allow:
-			hso["permissionDecision"] = string(out.Decision)
-			if out.Reason != "" {
-				hso["permissionDecisionReason"] = out.Reason
+	return ccAnswer(c, out, func(m, hso map[string]any) {
+		switch c.Input.Event {
+		case events.BeforeTool:
+			switch out.Decision {
+			case events.Deny:
+				hso["permissionDecision"], hso["permissionDecisionReason"] = "deny", deniedReason(out)
+			case events.Ask, events.Allow:
+				hso["permissionDecision"] = string(out.Decision)
+				if out.Reason != "" {
+					hso["permissionDecisionReason"] = out.Reason
+				}
+			}
+			if out.Decision != events.Deny && out.MutatedToolInput != nil {
+				hso["updatedInput"] = out.MutatedToolInput
+			}
+		case events.AfterTool:
+			if out.UpdatedToolOutput != nil && !c.Event.failure {
+				hso["updatedToolOutput"] = fitShape(c.Input.ToolResult, out.UpdatedToolOutput)
 			}
 		}
-		if out.Decision != events.Deny && out.MutatedToolInput != nil {
-			hso["updatedInput"] = out.MutatedToolInput
-		}
+	})
+}
+
+// ccAnswer is the answer of Claude Code and Codex, whose shapes agree but
+// for a tool call's: tool fills those in (m is the answer, hso its
+// hookSpecificOutput).
+func ccAnswer(c *Call, out events.Output, tool func(m, hso map[string]any)) Answer {
+	m := map[string]any{}
+	hso := map[string]any{}
+	block := func(reason string) { m["decision"], m["reason"] = "block", reason }
+	switch c.Input.Event {
+	case events.BeforeTool, events.AfterTool:
+		tool(m, hso)
 	case events.ApprovalRequest:
 		switch out.Decision {
 		case events.Deny:
@@ -120,17 +137,13 @@ func claudeAnswer(c *Call, out events.Output) Answer {
 	case events.BeforeTurn:
 		switch {
 		case out.Decision == events.Deny:
-			m["decision"], m["reason"] = "block", deniedReason(out)
+			block(deniedReason(out))
 		case out.MutatedPrompt != nil:
-			m["decision"], m["reason"] = "block", promptBlocked(*out.MutatedPrompt)
-		}
-	case events.AfterTool:
-		if out.UpdatedToolOutput != nil && !c.Event.failure {
-			hso["updatedToolOutput"] = fitShape(c.Input.ToolResult, out.UpdatedToolOutput)
+			block(promptBlocked(*out.MutatedPrompt))
 		}
 	case events.AfterTurn:
 		if out.ContinueWork != nil {
-			m["decision"], m["reason"] = "block", continueReason(out.ContinueWork)
+			block(continueReason(out.ContinueWork))
 		}
 	}
 	switch c.Input.Event {
@@ -139,11 +152,7 @@ func claudeAnswer(c *Call, out events.Output) Answer {
 			hso["additionalContext"] = out.AdditionalContext
 		}
 	}
-	if len(hso) > 0 {
-		hso["hookEventName"] = c.Event.Name
-		m["hookSpecificOutput"] = hso
-	}
-	return answerJSON(m)
+	return answerHSO(m, hso, c.Event.Name)
 }
 
 // claudeRead reads a hook written for Claude Code (or Codex, whose answers

@@ -62,53 +62,23 @@ func init() {
 }
 
 func codexAnswer(c *Call, out events.Output) Answer {
-	m := map[string]any{}
-	hso := map[string]any{}
-	block := func(reason string) { m["decision"], m["reason"] = "block", reason }
-	switch c.Input.Event {
-	case events.BeforeTool:
-		switch {
-		case out.Decision == events.Deny:
-			hso["permissionDecision"], hso["permissionDecisionReason"] = "deny", deniedReason(out)
-		case out.Decision == events.Ask:
-			hso["permissionDecision"], hso["permissionDecisionReason"] = "deny", askBlocked("a Codex hook", out.Reason)
-		case out.MutatedToolInput != nil:
-			hso["permissionDecision"], hso["updatedInput"] = "allow", out.MutatedToolInput
+	return ccAnswer(c, out, func(m, hso map[string]any) {
+		switch c.Input.Event {
+		case events.BeforeTool:
+			switch {
+			case out.Decision == events.Deny:
+				hso["permissionDecision"], hso["permissionDecisionReason"] = "deny", deniedReason(out)
+			case out.Decision == events.Ask:
+				hso["permissionDecision"], hso["permissionDecisionReason"] = "deny", askBlocked("a Codex hook", out.Reason)
+			case out.MutatedToolInput != nil:
+				hso["permissionDecision"], hso["updatedInput"] = "allow", out.MutatedToolInput
+			}
+		case events.AfterTool:
+			if out.UpdatedToolOutput != nil {
+				m["decision"], m["reason"] = "block", outputText(out.UpdatedToolOutput)
+			}
 		}
-	case events.ApprovalRequest:
-		switch out.Decision {
-		case events.Deny:
-			hso["decision"] = map[string]any{"behavior": "deny", "message": deniedReason(out)}
-		case events.Allow:
-			hso["decision"] = map[string]any{"behavior": "allow"}
-		}
-	case events.BeforeTurn:
-		switch {
-		case out.Decision == events.Deny:
-			block(deniedReason(out))
-		case out.MutatedPrompt != nil:
-			block(promptBlocked(*out.MutatedPrompt))
-		}
-	case events.AfterTool:
-		if out.UpdatedToolOutput != nil {
-			block(outputText(out.UpdatedToolOutput))
-		}
-	case events.AfterTurn:
-		if out.ContinueWork != nil {
-			block(continueReason(out.ContinueWork))
-		}
-	}
-	switch c.Input.Event {
-	case events.BeforeTool, events.BeforeTurn, events.SessionStart, events.BeforeSubagent:
-		if out.AdditionalContext != "" && m["decision"] == nil {
-			hso["additionalContext"] = out.AdditionalContext
-		}
-	}
-	if len(hso) > 0 {
-		hso["hookEventName"] = c.Event.Name
-		m["hookSpecificOutput"] = hso
-	}
-	return answerJSON(m)
+	})
 }
 
 // codexRead reads a hook written for Codex: as one written for Claude Code,

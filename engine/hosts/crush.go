@@ -86,11 +86,7 @@ func crushAnswer(c *Call, out events.Output) Answer {
 	if patch, ok := mergePatch(c.Input.ToolInput, out.MutatedToolInput); ok {
 		hso["updatedInput"] = patch
 	}
-	if len(hso) == 0 {
-		return Answer{} // no opinion: silence
-	}
-	hso["hookEventName"] = "PreToolUse"
-	return answerJSON(map[string]any{"hookSpecificOutput": hso})
+	return answerHSO(map[string]any{}, hso, "PreToolUse") // silence for no opinion
 }
 
 // crushRead reads a hook written for Crush: exit 2 blocks, 49 halts the

@@ -110,11 +110,7 @@ func geminiAnswer(c *Call, out events.Output) Answer {
 			hso["additionalContext"] = out.AdditionalContext
 		}
 	}
-	if len(hso) > 0 {
-		hso["hookEventName"] = c.Event.Name
-		m["hookSpecificOutput"] = hso
-	}
-	return answerJSON(m)
+	return answerHSO(m, hso, c.Event.Name)
 }
 
 // geminiRead reads a hook written for Gemini CLI: exit 2 blocks with stderr

@@ -463,6 +463,16 @@ func answerJSON(m map[string]any) Answer {
 	return Answer{Stdout: jsonLine(m)}
 }
 
+// answerHSO is answerJSON with hso, when it says anything, as m's
+// hookSpecificOutput for the host event named event.
+func answerHSO(m, hso map[string]any, event string) Answer {
+	if len(hso) > 0 {
+		hso["hookEventName"] = event
+		m["hookSpecificOutput"] = hso
+	}
+	return answerJSON(m)
+}
+
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

@@ -209,29 +209,22 @@ func (im *importer) event(where, name string, v any) {
 			im.drop(gw, 1, "is not an object")
 			continue
 		}
-		if im.a.shape == flat {
-			// Each entry is a hook with its own matcher.
-			matcher, keep := im.matcher(gw, name, hev, go_)
-			if !keep {
-				im.drop(gw, 1, "its matcher cannot be carried over")
-				continue
-			}
-			if h, ok := im.hook(gw, go_, input); ok {
-				im.add(hev, Group{Matcher: matcher, Kind: kindOf(hev), Hooks: []Hook{h}})
-			}
-			continue
+		// A flat entry is a hook with its own matcher; a group holds its
+		// hooks under one.
+		entries := []any{go_}
+		if im.a.shape != flat {
+			hs, _ := go_.get("hooks")
+			entries = asList(hs)
 		}
-		hs, _ := go_.get("hooks")
-		entries := asList(hs)
 		matcher, keep := im.matcher(gw, name, hev, go_)
 		if !keep {
 			im.drop(gw, len(entries), "its matcher cannot be carried over")
 			continue
 		}
 		for _, k := range go_.keys {
-			switch k {
-			case "matcher", "hooks":
-			case "sequential":
+			switch {
+			case im.a.shape == flat, k == "matcher", k == "hooks":
+			case k == "sequential":
 				im.note(gw+".sequential", "ignored: monad-hooks runs the hooks of a serial event one after another, in order, anyway")
 			default:
 				im.note(gw+"."+k, "ignored: not a key this import knows")
@@ -239,7 +232,10 @@ func (im *importer) event(where, name string, v any) {
 		}
 		grp := Group{Matcher: matcher, Kind: kindOf(hev)}
 		for j, e := range entries {
-			hw := gw + ".hooks[" + strconv.Itoa(j) + "]"
+			hw := gw
+			if im.a.shape != flat {
+				hw += ".hooks[" + strconv.Itoa(j) + "]"
+			}
 			eo, ok := e.(*object)
 			if !ok {
 				im.drop(hw, 1, "is not an object")

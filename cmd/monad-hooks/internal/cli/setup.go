@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -85,6 +84,8 @@ indentation, its other hooks. Install is idempotent: run twice, it changes
 nothing; an entry of an earlier install with another command is replaced.
 Cursor's entries get "failClosed": true (Cursor fails open otherwise).
 Gemini CLI's AfterModel, which runs for every streamed chunk, is left out.
+For Codex, install writes hooks.json: hooks in the [hooks] tables of
+config.toml keep running beside it (Codex warns when a folder has both).
 
 The file is written atomically (a temporary file, synced, renamed over it),
 after a copy of the old one to FILE.monad-hooks.bak. A file that is not a
@@ -130,7 +131,7 @@ func cmdImport(_ context.Context, inv *invocation, args []string) int {
 		return inv.usageErr("want one SETTINGS file, got %d arguments", len(pos))
 	}
 	path := abs(inv.env, pos[0])
-	data, err := readFileLimited(path, maxSettingsSize)
+	data, err := readBounded(path, maxSettingsSize)
 	if err != nil {
 		inv.errorf("%v", err)
 		return ExitFail
@@ -237,7 +238,7 @@ func setup(inv *invocation, name, help string, args []string) int {
 		inv.errorf("%s is %s, a file %s's organization manages: monad-hooks never writes it", target, real, sf.host)
 		return ExitFail
 	}
-	old, err := readFileLimited(target, maxSettingsSize)
+	old, err := readBounded(target, maxSettingsSize)
 	existed := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		inv.errorf("%v", err)
@@ -347,23 +348,6 @@ func resolveExisting(path string) (string, error) {
 		}
 		rest = filepath.Join(filepath.Base(p), rest)
 	}
-}
-
-// readFileLimited reads a file of at most limit bytes.
-func readFileLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return b, nil
 }
 
 // writeFileAtomic replaces path with data atomically: a temporary file in
