@@ -19,6 +19,7 @@ var cursor = &Host{
 	EventKeys:      []string{"hook_event_name"},
 	JSONAnswers:    true,
 	ContextAtStart: true,
+	Silence:        []byte("{}\n"),
 	Events: []Event{
 		{Name: "sessionStart", Monad: events.SessionStart},
 		{Name: "sessionEnd", Monad: events.SessionEnd, fields: []field{f("reason", "reason", kEndReason)}},
@@ -55,7 +56,7 @@ var cursor = &Host{
 		{Name: "afterTabFileEdit"},
 	},
 	Notes: []string{
-		"Every answer is JSON on stdout with exit 0; no opinion is silence.",
+		"Every answer is JSON on stdout with exit 0; no opinion is {} (not an empty stdout, which Cursor may read as invalid JSON and, with failClosed, as a block).",
 		"preToolUse, beforeShellExecution, beforeMCPExecution, beforeReadFile: permission deny, ask or allow with user_message and agent_message (the reason); beforeReadFile has no ask, so an ask denies the read saying approval is needed.",
 		"A tool-input rewrite is updated_input at preToolUse; the other before* events cannot apply one, so it blocks the call and shows the rewrite to the agent. Context at these events is dropped.",
 		"postToolUse: an output rewrite is updated_mcp_tool_output for MCP tools; Cursor cannot replace a built-in tool's output, so a redaction of it does not reach the model's copy (use beforeReadFile/preToolUse guards for what must not be read).",
@@ -125,6 +126,9 @@ func cursorAnswer(c *Call, out events.Output) Answer {
 		if out.AdditionalContext != "" {
 			m["additional_context"] = out.AdditionalContext
 		}
+	}
+	if len(m) == 0 {
+		return cursor.Nothing()
 	}
 	return answerJSON(m)
 }

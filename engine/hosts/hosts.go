@@ -99,6 +99,10 @@ type Host struct {
 	// ContextAtStart reports that the host's SessionStart hook hands context
 	// to the model itself (engine.WithSessionContextAtStart).
 	ContextAtStart bool
+	// Silence is what the host reads as "nothing to say": empty, or "{}"
+	// for a host that may read an empty stdout as invalid JSON (Cursor,
+	// whose failClosed blocks on invalid JSON).
+	Silence []byte
 
 	projectEnv []string // the variables that name the project folder to the host's hooks
 	common     []field  // payload fields of every event
@@ -108,6 +112,12 @@ type Host struct {
 	read       func(ev *Event, in *events.Input, exit int, stdout, stderr []byte) (events.Output, error)
 	payload    func(ev *Event, in *events.Input, obj map[string]any)
 	callEnv    func(ev *Event, in *events.Input) []string // variables that carry the call, beyond the payload
+}
+
+// Nothing is the answer that says nothing (exit 0, Silence on stdout): for
+// a payload of an event with no Monad equivalent, and for no opinion.
+func (h *Host) Nothing() Answer {
+	return Answer{Stdout: h.Silence}
 }
 
 // Status says what Decode made of a payload.

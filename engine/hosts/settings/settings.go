@@ -109,7 +109,7 @@ var agents = []*agent{
 		toolEvents: []string{"preToolUse", "postToolUse"},
 		// Cursor fails open on a hook that crashes or times out unless
 		// it is told otherwise.
-		entry: func(e *object) { e.set("failClosed", true) },
+		entry: func(e *object) { e.set("type", "command"); e.set("failClosed", true) },
 	},
 	{
 		host: "crush", shape: flat, project: ".crush.json", user: ".config/crush/crush.json",

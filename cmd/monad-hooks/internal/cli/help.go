@@ -72,7 +72,8 @@ own hooks (EVENT is then optional: the payload names it). HOST is monad
 or crush; "monad-hooks help hosts" lists each one's events and what it
 cannot express (an ask where the agent has none is its deny with a
 reason, never a silent proceed). An event of the agent with no Monad
-equivalent proceeds with nothing to say (exit 0, no output). A payload
+equivalent proceeds with nothing to say (exit 0, no output; {} for
+Cursor). A payload
 that cannot be decoded, an unknown event or an engine that cannot start
 (a bad --root, an unwritable --audit) is the agent's deny (exit 2 where
 no event is known), never an exit code the agent reads as "proceed".

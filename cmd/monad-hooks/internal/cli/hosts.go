@@ -85,6 +85,7 @@ func hostAnswer(ctx context.Context, eng *engine.Engine, h *hosts.Host, payload 
 	var a hosts.Answer
 	switch c.Status {
 	case hosts.Ignored:
+		a = h.Nothing()
 	case hosts.Refused:
 		a = h.Refuse(c, c.Err.Error())
 	default:
@@ -140,7 +141,11 @@ func explainInput(inv *invocation, fs *flag.FlagSet, c *common, hostName *string
 	w := inv.stdout
 	switch call.Status {
 	case hosts.Ignored:
-		fmt.Fprintf(w, "%s event %q has no Monad equivalent: run --host %s proceeds with nothing to say (exit 0, no output), and no hook runs.\n", h.Name, call.Event.Name, h.Name)
+		said := "no output"
+		if out := strings.TrimSpace(string(h.Nothing().Stdout)); out != "" {
+			said = out + " on stdout"
+		}
+		fmt.Fprintf(w, "%s event %q has no Monad equivalent: run --host %s proceeds with nothing to say (exit 0, %s), and no hook runs.\n", h.Name, call.Event.Name, h.Name, said)
 		return events.Input{}, ExitOK
 	case hosts.Refused:
 		a := h.Refuse(call, call.Err.Error())
@@ -195,7 +200,7 @@ monad-hooks speaks the hook contracts of the agents below:
 
 The agent's tool names are in the built-in tool table, so the guards act on
 them as they are. An event with no Monad equivalent proceeds with nothing to
-say (exit 0, no output). A payload that cannot be decoded, or names an
+say (exit 0, no output; {} for Cursor). A payload that cannot be decoded, or names an
 unknown event, is refused with the agent's deny (exit 2 where no event is
 known), never an exit code the agent reads as "proceed".
 `)

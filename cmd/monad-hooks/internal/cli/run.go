@@ -125,7 +125,7 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 	}
 	switch call.Status {
 	case hosts.Ignored:
-		return ExitOK
+		return inv.answer(host.Nothing())
 	case hosts.Refused:
 		return inv.answer(host.Refuse(call, call.Err.Error()))
 	}
