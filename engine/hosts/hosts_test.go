@@ -202,3 +202,38 @@ func TestShapes(t *testing.T) {
 	a = gem.Encode(c, events.Output{MutatedToolInput: map[string]any{"a": 3}})
 	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"a":3,"b":null}}}`, string(a.Stdout))
 }
+
+// FuzzDecode: whatever the payload, every host decodes it or refuses it,
+// never panics, and a refusal at an event that can deny (or at no known
+// event) is never an answer a host reads as "proceed"; a decoded input is
+// valid and the host answers it.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`,
+		`{"hook_event_name":"beforeShellExecution","command":"ls","workspace_roots":["/p"]}`,
+		`{"hook_event_name":"AfterModel","llm_response":{"candidates":[{"content":{"parts":["a",{"text":"b"}]}}]}}`,
+		`{"hook_event_name":"stop","loop_count":-1}`, `{"hook_event_name":"Stop","stop_hook_active":"yes"}`,
+		`{"event":"pre_tool_use","tool_input":[1,2]}`, `{"hook_event_name":"beforeMCPExecution","tool_input":"{\"a\":1e999}"}`,
+		`{"hook_event_name":"BeforeTool","timestamp":"x","tool_input":null}`, `[]`, `null`, `{`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		for _, name := range hosts.Names() {
+			h, _ := hosts.Lookup(name)
+			c := h.Decode(payload, events.Invalid)
+			switch c.Status {
+			case hosts.Decoded:
+				require.NoError(t, c.Input.Validate(), name)
+				h.Encode(c, events.Output{Decision: events.Deny, Reason: "r"})
+			case hosts.Refused:
+				require.Error(t, c.Err)
+				a := h.Refuse(c, c.Err.Error())
+				ev := c.Input.Event
+				if name != "monad" && (!ev.Valid() || ev.Spec().Decisions.Has(events.Deny)) {
+					require.True(t, a.Exit == 2 || len(a.Stdout) > 0, "%s: %q refused as %+v", name, payload, a)
+				}
+			}
+		}
+	})
+}

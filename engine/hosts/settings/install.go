@@ -148,8 +148,11 @@ func (a *agent) without(list []any, command string) (kept []any, removed int, sa
 		var rest []any
 		took := false
 		for _, h := range hs {
-			ho, ok := h.(*object)
-			if cmd, _ := ho.vals["command"].(string); ok && ours(cmd, a.host) {
+			var cmd string
+			if ho, ok := h.(*object); ok {
+				cmd, _ = ho.vals["command"].(string)
+			}
+			if ours(cmd, a.host) {
 				n++
 				took = true
 				_, hasMatcher := o.get("matcher")

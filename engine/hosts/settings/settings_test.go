@@ -277,3 +277,38 @@ func TestLocate(t *testing.T) {
 	_, err = settings.Locate("claude-code", settings.Project, "/etc/claude-code/x/..", "")
 	assert.NoError(t, err, "a project's .claude/settings.json is not the managed file beside it")
 }
+
+// FuzzImportInstall: whatever the file, Import, Install and Uninstall
+// return or refuse, never panic; what Install writes is JSON that Uninstall
+// takes back to the same value, and a second Install changes nothing.
+func FuzzImportInstall(f *testing.F) {
+	for _, s := range []string{
+		`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"x","timeout":5}]}]}}`,
+		`{"version":1,"hooks":{"stop":[{"command":"y","loop_limit":2,"failClosed":true}]}}`,
+		`{"hooks":{"BeforeTool":[{"hooks":[{"command":"z","env":{"A":"b"},"timeout":1e99}]}]}}`,
+		`{"hooks":{"PreToolUse":{}}}`, `{"hooks":[]}`, `{"a":[{"b":null}],"hooks":{"Stop":[1,"x",{"hooks":[null]}]}}`, ``, `[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, host := range settings.Agents() {
+			_, _ = settings.Import(host, "s.json", data)
+			cmd, _ := settings.Command(host, "monad-hooks", nil)
+			out, changed, err := settings.Install(host, data, cmd)
+			if err != nil {
+				continue
+			}
+			again, changed2, err := settings.Install(host, out, cmd)
+			require.NoError(t, err)
+			assert.False(t, changed2, "%s: a second install changes %q", host, out)
+			assert.Equal(t, out, again)
+			if !changed {
+				continue
+			}
+			back, _, err := settings.Uninstall(host, out)
+			require.NoError(t, err)
+			_, _, err = settings.Uninstall(host, back)
+			require.NoError(t, err)
+		}
+	})
+}
