@@ -188,7 +188,7 @@ Commands:
 
 `)
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "	%-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "	%-9s %s\n", c.name, c.summary)
 	}
 	b.WriteString(`
 With no configuration at all the embedded default stdlib set runs
