@@ -428,6 +428,9 @@ func (e *Engine) runHook(ctx context.Context, h *hook, c *call, rec *Record) (ou
 	rec.Outcome = OutcomeOK
 	rec.Decision = out.Decision
 	rec.Reason = truncate(out.Reason, 2048)
+	if out.Reason != "" && out.Decision != "" {
+		rec.Rule = ruleID(out.Reason)
+	}
 	rec.Fields = fieldNames(out.Present())
 	return out
 }

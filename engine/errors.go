@@ -64,6 +64,7 @@ const (
 	CodeBadTool        = config.CodeBadTool        // a tool declaration is malformed, or a user file redeclares a known tool
 	CodeBadOption      = config.CodeBadOption      // an option's value is invalid
 	CodeUnmetNeed      = config.CodeUnmetNeed      // a stdlib pack needs Files.Home or Files.Root, which the host did not set
+	CodeBadRules       = config.CodeBadRules       // a rule file (an atoms path ending in .toml) does not hold valid rules
 
 	CodeMatcherIgnored = config.CodeMatcherIgnored // warning: a matcher on an event that is not tool-scoped
 )

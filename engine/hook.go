@@ -10,6 +10,7 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/stdlib"
 	"github.com/monad-hooks/monad-hooks/tools"
 )
 
@@ -152,6 +153,10 @@ type hookSpec struct {
 	// does not check them a second time (BenchmarkLuaGuard,
 	// BenchmarkCommandHook).
 	validated bool
+	// rules, for a Lua hook that evaluates rule files (ask-irreversible, a
+	// user's rule file), are those files: ExplainRules looks the rule a
+	// reason names up in them.
+	rules []*stdlib.RuleFile
 	// run runs the hook once; logs are what it logged, for the audit.
 	run func(ctx context.Context, c *call) (out events.Output, logs []string, err error)
 }

@@ -136,6 +136,8 @@ type luaScript struct {
 	src    []byte
 	params map[string]any
 	pos    config.Pos // where it was configured
+	// rules are the rule files the script evaluates, if any.
+	rules []*stdlib.RuleFile
 }
 
 // loadLua reads and compiles the Lua atoms, builds one VM pool for all of
@@ -175,8 +177,12 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 	}
 	var srcs []luaapi.Source
 	registeredBy := make(map[string]string, len(scripts)) // script name -> where it was configured
+	rulesOf := map[string][]*stdlib.RuleFile{}
 	for _, sc := range scripts {
 		registeredBy[sc.name] = sc.pos.String()
+		if sc.rules != nil {
+			rulesOf[sc.name] = sc.rules
+		}
 		compiled, err := luaapi.Compile(sc.name, sc.src)
 		if err != nil {
 			errs = append(errs, luaError(sc.pos, err))
@@ -228,7 +234,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			tier: TierAtom, kind: "lua", id: "lua:" + h.Script + ":" + strconv.Itoa(h.Line),
 			pos: config.Pos{File: h.Script, Line: h.Line}, source: h.Script + ":" + strconv.Itoa(h.Line),
 			registeredBy: registeredBy[h.Script], event: h.Event, matcher: h.Matcher, kinds: h.Kinds,
-			onError: onError, shownTimeout: h.Timeout, validated: true,
+			onError: onError, shownTimeout: h.Timeout, validated: true, rules: rulesOf[h.Script],
 			// The pool enforces the hook's timeout itself.
 			run: func(ctx context.Context, c *call) (events.Output, []string, error) {
 				out, logs, err := pool.CallLogs(ctx, i, &c.in)
@@ -275,6 +281,8 @@ func (s *fileSource) readAtom(v *fileVersion, a luaAtom) ([]luaScript, error) {
 			return nil, err
 		}
 		return more, nil
+	case isRuleFile(a.path):
+		return s.readRuleFile(v, a)
 	}
 	return s.readLuaPath(v, a)
 }
@@ -285,7 +293,13 @@ func (s *fileSource) readAtom(v *fileVersion, a luaAtom) ([]luaScript, error) {
 // generation shares them. Only a build defect makes it fail.
 var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) {
 	out := map[string]*luaapi.Script{}
-	for name, src := range stdlib.Libraries() {
+	libs := stdlib.Libraries()
+	files, err := stdlibRules()
+	if err != nil {
+		return nil, err
+	}
+	libs[stdlib.RulesLibraryName] = stdlib.RulesLibrary(files)
+	for name, src := range libs {
 		s, err := luaapi.Compile(name, src)
 		if err != nil {
 			return nil, err
@@ -297,29 +311,22 @@ var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) 
 
 // stdlibScript resolves an embedded pack and validates its parameters
 // against the pack's declaration (one error per problem, at the position of
-// the parameter's key when the pack comes from a configuration file) and
-// what it needs from the host (Files.Home, Files.Root): a pack that would
-// run weakened is refused.
+// the parameter's key when the pack comes from a configuration file; for a
+// pack that evaluates the rule files, the families, groups and rules its
+// parameters name) and what it needs from the host (Files.Home,
+// Files.Root): a pack that would run weakened is refused.
 func (s *fileSource) stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
-	if err := stdlib.ValidateParams(a.stdlib, a.with); err != nil {
-		problems := []error{err}
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			problems = j.Unwrap()
+	info, known := stdlib.Lookup(a.stdlib)
+	var files []*stdlib.RuleFile
+	err := stdlib.ValidateParams(a.stdlib, a.with)
+	if err == nil && known && info.Rules {
+		if files, err = stdlibRules(); err == nil {
+			err = stdlib.ValidateRuleParams(a.stdlib, files, a.with)
 		}
-		var errs ConfigErrors
-		for _, p := range problems {
-			pos := a.pos
-			var pe *stdlib.ParamError
-			if errors.As(p, &pe) {
-				if kp, ok := a.withPos[pe.Param]; ok {
-					pos = kp
-				}
-			}
-			errs = append(errs, atomError(CodeBadAtom, pos, p))
-		}
-		return luaScript{}, errs
 	}
-	info, _ := stdlib.Lookup(a.stdlib)
+	if err != nil {
+		return luaScript{}, paramErrors(err, a.pos, a.withPos)
+	}
 	var unmet ConfigErrors
 	for _, n := range info.Needs {
 		switch {
@@ -338,7 +345,29 @@ func (s *fileSource) stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 	if err != nil {
 		return luaScript{}, ConfigErrors{atomError(CodeBadAtom, a.pos, err)}
 	}
-	return luaScript{name: "stdlib/" + a.stdlib, src: src, params: a.with, pos: a.pos}, nil
+	return luaScript{name: "stdlib/" + a.stdlib, src: src, params: a.with, pos: a.pos, rules: files}, nil
+}
+
+// paramErrors turns the problems of a parameter check (*stdlib.ParamError,
+// joined) into ConfigErrors, each at the position of its parameter's key
+// when the atom comes from a configuration file.
+func paramErrors(err error, at config.Pos, withPos map[string]config.Pos) ConfigErrors {
+	problems := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		problems = j.Unwrap()
+	}
+	var errs ConfigErrors
+	for _, p := range problems {
+		pos := at
+		var pe *stdlib.ParamError
+		if errors.As(p, &pe) {
+			if kp, ok := withPos[pe.Param]; ok {
+				pos = kp
+			}
+		}
+		errs = append(errs, atomError(CodeBadAtom, pos, p))
+	}
+	return errs
 }
 
 // readLuaPath reads a script, or the *.lua files of a folder in lexical

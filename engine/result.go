@@ -106,6 +106,12 @@ type Record struct {
 	// does not honour the decision.
 	Decision events.Decision `json:"decision,omitempty"`
 	Reason   string          `json:"reason,omitempty"`
+	// Rule is the id of the rule the reason names, for a decision whose
+	// reason follows the stdlib's form "<pack> [<rule>]: ...":
+	// "<family>:<rule>" for the rule files (iac:terraform-destroy),
+	// "<pack>:<rule>" for the packs written in Lua
+	// (deny-destructive:delete-critical); empty otherwise.
+	Rule string `json:"rule,omitempty"`
 	// Fields are the Output fields the hook returned; Ignored those of them
 	// (and "decision") that the event did not honour, or that the engine
 	// refused (an unvouched modelOverride, a capped continueWork).

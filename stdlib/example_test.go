@@ -15,12 +15,13 @@ func ExamplePacks() {
 	fmt.Println("default:", stdlib.Default())
 	// Output:
 	// approve-readonly [ApprovalRequest]
+	// ask-irreversible [BeforeTool]
 	// deny-destructive [BeforeTool]
 	// gate-network [BeforeTool]
 	// protect-paths [BeforeTool]
 	// redact-pii [BeforeModel AfterTool AfterModel AfterSubagent AfterTurn]
 	// redact-secrets [BeforeModel AfterTool AfterModel AfterSubagent AfterTurn]
-	// default: [deny-destructive protect-paths redact-secrets]
+	// default: [deny-destructive protect-paths redact-secrets ask-irreversible]
 }
 
 // A host checks a pack's parameters before it loads it, then reads its

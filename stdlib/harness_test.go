@@ -2,6 +2,7 @@ package stdlib_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"path"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"testing"
 	"testing/fstest"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
@@ -68,11 +71,14 @@ func newPack(tb testing.TB, name string, files engine.Files) (*pack, error) {
 	return &pack{name: name, eng: e}, nil
 }
 
-// libraries compiles the packs' shared libraries, as the engine does.
+// libraries compiles the packs' shared libraries and the library of the
+// embedded rule files, as the engine does.
 func libraries(tb testing.TB) map[string]*luaapi.Script {
 	tb.Helper()
 	out := map[string]*luaapi.Script{}
-	for name, src := range stdlib.Libraries() {
+	srcs := stdlib.Libraries()
+	srcs[stdlib.RulesLibraryName] = stdlib.RulesLibrary(embeddedRules(tb))
+	for name, src := range srcs {
 		s, err := luaapi.Compile(name, src)
 		if err != nil {
 			tb.Fatalf("library %s: %v", name, err)
@@ -80,6 +86,27 @@ func libraries(tb testing.TB) map[string]*luaapi.Script {
 		out[name] = s
 	}
 	return out
+}
+
+// embeddedRules returns the embedded rule files as the engine decodes and
+// checks them, in family order.
+func embeddedRules(tb testing.TB) []*stdlib.RuleFile {
+	tb.Helper()
+	files, err := engine.StdlibRules()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return files
+}
+
+// decodeRules decodes a TOML rule file without positions (the engine adds
+// them) and checks it.
+func decodeRules(name string, data []byte) (*stdlib.RuleFile, error) {
+	var doc map[string]any
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return stdlib.ParseRules(name, doc)
 }
 
 // compilePack compiles an embedded pack as the engine names it.

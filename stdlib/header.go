@@ -65,6 +65,11 @@ func parsePack(file, src string) (PackInfo, error) {
 			p.Name = val
 		case "summary":
 			p.Summary = val
+		case "rules":
+			if val != "embedded" {
+				return fail(i, "rules: want \"embedded\", got %q", val)
+			}
+			p.Rules = true
 		case "events", "needs", "kinds":
 			for _, v := range strings.Split(val, ",") {
 				v = strings.TrimSpace(v)

@@ -16,6 +16,7 @@ import (
 // declaration, and accept and refuse the same values.
 func TestParamChecksAgree(t *testing.T) {
 	libs := libraries(t)
+	files := embeddedRules(t)
 	samples := []any{
 		"x", "^(a|b)$", "(", "", true, json.Number("2.5"), int64(3),
 		[]any{}, []any{"a", "b"}, []any{"a", 1}, []any{"("}, []string{"x"},
@@ -40,6 +41,9 @@ func TestParamChecksAgree(t *testing.T) {
 			for _, v := range samples {
 				with := map[string]any{name: v}
 				goErr := stdlib.ValidateParams(info.Name, with)
+				if info.Rules {
+					goErr = stdlib.ValidateRuleParams(info.Name, files, with)
+				}
 				p, luaErr := luaapi.NewPool(context.Background(), []luaapi.Source{{Script: script, Params: with}}, luaapi.Options{Home: testHome, Libraries: libs, PoolSize: 1})
 				if luaErr == nil {
 					p.Close()

@@ -122,17 +122,25 @@ func (t *tally) report(file, verb string) []string {
 // the table rows measured, and rewrites it with -update.
 func checkQualitySection(t *testing.T, name string, rows []string) {
 	t.Helper()
+	body := "| corpus | group | result |\n|---|---|---|\n" + strings.Join(rows, "\n") + "\n"
+	checkReadmeBlock(t, "quality:"+name, body, "go test ./stdlib -run TestQuality -update")
+}
+
+// checkReadmeBlock compares the README block <!-- block --> ... <!-- end
+// block --> with body, and rewrites it with -update (run names the
+// command that does it).
+func checkReadmeBlock(t *testing.T, block, body, run string) {
+	t.Helper()
 	data, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	begin, end := "<!-- quality:"+name+" -->\n", "<!-- end quality:"+name+" -->"
+	begin, end := "<!-- "+block+" -->\n", "<!-- end "+block+" -->"
 	i, j := strings.Index(doc, begin), strings.Index(doc, end)
 	if i < 0 || j < i {
 		t.Fatalf("README.md has no %q ... %q block", strings.TrimSpace(begin), end)
 	}
-	body := "| corpus | group | result |\n|---|---|---|\n" + strings.Join(rows, "\n") + "\n"
 	out := doc[:i+len(begin)] + body + doc[j:]
 	if out == doc {
 		return
@@ -143,7 +151,7 @@ func checkQualitySection(t *testing.T, name string, rows []string) {
 		}
 		return
 	}
-	t.Errorf("README.md quality block %q is stale: run go test ./stdlib -run TestQuality -update\nmeasured:\n%s", name, body)
+	t.Errorf("README.md block %q is stale: run %s\nmeasured:\n%s", block, run, body)
 }
 
 // secretCase is one labelled secret: the input text, the expected output

@@ -18,7 +18,7 @@ import (
 	"github.com/monad-hooks/monad-hooks/internal/suggest"
 )
 
-//go:embed packs/*.lua lib/*.lua
+//go:embed packs/*.lua lib/*.lua rules/*.toml rules/README.md
 var embedded embed.FS
 
 // FS returns the embedded packs: a read-only file system with one file per
@@ -84,14 +84,18 @@ type PackInfo struct {
 	Params []Param
 	// Script is the path of the pack's Lua file in [FS].
 	Script string
+	// Rules is true for a pack that evaluates the embedded rule files
+	// ([RuleSources]): its parameters deny, ask and off name their
+	// families, groups and rules (type "[]rule"; see [ValidateRuleParams]).
+	Rules bool
 }
 
 // Param describes one parameter of a pack.
 type Param struct {
 	Name string
 	// Type is "string", "regex" (an RE2 expression), "bool", "number",
-	// "[]string", "[]regex", an enumeration "a|b|c", or a list of one
-	// "[]a|b|c".
+	// "[]string", "[]regex", "[]rule" (names of rule families, groups or
+	// rules), an enumeration "a|b|c", or a list of one "[]a|b|c".
 	Type string
 	// Default is the value used when the parameter is absent, as JSON.
 	Default string
@@ -110,7 +114,7 @@ const (
 // Default returns the names of the packs a host loads when it is not told
 // otherwise. The caller owns the returned slice.
 func Default() []string {
-	return []string{"deny-destructive", "protect-paths", "redact-secrets"}
+	return []string{"deny-destructive", "protect-paths", "redact-secrets", "ask-irreversible"}
 }
 
 // Packs returns every embedded pack, sorted by name. The caller owns the
@@ -155,15 +159,22 @@ func (p PackInfo) clone() PackInfo {
 // not an embedded pack.
 var ErrUnknownPack = errors.New("unknown stdlib pack")
 
-// A ParamError says which parameter of which pack is wrong, and why.
+// A ParamError says which parameter of which pack is wrong, and why. For a
+// user's rule file ([ValidateRuleParams]) Pack is the file's family.
 type ParamError struct {
 	Pack  string
 	Param string
 	Msg   string
+
+	ruleFile bool // Pack names a user's rule file, not an embedded pack
 }
 
 func (e *ParamError) Error() string {
-	return fmt.Sprintf("stdlib pack %s: parameter %s: %s", e.Pack, e.Param, e.Msg)
+	what := "stdlib pack"
+	if e.ruleFile {
+		what = "rule file of family"
+	}
+	return fmt.Sprintf("%s %s: parameter %s: %s", what, e.Pack, e.Param, e.Msg)
 }
 
 // ValidateParams checks a pack's parameters before it is loaded, against
@@ -238,7 +249,7 @@ func checkValue(typ string, v any) string {
 		if !isNumber(v) {
 			return "want a number, got " + kind(v)
 		}
-	case "[]string", "[]regex":
+	case "[]string", "[]regex", "[]rule":
 		list, ok := stringList(v)
 		if !ok {
 			return "want a list of strings, got " + kind(v)

@@ -241,6 +241,17 @@ local function parse_flags(w, first, takes, longtakes)
   return f
 end
 
+-- matches_any says whether s matches one of the RE2 expressions of list
+-- (a pack's exempt or extra patterns).
+local function matches_any(s, list)
+  for i = 1, #list do
+    if re.find(s, list[i]) then
+      return true
+    end
+  end
+  return false
+end
+
 return {
   ---shell.commands: the simple commands of a command line.
   commands = commands,
@@ -260,4 +271,6 @@ return {
   unwrap = unwrap,
   ---@type fun(w: string[], first: integer?, takes: string?, longtakes: table<string, boolean>?): {s: table<string, boolean>, l: table<string, string|boolean>, args: string[], vals: table<string, string>, all: table<string, string[]>}
   parse_flags = parse_flags,
+  ---@type fun(s: string, list: string[]): boolean
+  matches_any = matches_any,
 }

@@ -122,6 +122,10 @@ const (
 	// (Files.Home for home-directory rules, Files.Root for the project
 	// root), and would run weakened.
 	CodeUnmetNeed = "unmet_need"
+	// CodeBadRules: a rule file (an atoms or Files.Lua path ending in
+	// .toml, see stdlib/rules/README.md) does not hold valid rules; Field is
+	// the rule's field ("rule[2].program").
+	CodeBadRules = "bad_rules"
 )
 
 // An Error is one configuration problem: what (Code, Msg), where in the file
