@@ -147,6 +147,7 @@ func TestQualityFamilies(t *testing.T) {
 	for _, path := range paths {
 		name := strings.TrimSuffix(filepath.Base(path), ".txt")
 		if !families[name] {
+			t.Errorf("%s: no rule file %s.toml", path, name)
 			continue
 		}
 		main := measureFamily(t, p, path)
