@@ -149,7 +149,10 @@ func (r *Runner) RunCase(ctx context.Context, f *File, c *Case) (res CaseResult)
 		}
 		t0 := time.Now()
 		got, derr := eng.Dispatch(ctx, in)
-		res.Mismatches = append(res.Mismatches, check(i, &s.Want, got, derr, time.Since(t0))...)
+		for _, m := range check(i, &s.Want, got, derr, time.Since(t0)) {
+			m.StepName = s.Name
+			res.Mismatches = append(res.Mismatches, m)
+		}
 	}
 	return res
 }

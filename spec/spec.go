@@ -183,6 +183,7 @@ type WantRecord struct {
 	Kind          string   `toml:"kind"`
 	Hook          string   `toml:"hook"`
 	HookContains  string   `toml:"hookContains"`
+	Rule          *string  `toml:"rule"`
 	Outcome       string   `toml:"outcome"`
 	Decision      *string  `toml:"decision"`
 	FailedClosed  *bool    `toml:"failedClosed"`
@@ -318,13 +319,18 @@ func (s *Step) decodeInput() (events.Input, error) {
 
 // Mismatch is one way a dispatch differed from what the case wants.
 type Mismatch struct {
-	Step  int
-	Field string
-	Want  string
-	Got   string
+	Step int
+	// StepName is the step's name, when it has one.
+	StepName string
+	Field    string
+	Want     string
+	Got      string
 }
 
 func (m Mismatch) String() string {
+	if m.StepName != "" {
+		return fmt.Sprintf("step %d (%s): %s: want %s, got %s", m.Step+1, m.StepName, m.Field, m.Want, m.Got)
+	}
 	return fmt.Sprintf("step %d: %s: want %s, got %s", m.Step+1, m.Field, m.Want, m.Got)
 }
 
@@ -446,6 +452,9 @@ func checkAudit(step int, want []WantRecord, got []engine.Record) []Mismatch {
 		}
 		if w.Decision != nil && *w.Decision != string(g.Decision) {
 			add(f("decision"), events.Decision(*w.Decision).String(), g.Decision.String())
+		}
+		if w.Rule != nil && *w.Rule != g.Rule {
+			add(f("rule"), fmt.Sprintf("%q", *w.Rule), fmt.Sprintf("%q", g.Rule))
 		}
 		for _, b := range []struct {
 			name string

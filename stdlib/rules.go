@@ -69,21 +69,21 @@ type RuleFile struct {
 // of a decision needs.
 type Rule struct {
 	// ID is "family:name", the name every reason and audit record gives.
-	ID string
+	ID string `json:"id"`
 	// Field is the rule's field path in its file ("rule[3]").
-	Field string
+	Field string `json:"field"`
 	// Decision is DecisionAsk or DecisionDeny.
-	Decision string
+	Decision string `json:"decision"`
 	// Programs are the programs the rule applies to, as written ("kubectl",
 	// "python manage.py"); for an HTTP rule without one, the HTTP clients.
-	Programs []string
+	Programs []string `json:"programs"`
 	// Reason says what the command destroys; Instead the safer way.
-	Reason  string
-	Instead string
+	Reason  string `json:"reason"`
+	Instead string `json:"instead"`
 	// Match are commands the rule must catch; Pass are look-alikes it must
 	// leave alone.
-	Match []string
-	Pass  []string
+	Match []string `json:"match"`
+	Pass  []string `json:"pass"`
 
 	m ruleMatch
 }

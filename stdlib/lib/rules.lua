@@ -613,9 +613,6 @@ local function build(pack, families, P)
       if d ~= "off" then
         r.d = d
         r.rank = RANK[d]
-        if r.fb then
-          r.rank = r.rank - 0.5
-        end
         count = count + 1
         for _, pw in ipairs(r.prog) do
           local list = index[pw[1]]
@@ -708,32 +705,43 @@ local function register(pack, P, load)
       local u = unversioned(prog)
       list = u and index[u]
     end
+    -- the rules of the command's program (and those of every program):
+    -- a fallback only when no other rule matched the command
     local views, state = {}, {}
-    for _, l in ipairs({ list or NONE, index["*"] or NONE }) do
-      for _, e in ipairs(l) do
-        local r = e.r
-        if best == nil or r.rank > best.rank then
-          local pw, ok = e.pw, true
-          for k = 2, #pw do
-            if w[k] == nil or prog_key(w[k]) ~= lower(pw[k]) then
-              ok = false
-              break
+    local cand, specific = nil, false
+    for pass = 1, 2 do
+      if pass == 2 and specific then
+        break
+      end
+      for _, l in ipairs({ list or NONE, index["*"] or NONE }) do
+        for _, e in ipairs(l) do
+          local r = e.r
+          if (pass == 2) == (r.fb == true) and (cand == nil or r.rank > cand.rank) then
+            local pw, ok = e.pw, true
+            for k = 2, #pw do
+              if w[k] == nil or prog_key(w[k]) ~= lower(pw[k]) then
+                ok = false
+                break
+              end
             end
-          end
-          if ok then
-            local key = #pw
-            local v = views[key]
-            if v == nil or v.spec ~= e.spec then
-              v = parse(w, #pw + 1, e.spec)
-              v.spec = e.spec
-              views[key] = v
-            end
-            if matches(r, prog, v, c, w, state) then
-              best = r
+            if ok then
+              local key = #pw
+              local v = views[key]
+              if v == nil or v.spec ~= e.spec then
+                v = parse(w, #pw + 1, e.spec)
+                v.spec = e.spec
+                views[key] = v
+              end
+              if matches(r, prog, v, c, w, state) then
+                cand, specific = r, pass == 1
+              end
             end
           end
         end
       end
+    end
+    if cand and (best == nil or cand.rank > best.rank) then
+      best = cand
     end
     -- text fed to a shell on its standard input
     if (SHELLS[prog] or SCHEDULERS[prog]) and depth < MAX_DEPTH then

@@ -186,6 +186,11 @@ carry over), or that the agent's event has no Monad equivalent, so nothing
 runs, or why the payload is refused and what run --host answers then
 (exit 1).
 
+One kind of hook does run: the hooks that evaluate rule files (the stdlib
+pack ask-irreversible, your own rule files) run, sandboxed and without side
+effects, and explain names the rule that decided, with the commands the
+rule is written to catch and to leave alone.
+
 	--json    print one JSON object per hook, with "matched", "runs" and "why"
 	--host    the agent whose hook payload stdin holds
 ` + commonFlagsHelp + exitCodesHelp + `
@@ -201,6 +206,11 @@ Test runs spec test cases: TOML files in the format of the project's spec/
 folder (see spec/README.md). A PATH is a file, or a folder searched for
 *.toml files that hold [[case]] tables (other TOML files are skipped);
 without PATH, the current directory.
+
+A rule file (TOML with [[rule]] tables, see stdlib/rules/README.md) is
+tested too: each rule is a case, run against the rule file alone, whose
+match commands must get the rule's decision and whose pass commands must
+get none.
 
 A case that defines hooks of its own (hook, files, config, policy, lua,
 stdlib) runs against those only. A case that defines none runs against the
@@ -226,13 +236,16 @@ Examples:
 const helpStdlib = `Usage: monad-hooks stdlib [NAME]
 
 Stdlib lists the Lua guard packs embedded in the binary with a line each,
-marking the default set. With a NAME it prints the pack's documentation and
-parameters (set them under "with" of an "atoms" entry in agents.json).
+marking the default set, then the rule families of ask-irreversible with
+their group, rule count and decision. With a NAME it prints the pack's
+documentation and parameters (set them under "with" of an "atoms" entry in
+agents.json); with the NAME of a family or group, that family's rules.
 ` + exitCodesHelp + `
 Examples:
 
 	monad-hooks stdlib
 	monad-hooks stdlib deny-destructive
+	monad-hooks stdlib iac
 `
 
 const helpSchema = `Usage: monad-hooks schema input|output

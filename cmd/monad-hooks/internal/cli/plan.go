@@ -158,6 +158,7 @@ func toolLine(ctx context.Context, eng *engine.Engine, name string) string {
 // the others would not; no hook is run.
 func printExplain(ctx context.Context, w io.Writer, eng *engine.Engine, in events.Input, asJSON bool) error {
 	xs := eng.Explain(ctx, in)
+	rules := eng.ExplainRules(ctx, in)
 	var others []engine.PlannedHook
 	for _, h := range eng.Plan(ctx) {
 		if h.Event != in.Event {
@@ -171,9 +172,19 @@ func printExplain(ctx context.Context, w io.Writer, eng *engine.Engine, in event
 			Runs    bool   `json:"runs"`
 			Why     string `json:"why"`
 		}
+		type decided struct {
+			engine.Explanation
+			Rules *engine.RuleMatch `json:"rules,omitempty"`
+		}
 		out := make([]any, 0, len(xs)+len(others))
 		for _, x := range xs {
-			out = append(out, x)
+			d := decided{Explanation: x}
+			for i := range rules {
+				if rules[i].Hook == x.ID {
+					d.Rules = &rules[i]
+				}
+			}
+			out = append(out, d)
 		}
 		for _, h := range others {
 			out = append(out, otherEvent{h, false, false, "other event: " + h.Event.String()})
@@ -211,6 +222,12 @@ func printExplain(ctx context.Context, w io.Writer, eng *engine.Engine, in event
 			fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\n", i+1, x.Tier, x.Kind, x.ID, where(x.PlannedHook), x.Why)
 		}
 	}
+	if len(rules) > 0 {
+		fmt.Fprintln(tw, "Rules that decide this input (their hooks ran, sandboxed):")
+		for _, m := range rules {
+			printRuleMatch(tw, m)
+		}
+	}
 	if len(skip) > 0 {
 		fmt.Fprintln(tw, "Would not run:")
 		for _, x := range skip {
@@ -228,3 +245,19 @@ func printExplain(ctx context.Context, w io.Writer, eng *engine.Engine, in event
 
 // oneLine keeps tab-aligned output on one line.
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// printRuleMatch prints the decision of a hook that evaluates rule files,
+// the rule that decided, and the rule's own cases.
+func printRuleMatch(w io.Writer, m engine.RuleMatch) {
+	fmt.Fprintf(w, "  %s\t%s\t%s\n", m.Decision, m.Hook, oneLine(m.Reason))
+	if m.Rule == nil {
+		return
+	}
+	fmt.Fprintf(w, "  \trule %s (%s, %s)\n", m.Rule.ID, m.File, m.Rule.Field)
+	for _, c := range m.Rule.Match {
+		fmt.Fprintf(w, "  \t  catches: %s\n", oneLine(c))
+	}
+	for _, c := range m.Rule.Pass {
+		fmt.Fprintf(w, "  \t  leaves alone: %s\n", oneLine(c))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/stdlib"
 	"github.com/monad-hooks/monad-hooks/tools"
 )
@@ -32,14 +33,38 @@ func cmdStdlib(_ context.Context, inv *invocation, args []string) int {
 		}
 		tw.Flush()
 		fmt.Fprintf(inv.stdout, "\nThe default set (%s) runs when --stdlib is absent.\nRun 'monad-hooks stdlib NAME' for a pack's documentation and parameters.\n", strings.Join(defaults, ", "))
-		return ExitOK
-	case 1:
-		p, ok := stdlib.Lookup(pos[0])
-		if !ok {
-			inv.errorf("unknown pack %q (have %s)", pos[0], strings.Join(stdlib.Names(), ", "))
+		files, err := engine.StdlibRules()
+		if err != nil {
+			inv.errorf("%v", err)
 			return ExitFail
 		}
-		printPack(inv, p)
+		fmt.Fprintf(inv.stdout, "\nRule families of ask-irreversible (its parameters deny, ask and off take a family, a group or a rule id):\n\n")
+		printFamilies(inv.stdout, files)
+		fmt.Fprintln(inv.stdout, "\nRun 'monad-hooks stdlib FAMILY' for a family's rules.")
+		return ExitOK
+	case 1:
+		if p, ok := stdlib.Lookup(pos[0]); ok {
+			printPack(inv, p)
+			return ExitOK
+		}
+		files, err := engine.StdlibRules()
+		if err != nil {
+			inv.errorf("%v", err)
+			return ExitFail
+		}
+		var picked []*stdlib.RuleFile
+		for _, f := range files {
+			if f.Family == pos[0] || f.Group == pos[0] {
+				picked = append(picked, f)
+			}
+		}
+		if len(picked) == 0 {
+			inv.errorf("unknown pack, family or group %q (packs: %s; families: run monad-hooks stdlib)", pos[0], strings.Join(stdlib.Names(), ", "))
+			return ExitFail
+		}
+		for _, f := range picked {
+			printRules(inv.stdout, f)
+		}
 		return ExitOK
 	}
 	return inv.usageErr("want at most one pack name, got %d arguments", len(pos))
@@ -93,9 +118,52 @@ func printPack(inv *invocation, p stdlib.PackInfo) {
 		}
 		tw.Flush()
 	}
+	if p.Rules {
+		if files, err := engine.StdlibRules(); err == nil {
+			fmt.Fprintln(w, "\nFamilies:")
+			printFamilies(w, files)
+		}
+	}
 	fmt.Fprintf(w, `
 Load it with --stdlib %s, or with parameters in agents.json:
 
 	{"atoms": [{"stdlib": %q, "with": {...}}]}
 `, p.Name, p.Name)
+}
+
+// printFamilies prints one line per rule family: name, group, rule count,
+// the decisions its rules take by default, summary.
+func printFamilies(w io.Writer, files []*stdlib.RuleFile) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "  family\tgroup\trules\tdecision\twhat it guards\n")
+	for _, f := range files {
+		asks, denies := 0, 0
+		for _, r := range f.Rules {
+			if r.Decision == stdlib.DecisionDeny {
+				denies++
+			} else {
+				asks++
+			}
+		}
+		decision := "ask"
+		switch {
+		case asks == 0:
+			decision = "deny"
+		case denies > 0:
+			decision = fmt.Sprintf("ask (%d deny)", denies)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\n", f.Family, f.Group, len(f.Rules), decision, oneLine(f.Summary))
+	}
+	tw.Flush()
+}
+
+// printRules prints a family's rules: id, decision, programs and reason.
+func printRules(w io.Writer, f *stdlib.RuleFile) {
+	fmt.Fprintf(w, "%s (group %s): %s\n\n", f.Family, f.Group, f.Summary)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, r := range f.Rules {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.ID, r.Decision, strings.Join(r.Programs, ", "), r.Reason)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
 }

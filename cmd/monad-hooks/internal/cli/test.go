@@ -12,12 +12,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/spec"
 )
 
 // caseTable finds the [[case]] tables that make a TOML file a test file when
-// it is found by walking a folder.
-var caseTable = regexp.MustCompile(`(?m)^[ \t]*\[\[case\]\]`)
+// it is found by walking a folder; ruleTable the [[rule]] tables of a rule
+// file, whose rules carry cases too.
+var (
+	caseTable = regexp.MustCompile(`(?m)^[ \t]*\[\[case\]\]`)
+	ruleTable = regexp.MustCompile(`(?m)^[ \t]*\[\[rule\]\]`)
+)
 
 // maxSpecFile bounds one spec file.
 const maxSpecFile = 8 << 20
@@ -135,7 +140,9 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3fs", d.Seconds()) 
 // loadSpecFiles loads the spec files named by paths, in order: a file is
 // decoded strictly; a folder is walked in lexical order for the *.toml files
 // that hold [[case]] tables (other TOML files, such as agents.toml, are
-// skipped), leaving out hidden folders and node_modules.
+// skipped), leaving out hidden folders and node_modules. A rule file (with
+// [[rule]] tables and no [[case]]) becomes the cases of its rules
+// (spec.RuleCases), run against the rule file alone.
 func loadSpecFiles(env Env, paths []string) ([]*spec.File, error) {
 	var files []*spec.File
 	seen := map[string]bool{}
@@ -147,6 +154,14 @@ func loadSpecFiles(env Env, paths []string) ([]*spec.File, error) {
 		data, err := readBounded(full, maxSpecFile)
 		if err != nil {
 			return err
+		}
+		if ruleTable.Match(data) && !caseTable.Match(data) {
+			rf, err := engine.LoadRuleFile(nil, full)
+			if err != nil {
+				return err
+			}
+			files = append(files, spec.RuleCases(shown, full, data, rf))
+			return nil
 		}
 		if requireCases && !caseTable.Match(data) {
 			return nil
