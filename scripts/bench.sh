@@ -58,7 +58,7 @@ g_fast='^(BenchmarkDispatchFastPath|BenchmarkDispatchNoHooks|BenchmarkFloorCallI
 g_go='^(BenchmarkDispatchOneGo|BenchmarkDispatchSerial5|BenchmarkDispatchParallel5|BenchmarkParallelOneGo)$'
 g_lua='^(BenchmarkLuaGuard|BenchmarkLuaFloor|BenchmarkNativeGoGuard|BenchmarkLuaPoolCall)$'
 g_set='^(BenchmarkDefaultSet|BenchmarkResultJSON)$'
-g_setlib='^(BenchmarkDefaultSetBeforeTool|BenchmarkFloorEmptyHook)$'
+g_setlib='^(BenchmarkDefaultSetBeforeTool|BenchmarkFloorEmptyHook|BenchmarkFamilies)$'
 
 for r in $(seq 1 "$rounds"); do
   echo "round $r/$rounds (load $(load))"

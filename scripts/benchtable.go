@@ -204,7 +204,19 @@ var sections = []section{
 		{what: "floor: bare pooled gopher-lua, hand-built table", bench: "LuaFloor/serial"},
 		{what: "same guard as a native Go closure (engine)", bench: "NativeGoGuard"},
 	}},
-	{"Default stdlib set (deny-destructive, protect-paths, redact-secrets), BeforeTool bash", []row{
+	{"Rule families of ask-irreversible (every family on), BeforeTool bash, luaapi alone: the rest of the default set without and with it", []row{
+		{what: "allowed command, with the families", bench: "Families/with/allowed", ref: "Families/without/allowed", refWhat: "the default set without ask-irreversible",
+			target: "≤ 1.5x", check: maxRatio(1.5)},
+		{what: "long allowed command (git, npm, rm), with the families", bench: "Families/with/allowed-long", ref: "Families/without/allowed-long", refWhat: "the default set without ask-irreversible",
+			target: "≤ 1.5x", check: maxRatio(1.5)},
+		{what: "read-only kubectl (a guarded program), with the families", bench: "Families/with/guarded-read", ref: "Families/without/guarded-read", refWhat: "the default set without ask-irreversible",
+			target: "≤ 1.5x", check: maxRatio(1.5)},
+		{what: "terraform destroy through aws-vault (asked), with the families", bench: "Families/with/asked", ref: "Families/without/asked", refWhat: "the default set without ask-irreversible"},
+		{what: "ask-irreversible alone, allowed command (the prefilter only)", bench: "Families/alone/allowed", ref: "FloorEmptyHook", refWhat: "an empty Lua hook (luaapi)"},
+		{what: "ask-irreversible alone, read-only kubectl (parse and rules)", bench: "Families/alone/guarded-read", ref: "FloorEmptyHook", refWhat: "an empty Lua hook (luaapi)"},
+		{what: "ask-irreversible alone, asked", bench: "Families/alone/asked", ref: "FloorEmptyHook", refWhat: "an empty Lua hook (luaapi)"},
+	}},
+	{"Default stdlib set (deny-destructive, protect-paths, redact-secrets, ask-irreversible), BeforeTool bash", []row{
 		{what: "allowed command, engine", bench: "DefaultSet/allowed", ref: "DefaultSetBeforeTool/allowed", refWhat: "the same hooks by luaapi alone (stdlib)"},
 		{what: "denied command, engine", bench: "DefaultSet/denied", ref: "DefaultSetBeforeTool/denied", refWhat: "the same hooks by luaapi alone (stdlib)"},
 		{what: "allowed command, engine", bench: "DefaultSet/allowed", ref: "FloorEmptyHook", refWhat: "an empty Lua hook (luaapi)"},

@@ -54,20 +54,77 @@ func BenchmarkDefaultSetBeforeTool(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				for i, h := range hooks {
-					if h.Event != events.BeforeTool || !h.Matches(in.ToolName) || len(h.Kinds) > 0 && !slices.Contains(h.Kinds, in.Tool.Kind) {
-						continue
-					}
-					out, err := p.Call(context.Background(), i, &in)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if out.Decision == events.Deny {
-						break
-					}
-				}
+				callBeforeTool(b, p, hooks, &in)
 			}
 		})
+	}
+}
+
+// callBeforeTool runs every BeforeTool hook of a pool that matches the
+// input, stopping at a deny, as a dispatch would.
+func callBeforeTool(b *testing.B, p *luaapi.Pool, hooks []luaapi.Hook, in *events.Input) {
+	for i, h := range hooks {
+		if h.Event != events.BeforeTool || !h.Matches(in.ToolName) || len(h.Kinds) > 0 && !slices.Contains(h.Kinds, in.Tool.Kind) {
+			continue
+		}
+		out, err := p.Call(context.Background(), i, in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out.Decision == events.Deny {
+			break
+		}
+	}
+}
+
+// BenchmarkFamilies measures what the rule families of ask-irreversible
+// (every family on) add to the rest of the default set, command by
+// command, in the same process: "without" is the default set without
+// ask-irreversible, "with" the default set, "alone" ask-irreversible by
+// itself (its prefilter only, for commands that name no guarded program).
+// The target is with <= 1.5 x without.
+func BenchmarkFamilies(b *testing.B) {
+	var without []string
+	for _, n := range stdlib.Default() {
+		if n != "ask-irreversible" {
+			without = append(without, n)
+		}
+	}
+	pools := map[string][]string{"without": without, "with": append(slices.Clone(without), "ask-irreversible"), "alone": {"ask-irreversible"}}
+	cmds := []struct{ name, cmd string }{
+		{"allowed", "go test ./... -run TestFoo -count=1 2>&1 | tail -20"},
+		{"allowed-long", "cd /work/proj && git status && git diff --stat && npm run build > build.log && rm -rf ./dist && ls -la"},
+		{"guarded-read", "kubectl --context prod get pods -n payments -o wide | grep -v Running"},
+		{"asked", "aws-vault exec prod -- terraform -chdir=infra destroy -auto-approve"},
+	}
+	type loaded struct {
+		p     *luaapi.Pool
+		hooks []luaapi.Hook
+	}
+	sets := []string{"without", "with", "alone"}
+	ps := map[string]loaded{}
+	for _, set := range sets {
+		p, hooks := packPool(b, pools[set]...)
+		ps[set] = loaded{p, hooks}
+	}
+	table, err := tools.NewTable(tools.Builtin()...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// command by command, the sets back to back: the ratios compare
+	// measurements seconds apart
+	for _, c := range cmds {
+		for _, set := range sets {
+			l := ps[set]
+			in := shellInput(c.cmd)
+			in.Tool = table.View(in.ToolName, in.ToolInput)
+			b.Run(set+"/"+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					callBeforeTool(b, l.p, l.hooks, &in)
+				}
+			})
+		}
 	}
 }
 

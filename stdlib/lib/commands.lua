@@ -113,8 +113,7 @@ local function basename(w)
   if w == nil then
     return ""
   end
-  local s = re.gsub(w, "^.*/", "")
-  return string.lower(s)
+  return string.lower(string.match(w, "[^/]*$"))
 end
 
 -- WRAPPERS take a command to run as their arguments. The value lists the

@@ -19,6 +19,10 @@ local commands, unwrap, basename, command_texts = C.commands, C.unwrap, C.basena
 
 local lower, sub, find, byte, concat = string.lower, string.sub, string.find, string.byte, table.concat
 
+-- The code that runs per call walks lists with numeric for loops: in this
+-- runtime ipairs costs a call into the host per element, several times the
+-- loop body. (build, which runs once per VM, keeps ipairs.)
+
 -- MAX_DEPTH bounds the text fed to shells that is checked again (a
 -- here-document of a here-document ...).
 local MAX_DEPTH = 4
@@ -35,6 +39,10 @@ end
 
 -- unversioned drops a version from a program name: python3.12 -> python.
 local function unversioned(b)
+  local last = byte(b, -1)
+  if last == nil or not ((last >= 48 and last <= 57) or last == 46) then
+    return nil
+  end
   local i = find(b, "[%d.]+$")
   if i and i > 1 then
     return sub(b, 1, i - 1)
@@ -93,9 +101,13 @@ local function run_through(w)
   if specs == nil then
     return nil
   end
-  for _, s in ipairs(specs) do
+  local t1 = specs
+  for i1 = 1, #t1 do
+    local s = t1[i1]
     local ok = true
-    for k, p in ipairs(s.path) do
+    local t2 = s.path
+    for k = 1, #t2 do
+      local p = t2[k]
       if w[k + 1] ~= p then
         ok = false
         break
@@ -159,6 +171,7 @@ local SCHEDULERS = set("at batch")
 -- unless the program reads -long options) and the text.
 local function parse(w, start, spec)
   local pos, low, maybe, fset, flist = {}, {}, {}, {}, {}
+  local clusters = nil -- the letters of -abc clusters, which name -a, -b, -c
   local vals = spec and spec.v
   local single = spec and spec.sd
   local i, n, ended, after = start, #w, false, false
@@ -185,9 +198,7 @@ local function parse(w, start, spec)
         flist[#flist + 1] = name
       end
       if not single and byte(name, 2) ~= 45 and #name > 2 then
-        for k = 2, #name do
-          fset["-" .. sub(name, k, k)] = true
-        end
+        clusters = clusters and clusters .. sub(name, 2) or sub(name, 2)
       end
       if vals and vals[name] and not eq then
         i = i + 1
@@ -198,7 +209,7 @@ local function parse(w, start, spec)
     end
     i = i + 1
   end
-  return { pos = pos, low = low, maybe = maybe, fset = fset, flist = flist, w = w, start = start }
+  return { pos = pos, low = low, maybe = maybe, fset = fset, flist = flist, clusters = clusters, w = w, start = start }
 end
 
 local function word_ok(p, x)
@@ -206,7 +217,9 @@ local function word_ok(p, x)
     return true
   end
   if p.p then
-    for _, pat in ipairs(p.p) do
+    local t3 = p.p
+    for i3 = 1, #t3 do
+      local pat = t3[i3]
       if find(x, pat) then
         return true
       end
@@ -226,7 +239,9 @@ local function match_path(path, v)
   for i = 1, #low do
     local x = low[i]
     local nxt, seen = {}, {}
-    for _, j in ipairs(states) do
+    local t4 = states
+    for i4 = 1, #t4 do
+      local j = t4[i4]
       if word_ok(path[j], x) then
         if j == m then
           return i + 1
@@ -249,25 +264,54 @@ local function match_path(path, v)
   return nil
 end
 
-local function has_flag(v, f)
-  if find(f, "|", 1, true) then
-    for alt in string.gmatch(f, "[^|]+") do
-      if has_flag(v, alt) then
+-- has_flag says whether the command gives an option of flag pattern fp:
+-- a list of alternatives, each {exact = "-x"} or {pre = "--delete"} (see
+-- compile_flags).
+local function has_flag(v, fp)
+  for i = 1, #fp do
+    local alt = fp[i]
+    local ex = alt.exact
+    if ex then
+      if v.fset[ex] then
         return true
       end
-    end
-    return false
-  end
-  if sub(f, -1) ~= "*" then
-    return v.fset[f] == true
-  end
-  local pre = sub(f, 1, -2)
-  for _, x in ipairs(v.flist) do
-    if sub(x, 1, #pre) == pre then
-      return true
+      if alt.letter and v.clusters and find(v.clusters, alt.letter, 1, true) then
+        return true
+      end
+    else
+      local pre = alt.pre
+      local fl = v.flist
+      for k = 1, #fl do
+        if sub(fl[k], 1, #pre) == pre then
+          return true
+        end
+      end
     end
   end
   return false
+end
+
+-- compile_flags turns flag patterns ("-f", "--delete*", "-d|--delete")
+-- into the lists has_flag reads.
+local function compile_flags(list)
+  if list == nil then
+    return nil
+  end
+  local out = {}
+  for _, f in ipairs(list) do
+    local fp = {}
+    for alt in string.gmatch(f, "[^|]+") do
+      if sub(alt, -1) == "*" then
+        fp[#fp + 1] = { pre = sub(alt, 1, -2) }
+      elseif #alt == 2 and sub(alt, 2, 2) ~= "-" then
+        fp[#fp + 1] = { exact = alt, letter = sub(alt, 2, 2) }
+      else
+        fp[#fp + 1] = { exact = alt }
+      end
+    end
+    out[#out + 1] = fp
+  end
+  return out
 end
 
 -- option_values returns the values given to option f: "--f V", "--f=V",
@@ -311,6 +355,11 @@ end
 ---------------------------------------------------------------------------
 
 local METHODS = set("GET HEAD POST PUT PATCH DELETE OPTIONS PURGE")
+local F_WGET_POST = compile_flags({ "--post-data|--post-file" })[1]
+local F_HEAD = compile_flags({ "-I|--head" })[1]
+local F_UPLOAD = compile_flags({ "-T|--upload-file" })[1]
+local F_DATA = compile_flags({ "-d|--data*|-F|--form*|--json" })[1]
+local F_GET = compile_flags({ "-G|--get" })[1]
 local HTTPIE = set("http https xh xhs")
 local POWERSHELL = set("invoke-restmethod irm invoke-webrequest iwr")
 
@@ -323,7 +372,9 @@ local function http_call(prog, v)
   if HTTPIE[prog] then
     -- [METHOD] URL [ITEM ...], after options (whose values may look like
     -- positional words)
-    for k, p in ipairs(v.pos) do
+    local t6 = v.pos
+    for k = 1, #t6 do
+      local p = t6[k]
       if METHODS[string.upper(p)] and v.pos[k + 1] then
         return string.upper(p), { v.pos[k + 1] }
       end
@@ -349,7 +400,9 @@ local function http_call(prog, v)
         urls[#urls + 1] = w[i + 1]
       end
     end
-    for _, p in ipairs(v.pos) do
+    local t7 = v.pos
+    for i7 = 1, #t7 do
+      local p = t7[i7]
       urls[#urls + 1] = p
     end
     return method, urls
@@ -357,10 +410,12 @@ local function http_call(prog, v)
   if prog == "wget" or prog == "wget2" then
     local m = option_values(v, "--method", {})
     method = m[#m] and string.upper(m[#m]) or nil
-    if method == nil and (has_flag(v, "--post-data") or has_flag(v, "--post-file")) then
+    if method == nil and has_flag(v, F_WGET_POST) then
       method = "POST"
     end
-    for _, p in ipairs(v.pos) do
+    local t8 = v.pos
+    for i8 = 1, #t8 do
+      local p = t8[i8]
       urls[#urls + 1] = p
     end
     return method or "GET", urls
@@ -369,18 +424,20 @@ local function http_call(prog, v)
   local m = option_values(v, "-X", option_values(v, "--request", {}))
   method = m[#m] and string.upper(m[#m]) or nil
   if method == nil then
-    if has_flag(v, "-I") or has_flag(v, "--head") then
+    if has_flag(v, F_HEAD) then
       method = "HEAD"
-    elseif has_flag(v, "-T") or has_flag(v, "--upload-file") then
+    elseif has_flag(v, F_UPLOAD) then
       method = "PUT"
-    elseif has_flag(v, "-d") or has_flag(v, "--data*") or has_flag(v, "-F") or has_flag(v, "--form*") or has_flag(v, "--json") then
-      method = has_flag(v, "-G") and "GET" or "POST"
+    elseif has_flag(v, F_DATA) then
+      method = has_flag(v, F_GET) and "GET" or "POST"
     else
       method = "GET"
     end
   end
   option_values(v, "--url", urls)
-  for _, p in ipairs(v.pos) do
+  local t9 = v.pos
+  for i9 = 1, #t9 do
+    local p = t9[i9]
     urls[#urls + 1] = p
   end
   return method, urls
@@ -413,8 +470,12 @@ end
 -- localhost URL, a SQLite file) and nothing that looks like production.
 local function local_target(w, assigns)
   local seen = false
-  for _, list in ipairs({ w, assigns }) do
-    for _, x in ipairs(list) do
+  local t10 = { w, assigns }
+  for i10 = 1, #t10 do
+    local list = t10[i10]
+    local t11 = list
+    for i11 = 1, #t11 do
+      local x = t11[i11]
       if re.find(x, PROD) then
         return false
       end
@@ -440,7 +501,9 @@ end
 -- printf before it in the pipeline prints, and that command itself.
 local function input_of(c)
   local parts = {}
-  for _, rd in ipairs(c.redirects) do
+  local t12 = c.redirects
+  for i12 = 1, #t12 do
+    local rd = t12[i12]
     if rd.body then
       parts[#parts + 1] = rd.body
     elseif rd.op == "<<<" then
@@ -461,7 +524,9 @@ local WRITE_OPS = set("> >> >| &> &>>")
 -- writes_to says whether an output redirection of the command targets a
 -- path that rx matches.
 local function writes_to(c, rx)
-  for _, rd in ipairs(c.redirects) do
+  local t13 = c.redirects
+  for i13 = 1, #t13 do
+    local rd = t13[i13]
     if WRITE_OPS[rd.op] and re.find(rd.target, rx) then
       return true
     end
@@ -473,7 +538,9 @@ end
 local function matches(r, prog, v, c, w, state)
   local rest = 1
   if r.nsub then
-    for _, path in ipairs(r.nsub) do
+    local t14 = r.nsub
+    for i14 = 1, #t14 do
+      local path = t14[i14]
       if match_path(path, v) then
         return false
       end
@@ -481,7 +548,9 @@ local function matches(r, prog, v, c, w, state)
   end
   if r.sub then
     rest = nil
-    for _, path in ipairs(r.sub) do
+    local t15 = r.sub
+    for i15 = 1, #t15 do
+      local path = t15[i15]
       rest = match_path(path, v)
       if rest then
         break
@@ -493,7 +562,9 @@ local function matches(r, prog, v, c, w, state)
   end
   if r.fl then
     local ok = false
-    for _, f in ipairs(r.fl) do
+    local t16 = r.fl
+    for i16 = 1, #t16 do
+      local f = t16[i16]
       if has_flag(v, f) then
         ok = true
         break
@@ -504,14 +575,18 @@ local function matches(r, prog, v, c, w, state)
     end
   end
   if r.af then
-    for _, f in ipairs(r.af) do
+    local t17 = r.af
+    for i17 = 1, #t17 do
+      local f = t17[i17]
       if not has_flag(v, f) then
         return false
       end
     end
   end
   if r.nf then
-    for _, f in ipairs(r.nf) do
+    local t18 = r.nf
+    for i18 = 1, #t18 do
+      local f = t18[i18]
       if has_flag(v, f) then
         return false
       end
@@ -530,9 +605,13 @@ local function matches(r, prog, v, c, w, state)
     return false
   end
   if r.vals then
-    for _, p in ipairs(r.vals) do
+    local t19 = r.vals
+    for i19 = 1, #t19 do
+      local p = t19[i19]
       local got = {}
-      for _, f in ipairs(p.f) do
+      local t20 = p.f
+      for i20 = 1, #t20 do
+        local f = t20[i20]
         option_values(v, f, got)
       end
       if not any_re(got, p.m) then
@@ -606,6 +685,21 @@ local function build(pack, families, P)
       settings[name] = d
     end
   end
+  -- one reading of each program's options, merged over the files
+  local specs = {}
+  for _, f in ipairs(families) do
+    for prog, sp in pairs(f.programs) do
+      local m = specs[prog]
+      if m == nil then
+        m = { sd = false, v = {} }
+        specs[prog] = m
+      end
+      m.sd = m.sd or sp.sd
+      for k in pairs(sp.v) do
+        m.v[k] = true
+      end
+    end
+  end
   local index, keys, count = {}, {}, 0
   for _, f in ipairs(families) do
     for _, r in ipairs(f.rules) do
@@ -613,6 +707,22 @@ local function build(pack, families, P)
       if d ~= "off" then
         r.d = d
         r.rank = RANK[d]
+        r.fl, r.af, r.nf = compile_flags(r.fl), compile_flags(r.af), compile_flags(r.nf)
+        -- first: the words one of which must appear in the command for the
+        -- rule's subcommand to match (nil when a path starts with a glob)
+        if r.sub then
+          local first = {}
+          for _, path in ipairs(r.sub) do
+            if path[1].p then
+              first = nil
+              break
+            end
+            for wd in pairs(path[1].e) do
+              first[#first + 1] = wd
+            end
+          end
+          r.first = first
+        end
         count = count + 1
         for _, pw in ipairs(r.prog) do
           local list = index[pw[1]]
@@ -620,7 +730,7 @@ local function build(pack, families, P)
             list = {}
             index[pw[1]] = list
           end
-          list[#list + 1] = { r = r, pw = pw, spec = f.programs[pw[1]] }
+          list[#list + 1] = { r = r, pw = pw, spec = specs[pw[1]] }
           if pw[1] ~= "*" then
             keys[pw[#pw]] = true
           end
@@ -642,6 +752,12 @@ local function register(pack, P, load)
   if count == 0 then
     return
   end
+  -- direct: the keys that no wrapper is named after (npx is both), so that
+  -- a command they start needs no unwrapping
+  local direct = {}
+  for k in pairs(keys) do
+    direct[k] = unwrap({ k, "x" })[1] == k
+  end
 
   -- hits is the prefilter: does a word of the line name a program of an
   -- enabled rule? Quotes and backslashes are dropped first, so that
@@ -651,7 +767,9 @@ local function register(pack, P, load)
     if find(s, "[\\'\"]") then
       s = string.gsub(s, "[\\'\"]", "")
     end
-    for _, t in ipairs(re.findall(s, "[a-z0-9_.:+@-]+")) do
+    local t21 = re.findall(s, "[a-z0-9_.:+@-]+")
+    for i21 = 1, #t21 do
+      local t = t21[i21]
       if keys[t] then
         return true
       end
@@ -709,15 +827,38 @@ local function register(pack, P, load)
     -- a fallback only when no other rule matched the command
     local views, state = {}, {}
     local cand, specific = nil, false
+    local wset = nil -- the command's words, lowered, when a rule asks
     for pass = 1, 2 do
       if pass == 2 and specific then
         break
       end
-      for _, l in ipairs({ list or NONE, index["*"] or NONE }) do
-        for _, e in ipairs(l) do
+      local t22 = { list or NONE, index["*"] or NONE }
+      for i22 = 1, #t22 do
+        local l = t22[i22]
+        local t23 = l
+        for i23 = 1, #t23 do
+          local e = t23[i23]
           local r = e.r
-          if (pass == 2) == (r.fb == true) and (cand == nil or r.rank > cand.rank) then
-            local pw, ok = e.pw, true
+          local ok = (pass == 2) == (r.fb == true) and (cand == nil or r.rank > cand.rank)
+          if ok and r.first then
+            if wset == nil then
+              wset = {}
+              for k = 2, #w do
+                wset[lower(w[k])] = true
+              end
+            end
+            ok = false
+            local t24 = r.first
+            for i24 = 1, #t24 do
+              local wd = t24[i24]
+              if wset[wd] then
+                ok = true
+                break
+              end
+            end
+          end
+          if ok then
+            local pw = e.pw
             for k = 2, #pw do
               if w[k] == nil or prog_key(w[k]) ~= lower(pw[k]) then
                 ok = false
@@ -725,12 +866,10 @@ local function register(pack, P, load)
               end
             end
             if ok then
-              local key = #pw
-              local v = views[key]
-              if v == nil or v.spec ~= e.spec then
+              local v = views[#pw]
+              if v == nil then
                 v = parse(w, #pw + 1, e.spec)
-                v.spec = e.spec
-                views[key] = v
+                views[#pw] = v
               end
               if matches(r, prog, v, c, w, state) then
                 cand, specific = r, pass == 1
@@ -747,7 +886,9 @@ local function register(pack, P, load)
     if (SHELLS[prog] or SCHEDULERS[prog]) and depth < MAX_DEPTH then
       local script = SCHEDULERS[prog] or #w == 1 or (#w == 2 and (w[2] == "-s" or w[2] == "-" or w[2] == "-e" or w[2] == "-x"))
       if script then
-        for _, rd in ipairs(c.redirects) do
+        local t25 = c.redirects
+        for i25 = 1, #t25 do
+          local rd = t25[i25]
           if rd.body then
             best = check_line(rd.body, best, depth + 1)
           elseif rd.op == "<<<" then
@@ -762,42 +903,80 @@ local function register(pack, P, load)
     return best
   end
 
+  -- key_word says whether a word names an indexed program or keyword
+  -- (through a path, a version or .exe), or a shell or scheduler that a
+  -- script may be fed to.
+  local function key_word(t)
+    t = lower(t)
+    if keys[t] then
+      return true
+    end
+    if find(t, "/", 1, true) then
+      t = string.match(t, "[^/]*$")
+      if keys[t] then
+        return true
+      end
+    end
+    if sub(t, -4) == ".exe" then
+      t = sub(t, 1, -5)
+    end
+    local u = unversioned(t)
+    return keys[t] or (u and keys[u]) or SHELLS[t] or SCHEDULERS[t] or false
+  end
+
+  -- relevant says whether a rule could match a command: one of its words
+  -- or output redirection targets is a key_word. Others are not unwrapped.
+  local function relevant(c)
+    local words = c.words
+    for k = 1, #words do
+      if key_word(words[k]) then
+        return true
+      end
+    end
+    local t26 = c.redirects
+    for i26 = 1, #t26 do
+      local rd = t26[i26]
+      if WRITE_OPS[rd.op] and key_word(rd.target) then
+        return true
+      end
+    end
+    return false
+  end
+
   check_line = function(line, best, depth)
     local cmds = commands(line)
     -- printed: what echo and printf print since the last command that
     -- ended a pipeline at the top level; from: the command before, when
     -- it pipes into this one
-    local printed, from = {}, nil
-    for _, c in ipairs(cmds) do
-      local w = unwrap(c.words)
-      local fed = #printed > 0 and concat(printed, "\n") or nil
-      if fed or from then
-        c = { words = c.words, assigns = c.assigns, redirects = c.redirects, depth = c.depth, fed = fed, from = from }
-      end
-      best = check_runners(c, w, best, depth)
-      if best and best.rank == 2 then
-        return best
+    local printed, from = nil, nil
+    local t27 = cmds
+    for i27 = 1, #t27 do
+      local c = t27[i27]
+      local words = c.words
+      if relevant(c) then
+        -- a command named by a key needs no unwrapping (the common case)
+        local first = words[1] and lower(words[1])
+        local w = (first and direct[first]) and words or unwrap(words)
+        if printed or from then
+          c = { words = words, assigns = c.assigns, redirects = c.redirects, depth = c.depth, fed = printed and concat(printed, "\n"), from = from }
+        end
+        best = check_runners(c, w, best, depth)
+        if best and best.rank == 2 then
+          return best
+        end
       end
       local pipe = c.op == "|" or c.op == "|&"
-      local p = #w > 0 and prog_key(w[1]) or ""
-      if (p == "echo" or p == "printf") and #w > 1 then
-        printed[#printed + 1] = concat(w, " ", 2)
+      local p = words[1] and lower(words[1]) or ""
+      if (p == "echo" or p == "printf") and #words > 1 then
+        printed = printed or {}
+        printed[#printed + 1] = concat(words, " ", 2)
       end
-      from = pipe and concat(w, " ") or nil
+      from = pipe and concat(words, " ") or nil
       if not pipe and c.depth == 0 then
-        printed = {}
+        printed = nil
       end
     end
     return best
-  end
-
-  local function exempt(line)
-    for _, rx in ipairs(P.exempt or {}) do
-      if re.find(line, rx) then
-        return true
-      end
-    end
-    return false
   end
 
   C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
