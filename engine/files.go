@@ -36,7 +36,8 @@ type Files struct {
 	// User are user configuration files (keys "hooks" and "atoms").
 	User []string
 	// Lua are Lua atom-pack scripts, or folders whose *.lua files load in
-	// lexical order.
+	// lexical order; a path ending in .toml is a rule file (see
+	// stdlib/rules/README.md), as it is in the atoms of a user file.
 	Lua []string
 	// Stdlib are embedded stdlib packs, loaded before the Lua scripts (a
 	// host's default set). A pack that a user file names in its atoms
@@ -87,7 +88,7 @@ type ScriptFS struct {
 // parameter's key when the pack comes from an atoms entry of a
 // configuration file. Every Lua script, pack or not, may require the
 // stdlib's libraries ("monad.params", "monad.commands", "monad.paths",
-// "monad.redact").
+// "monad.redact", "monad.rules").
 type Pack struct {
 	Name string
 	With map[string]any

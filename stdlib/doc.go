@@ -36,9 +36,22 @@
 // the source tree) that packs load with require("monad.<name>"):
 // monad.params checks a pack's parameters against its SPEC table,
 // monad.commands reads shell command lines, monad.paths knows the paths that
-// hold credentials, monad.redact is the rule engine of the redacting packs. [Libraries] returns their sources; a host that
-// loads packs must hand them to its Lua runtime (the engine does), and user
-// scripts may require them as well.
+// hold credentials, monad.redact is the rule engine of the redacting packs,
+// monad.rules the evaluator of rule files. [Libraries] returns their
+// sources; a host that loads packs must hand them to its Lua runtime (the
+// engine does), and user scripts may require them as well.
+//
+// # Rule files
+//
+// Guards can be data: a rule file (rules/<family>.toml, the format is in
+// rules/README.md) describes a family of irreversible commands, each rule
+// with its decision, reason, safer alternative and cases. The package reads
+// no TOML: a host decodes the embedded files ([RuleSources]) or a user's,
+// [ParseRules] checks them with every problem at its field path, and
+// [RulesLibrary] (for the pack ask-irreversible, under [RulesLibraryName])
+// or [RulesScript] (for a user's file) render them for monad.rules.
+// [ValidateRuleParams] checks the parameters that name families, groups
+// and rules.
 //
 // # Parameters
 //

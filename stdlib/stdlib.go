@@ -39,12 +39,13 @@ const libraryPrefix = "monad."
 // requires them by: "monad.params" (a pack's parameters checked against its
 // SPEC table), "monad.commands" (the command lines of a tool input and the
 // words of a command through wrappers and flags), "monad.paths" (the paths
-// that hold credentials) and "monad.redact" (the rule engine of the
-// redacting packs), each the source of lib/<name>.lua
-// and returning a table. A host that loads packs gives these to its Lua
-// runtime (the engine compiles them once per process and passes them as
-// luaapi.Options.Libraries); user scripts may require them too, and each
-// file documents what it exports. The caller owns the returned map.
+// that hold credentials), "monad.redact" (the rule engine of the redacting
+// packs) and "monad.rules" (the evaluator of rule files), each the source
+// of lib/<name>.lua and returning a table. A host that loads packs gives
+// these to its Lua runtime (the engine compiles them once per process and
+// passes them as luaapi.Options.Libraries), with the rule library of
+// [RulesLibraryName]; user scripts may require them too, and each file
+// documents what it exports. The caller owns the returned map.
 func Libraries() map[string][]byte {
 	entries, err := fs.ReadDir(embedded, "lib")
 	if err != nil {

@@ -19,7 +19,7 @@
 //	                 route an agent's hook events through monad-hooks
 //	uninstall --host AGENT
 //	                 remove what install wrote
-//	stdlib [NAME]    list the embedded stdlib packs, or document one
+//	stdlib [NAME]    list the embedded stdlib packs and rule families, or document one
 //	schema input|output
 //	                 print the JSON Schema of a HookInput or a HookOutput
 //	version          print the version
@@ -164,18 +164,24 @@
 // "monad-hooks explain EVENT" reads an input like run but runs no hook: it
 // prints which hooks would run, in order, and why each of the others would
 // not: a matcher that does not match the tool, an identical command that
-// runs in its place, another event. --json prints the same as JSON. With
-// --host HOST the input is the agent's payload: explain first says which
-// Monad event and tool it maps to, or that the agent's event has no Monad
-// equivalent (nothing runs), or why it is refused and what run answers.
+// runs in its place, another event. The hooks that evaluate rule files
+// (ask-irreversible, a user's rule file) are the exception: they run,
+// sandboxed and without side effects, and explain names the rule that
+// decided with the commands it catches and leaves alone. --json prints the
+// same as JSON. With --host HOST the input is the agent's payload: explain
+// first says which Monad event and tool it maps to, or that the agent's
+// event has no Monad equivalent (nothing runs), or why it is refused and
+// what run answers.
 //
 // # test
 //
 // "monad-hooks test [PATH...]" runs spec test cases, TOML files in the format
 // of the project's spec folder; a folder is searched for *.toml files with
-// [[case]] tables. A case that defines hooks of its own runs against those
-// only; a case that defines none runs against the configuration of the
-// flags (the default stdlib set included unless --stdlib says otherwise).
+// [[case]] tables; a rule file ([[rule]] tables) runs the match and pass
+// cases of its rules against the file alone. A case that defines hooks of
+// its own runs against those only; a case that defines none runs against
+// the configuration of the flags (the default stdlib set included unless
+// --stdlib says otherwise).
 // The output follows go test: a line per failing case and its mismatches,
 // "ok" or "FAIL" per file, then "N passed, N failed" (", N skipped"). -v
 // prints every case, -run REGEXP selects cases by name.
