@@ -47,11 +47,11 @@
 //	                         serve)
 //
 // With no configuration at all, monad-hooks runs the embedded default stdlib
-// set (deny-destructive, protect-paths, redact-secrets). The default set is
-// loaded whenever --stdlib is absent, also alongside --config, --policy and
-// --lua files: "--stdlib none" turns it off, "--stdlib protect-paths" loads
-// only that pack, and "default" inside a list expands to the default set
-// ("--stdlib default,my-pack").
+// set (deny-destructive, protect-paths, redact-secrets, ask-irreversible).
+// The default set is loaded whenever --stdlib is absent, also alongside
+// --config, --policy and --lua files: "--stdlib none" turns it off,
+// "--stdlib protect-paths" loads only that pack, and "default" inside a
+// list expands to the default set ("--stdlib default,my-pack").
 //
 // Relative paths are relative to the current directory. Flags may come before
 // or after the arguments, and -flag is the same as --flag.

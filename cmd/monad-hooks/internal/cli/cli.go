@@ -192,7 +192,8 @@ Commands:
 	}
 	b.WriteString(`
 With no configuration at all the embedded default stdlib set runs
-(deny-destructive, protect-paths, redact-secrets); --stdlib none turns it off.
+(deny-destructive, protect-paths, redact-secrets, ask-irreversible); --stdlib
+none turns it off.
 
 Exit codes: 0 ok (whatever the hooks decided: a deny is printed, not exited),
 1 invalid input or configuration, or failing tests, 64 usage error.
