@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/monad-hooks/monad-hooks/internal/fieldpath"
 	"github.com/monad-hooks/monad-hooks/internal/suggest"
 )
 
@@ -154,16 +155,8 @@ func (e *RuleError) Error() string {
 // RuleErrors lists every problem of a rule file, in document order.
 type RuleErrors []*RuleError
 
-func (es RuleErrors) Error() string {
-	var b strings.Builder
-	for i, e := range es {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(e.Error())
-	}
-	return b.String()
-}
+// Error lists the problems one per line.
+func (es RuleErrors) Error() string { return errors.Join(es.Unwrap()...).Error() }
 
 // Unwrap returns the problems, for errors.As.
 func (es RuleErrors) Unwrap() []error {
@@ -397,7 +390,7 @@ func (p *ruleParser) programs(field string, v any, f *RuleFile) {
 		return
 	}
 	for _, name := range sortedKeys(t) {
-		pf := fieldKey(field, name)
+		pf := fieldpath.Key(field, name)
 		if !progWord.MatchString(name) || strings.Contains(name, "/") {
 			p.fail(pf, "%q is not a program name", name)
 			continue
@@ -409,7 +402,7 @@ func (p *ruleParser) programs(field string, v any, f *RuleFile) {
 			continue
 		}
 		for _, k := range sortedKeys(pt) {
-			kf := fieldKey(pf, k)
+			kf := fieldpath.Key(pf, k)
 			switch k {
 			case "singleDash":
 				b, ok := pt[k].(bool)
@@ -517,22 +510,10 @@ func (p *ruleParser) rule(field string, t map[string]any, f *RuleFile, decision 
 			}
 		case "values":
 			p.values(kf, v, &r)
-		case "args":
-			r.m.args = p.regex(kf, v)
-		case "notArgs":
-			r.m.notArgs = p.regex(kf, v)
-		case "lastArg":
-			r.m.lastArg = p.regex(kf, v)
-		case "text":
-			r.m.text = p.regex(kf, v)
-		case "notText":
-			r.m.notText = p.regex(kf, v)
-		case "assigns":
-			r.m.assigns = p.regex(kf, v)
-		case "input":
-			r.m.input = p.regex(kf, v)
-		case "writes":
-			r.m.writes = p.regex(kf, v)
+		case "args", "notArgs", "lastArg", "text", "notText", "assigns", "input", "writes":
+			*map[string]*string{"args": &r.m.args, "notArgs": &r.m.notArgs, "lastArg": &r.m.lastArg,
+				"text": &r.m.text, "notText": &r.m.notText, "assigns": &r.m.assigns, "input": &r.m.input,
+				"writes": &r.m.writes}[k] = p.regex(kf, v)
 		case "minArgs":
 			n, ok := integer(v)
 			if !ok || n < 0 || n > 100 {
@@ -744,23 +725,6 @@ func (p *ruleParser) http(field string, v any, r *Rule) {
 		p.fail(field+".method", "missing: the HTTP methods the rule catches")
 	}
 	r.m.http = h
-}
-
-// fieldKey appends a key to a field path in the notation of configuration
-// errors: prefix.key, or prefix["key"] for a key that is not a plain name.
-func fieldKey(prefix, key string) string {
-	simple := key != ""
-	for i := 0; i < len(key) && simple; i++ {
-		c := key[i]
-		simple = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-	}
-	if !simple {
-		return prefix + "[" + strconv.Quote(key) + "]"
-	}
-	if prefix == "" {
-		return key
-	}
-	return prefix + "." + key
 }
 
 // ruleFilesDir is where the embedded rule files live.

@@ -193,23 +193,39 @@ func Parse(path string, data []byte, tier Tier) (*File, error) {
 	if tier != TierUser && tier != TierPolicy {
 		return nil, fmt.Errorf("config: parse %s: invalid tier %d", path, tier)
 	}
+	root, isTOML, err := parseTree(path, data)
+	if err != nil {
+		return nil, err
+	}
+	v := &validator{file: path, tier: tier, toml: isTOML, dir: filepath.Dir(path)}
+	f := v.document(root)
+	if errs := v.result(); errs != nil {
+		return nil, errs
+	}
+	f.Warnings = v.sortedWarnings()
+	return f, nil
+}
+
+// parseTree reads a JSON or TOML document (the extension of path chooses)
+// into its tree of positioned nodes: the checks every file gets (format,
+// size, encoding, syntax, depth). The error is Errors.
+func parseTree(path string, data []byte) (root *node, isTOML bool, err error) {
 	whole := func(code, msg string) error {
 		return Errors{{Code: code, File: path, Msg: msg}}
 	}
 	format := strings.ToLower(filepath.Ext(path))
 	if format != ".json" && format != ".toml" {
-		return nil, whole(CodeBadFormat, fmt.Sprintf("unknown file format %q: want .json or .toml", filepath.Ext(path)))
+		return nil, false, whole(CodeBadFormat, fmt.Sprintf("unknown file format %q: want .json or .toml", filepath.Ext(path)))
 	}
 	if len(data) > MaxFileSize {
-		return nil, whole(CodeTooLarge, fmt.Sprintf("file is %d bytes, larger than the limit of %d", len(data), MaxFileSize))
+		return nil, false, whole(CodeTooLarge, fmt.Sprintf("file is %d bytes, larger than the limit of %d", len(data), MaxFileSize))
 	}
 	data = bytes.TrimPrefix(data, []byte(bom))
 	lines := newLineIndex(data)
 	if off, msg := checkEncoding(data); off >= 0 {
 		l, c := lines.pos(off)
-		return nil, Errors{{Code: CodeBadEncoding, File: path, Line: l, Col: c, Msg: msg}}
+		return nil, false, Errors{{Code: CodeBadEncoding, File: path, Line: l, Col: c, Msg: msg}}
 	}
-	var root *node
 	var perr *Error
 	if format == ".json" {
 		root, perr = parseJSON(data, lines)
@@ -218,15 +234,9 @@ func Parse(path string, data []byte, tier Tier) (*File, error) {
 	}
 	if perr != nil {
 		perr.File = path
-		return nil, Errors{perr}
+		return nil, false, Errors{perr}
 	}
-	v := &validator{file: path, tier: tier, toml: format == ".toml", dir: filepath.Dir(path)}
-	f := v.document(root)
-	if errs := v.result(); errs != nil {
-		return nil, errs
-	}
-	f.Warnings = v.sortedWarnings()
-	return f, nil
+	return root, format == ".toml", nil
 }
 
 // checkEncoding returns the offset of the first invalid UTF-8 sequence or NUL

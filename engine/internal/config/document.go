@@ -1,8 +1,6 @@
 package config
 
 import (
-	"bytes"
-	"fmt"
 	"path/filepath"
 	"strings"
 )
@@ -43,34 +41,11 @@ func (d *Document) At(field string) Pos {
 // the problems as [Errors], or the Document and nil; it is safe for
 // concurrent use and never panics.
 func ParseDocument(path string, data []byte) (*Document, error) {
-	whole := func(code, msg string) error {
-		return Errors{{Code: code, File: path, Msg: msg}}
+	root, isTOML, err := parseTree(path, data)
+	if err != nil {
+		return nil, err
 	}
-	format := strings.ToLower(filepath.Ext(path))
-	if format != ".json" && format != ".toml" {
-		return nil, whole(CodeBadFormat, fmt.Sprintf("unknown file format %q: want .json or .toml", filepath.Ext(path)))
-	}
-	if len(data) > MaxFileSize {
-		return nil, whole(CodeTooLarge, fmt.Sprintf("file is %d bytes, larger than the limit of %d", len(data), MaxFileSize))
-	}
-	data = bytes.TrimPrefix(data, []byte(bom))
-	lines := newLineIndex(data)
-	if off, msg := checkEncoding(data); off >= 0 {
-		l, c := lines.pos(off)
-		return nil, Errors{{Code: CodeBadEncoding, File: path, Line: l, Col: c, Msg: msg}}
-	}
-	var root *node
-	var perr *Error
-	if format == ".json" {
-		root, perr = parseJSON(data, lines)
-	} else {
-		root, perr = parseTOML(data, lines)
-	}
-	if perr != nil {
-		perr.File = path
-		return nil, Errors{perr}
-	}
-	v := &validator{file: path, toml: format == ".toml", dir: filepath.Dir(path)}
+	v := &validator{file: path, toml: isTOML, dir: filepath.Dir(path)}
 	if root.kind != kindObject {
 		v.errAt(root, CodeWrongType, "", "the document must be %s, got %s", map[bool]string{false: "an object", true: "a table"}[v.toml], v.kindName(root))
 		return nil, v.result()

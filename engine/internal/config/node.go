@@ -2,7 +2,8 @@ package config
 
 import (
 	"sort"
-	"strconv"
+
+	"github.com/monad-hooks/monad-hooks/internal/fieldpath"
 )
 
 // The parsers of both formats produce the same tree of nodes, with positions;
@@ -67,22 +68,7 @@ func (li lineIndex) pos(off int) (line, col int) {
 }
 
 // fieldKey appends key to the field path prefix, JSON style.
-func fieldKey(prefix, key string) string {
-	simple := key != ""
-	for i := 0; i < len(key) && simple; i++ {
-		c := key[i]
-		simple = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-	}
-	if !simple {
-		return prefix + "[" + strconv.Quote(key) + "]"
-	}
-	if prefix == "" {
-		return key
-	}
-	return prefix + "." + key
-}
+func fieldKey(prefix, key string) string { return fieldpath.Key(prefix, key) }
 
 // fieldIndex appends an array index to the field path prefix.
-func fieldIndex(prefix string, i int) string {
-	return prefix + "[" + strconv.Itoa(i) + "]"
-}
+func fieldIndex(prefix string, i int) string { return fieldpath.Index(prefix, i) }
