@@ -663,6 +663,38 @@ end
 local RANK = { ask = 1, deny = 2 }
 local NONE = {}
 
+-- add_trigger records in triggers that token starts the evaluation of a
+-- line: always (need nil: true), or when one of the tokens of need is in
+-- the line too (a set, merged over the rules of the token).
+local function add_trigger(triggers, token, need)
+  local t = triggers[token]
+  if t == true then
+    return
+  end
+  if need == nil then
+    triggers[token] = true
+    return
+  end
+  -- the token itself is in the line: it cannot be what the rule needs
+  local others = {}
+  for _, n in ipairs(need) do
+    if n ~= token then
+      others[#others + 1] = n
+    end
+  end
+  if #others == 0 then
+    triggers[token] = true
+    return
+  end
+  if t == nil then
+    t = {}
+    triggers[token] = t
+  end
+  for _, n in ipairs(others) do
+    t[n] = true
+  end
+end
+
 -- build resolves the decision of every rule (settings: name -> decision,
 -- the most specific name winning: rule id, family, group, all) and indexes
 -- the enabled ones by the first word of each program.
@@ -700,7 +732,7 @@ local function build(pack, families, P)
       end
     end
   end
-  local index, keys, count = {}, {}, 0
+  local index, keys, triggers, count = {}, {}, {}, 0
   for _, f in ipairs(families) do
     for _, r in ipairs(f.rules) do
       local d = settings[r.id] or settings[f.family] or settings[f.group] or settings.all or r.d
@@ -724,6 +756,25 @@ local function build(pack, families, P)
           r.first = first
         end
         count = count + 1
+        -- need: tokens one of which the line must hold besides the
+        -- program for the rule to match (its keywords, or the first words
+        -- of its subcommand when they are plain tokens); nil: none
+        local need = nil
+        if r.kw then
+          need = r.kw
+          r.kwset = {}
+          for _, k in ipairs(r.kw) do
+            r.kwset[k] = true
+          end
+        elseif r.first then
+          need = r.first
+          for _, wd in ipairs(r.first) do
+            if not find(wd, "^[a-z0-9_.:+@-]+$") then
+              need = nil
+              break
+            end
+          end
+        end
         for _, pw in ipairs(r.prog) do
           local list = index[pw[1]]
           if list == nil then
@@ -733,22 +784,26 @@ local function build(pack, families, P)
           list[#list + 1] = { r = r, pw = pw, spec = specs[pw[1]] }
           if pw[1] ~= "*" then
             keys[pw[#pw]] = true
+            add_trigger(triggers, pw[#pw], need)
           end
         end
         for _, k in ipairs(r.kw or {}) do
           keys[k] = true
+          if r.prog[1][1] == "*" then
+            add_trigger(triggers, k, nil)
+          end
         end
       end
     end
   end
-  return index, keys, count
+  return index, keys, triggers, count
 end
 
 -- register builds the index of the families load() returns under the
 -- pack's parameters P (matcher, commandFields, deny, ask, off, exempt) and
 -- registers the BeforeTool hook.
 local function register(pack, P, load)
-  local index, keys, count = build(pack, load(), P)
+  local index, keys, triggers, count = build(pack, load(), P)
   if count == 0 then
     return
   end
@@ -759,26 +814,54 @@ local function register(pack, P, load)
     direct[k] = unwrap({ k, "x" })[1] == k
   end
 
-  -- hits is the prefilter: does a word of the line name a program of an
-  -- enabled rule? Quotes and backslashes are dropped first, so that
-  -- "terraform" and terr\aform are seen.
+  -- tokens is the set of words of the line being checked, for the rules
+  -- with keywords.
+  local tokens = NONE
+
+  -- trigger_of returns the trigger of a token of the line (through a
+  -- version or .exe suffix), or nil.
+  local function trigger_of(t)
+    local tr = triggers[t]
+    if tr == nil then
+      local u = unversioned(t)
+      tr = u and triggers[u]
+      if tr == nil and sub(t, -4) == ".exe" then
+        tr = triggers[sub(t, 1, -5)]
+      end
+    end
+    return tr
+  end
+
+  -- hits is the prefilter: does a token of the line name a program of an
+  -- enabled rule, with one of the words that rule needs besides (a first
+  -- word of its subcommand, a keyword)? Quotes and backslashes are
+  -- dropped first, so that "terraform" and terr\aform are seen. It sets
+  -- tokens.
   local function hits(line)
     local s = lower(line)
     if find(s, "[\\'\"]") then
       s = string.gsub(s, "[\\'\"]", "")
     end
-    local t21 = re.findall(s, "[a-z0-9_.:+@-]+")
-    for i21 = 1, #t21 do
-      local t = t21[i21]
-      if keys[t] then
-        return true
-      end
-      local u = unversioned(t)
-      if u and keys[u] then
-        return true
-      end
-      if sub(t, -4) == ".exe" and keys[sub(t, 1, -5)] then
-        return true
+    local list = re.findall(s, "[a-z0-9_.:+@-]+")
+    local set = nil -- built at the first trigger: most lines have none
+    for i = 1, #list do
+      local tr = trigger_of(list[i])
+      if tr then
+        if set == nil then
+          set = {}
+          for k = 1, #list do
+            set[list[k]] = true
+          end
+          tokens = set
+        end
+        if tr == true then
+          return true
+        end
+        for n in pairs(tr) do
+          if set[n] then
+            return true
+          end
+        end
       end
     end
     return false
@@ -840,6 +923,15 @@ local function register(pack, P, load)
           local e = t23[i23]
           local r = e.r
           local ok = (pass == 2) == (r.fb == true) and (cand == nil or r.rank > cand.rank)
+          if ok and r.kwset then
+            ok = false
+            for k in pairs(r.kwset) do
+              if tokens[k] then
+                ok = true
+                break
+              end
+            end
+          end
           if ok and r.first then
             if wset == nil then
               wset = {}
@@ -912,10 +1004,12 @@ local function register(pack, P, load)
       return true
     end
     if find(t, "/", 1, true) then
-      t = string.match(t, "[^/]*$")
-      if keys[t] then
-        return true
+      for seg in string.gmatch(t, "[^/]+") do
+        if keys[seg] then
+          return true
+        end
       end
+      t = string.match(t, "[^/]*$")
     end
     if sub(t, -4) == ".exe" then
       t = sub(t, 1, -5)
