@@ -213,7 +213,7 @@ var sections = []section{
 			target: "≤ 1.5x", check: maxRatio(1.5)},
 		{what: "terraform destroy through aws-vault (asked), with the families", bench: "Families/with/asked", ref: "Families/without/asked", refWhat: "the default set without ask-irreversible"},
 		{what: "ask-irreversible alone, allowed command (the prefilter only)", bench: "Families/alone/allowed", ref: "FloorEmptyHook", refWhat: "an empty Lua hook (luaapi)"},
-		{what: "ask-irreversible alone, read-only kubectl (parse and rules)", bench: "Families/alone/guarded-read", ref: "FloorEmptyHook", refWhat: "an empty Lua hook (luaapi)"},
+		{what: "ask-irreversible alone, read-only kubectl (the prefilter: get is no word a kubectl rule needs)", bench: "Families/alone/guarded-read", ref: "FloorEmptyHook", refWhat: "an empty Lua hook (luaapi)"},
 		{what: "ask-irreversible alone, asked", bench: "Families/alone/asked", ref: "FloorEmptyHook", refWhat: "an empty Lua hook (luaapi)"},
 	}},
 	{"Default stdlib set (deny-destructive, protect-paths, redact-secrets, ask-irreversible), BeforeTool bash", []row{
