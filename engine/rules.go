@@ -11,6 +11,7 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
 )
 
@@ -39,6 +40,11 @@ func parseRuleFile(path string, data []byte) (*stdlib.RuleFile, ConfigErrors) {
 	}
 	f, err := stdlib.ParseRules(path, doc.Values)
 	if err == nil {
+		// a user's file becomes one script (RulesScript), whose source is
+		// bounded like any script's
+		if n := len(stdlib.RulesScript(f)); n > luaapi.MaxScriptSize {
+			return nil, ConfigErrors{{Code: CodeBadRules, File: path, Msg: fmt.Sprintf("its %d rules make a script of %d bytes, more than the limit of %d: split the file", len(f.Rules), n, luaapi.MaxScriptSize)}}
+		}
 		return f, nil
 	}
 	var list stdlib.RuleErrors

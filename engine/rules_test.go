@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,6 +95,17 @@ func TestUserRuleFileErrors(t *testing.T) {
 	assert.Equal(t, "team", f.Family)
 	_, err = engine.LoadRuleFile(nil, filepath.Join(dir, "missing.toml"))
 	assert.ErrorContains(t, err, "read_error")
+
+	// A file whose script would pass the bound of a script's source.
+	var big strings.Builder
+	big.WriteString("family = \"big\"\nsummary = \"many rules\"\n")
+	for i := range 1500 {
+		fmt.Fprintf(&big, "[[rule]]\nid = \"r%d\"\nprogram = \"pgctl\"\nsubcommand = \"drop%d\"\nreason = %q\ninstead = %q\nmatch = [\"pgctl drop%d\"]\npass = [\"pgctl list\"]\n", i, i, strings.Repeat("x", 150), strings.Repeat("y", 130), i)
+	}
+	writeConfig(t, rules, big.String())
+	_, err = engine.LoadRuleFile(nil, rules)
+	assert.ErrorContains(t, err, rules+": bad_rules: its 1500 rules make a script of ")
+	assert.ErrorContains(t, err, "split the file")
 }
 
 // TestStdlibRuleParams: the families of ask-irreversible are checked at

@@ -2,6 +2,7 @@ package stdlib
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -20,7 +21,7 @@ const RulesLibraryName = "monad.rules.stdlib"
 func RulesLibrary(files []*RuleFile) []byte {
 	var b luaWriter
 	b.WriteString("-- Generated from rule files by package stdlib (RulesLibrary).\nreturn { load = function() return ")
-	b.families(files)
+	b.ruleSet(files)
 	b.WriteString(" end }\n")
 	return []byte(b.String())
 }
@@ -46,7 +47,7 @@ func RulesScript(f *RuleFile) []byte {
 	b.WriteString(", SPEC, params)\nrequire(\"monad.rules\").register(")
 	b.quote(f.Family)
 	b.WriteString(", P, function() return ")
-	b.families([]*RuleFile{f})
+	b.ruleSet([]*RuleFile{f})
 	b.WriteString(" end)\n")
 	return []byte(b.String())
 }
@@ -125,34 +126,212 @@ func (b *luaWriter) field(name string) {
 	b.WriteByte('=')
 }
 
-func (b *luaWriter) families(files []*RuleFile) {
-	b.WriteString("{\n")
+// ruleSet writes the rule set of files as monad.rules reads it: what the
+// prefilter and the index need at once as plain tables of strings (keys,
+// triggers, programs), and each family behind a function that builds its
+// rules when a command names one of its programs. A VM keeps only what it
+// built: the rules of the programs its calls named (a VM's memory is
+// walked between calls, so a few thousand rule tables per VM would cost
+// every call).
+func (b *luaWriter) ruleSet(files []*RuleFile) {
+	keys, triggers, programs := ruleIndex(files)
+	b.WriteString("{\nnames = function() return {\n")
 	for _, f := range files {
-		b.WriteString("{family=")
+		b.WriteByte('{')
 		b.quote(f.Family)
-		b.field("group")
+		b.WriteByte(',')
 		b.quote(f.Group)
-		b.WriteString(",programs={")
-		names := make([]string, 0, len(f.programs))
-		for n := range f.programs {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			s := f.programs[n]
-			b.WriteByte('[')
-			b.quote(n)
-			b.WriteString("]={sd=" + strconv.FormatBool(s.singleDash) + ",v=")
-			b.set(s.values)
-			b.WriteString("},")
-		}
-		b.WriteString("},rules={\n")
 		for _, r := range f.Rules {
-			b.rule(r)
+			b.WriteByte(',')
+			b.quote(r.ID)
+			b.WriteByte(',')
+			b.quote(r.Decision)
 		}
-		b.WriteString("}},\n")
+		b.WriteString("},\n")
 	}
-	b.WriteString("}")
+	b.WriteString("} end,\nkeys = ")
+	b.set(keys)
+	b.WriteString(",\ntriggers = {")
+	for i, t := range sortedTriggers(triggers) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('[')
+		b.quote(t)
+		b.WriteString("]=")
+		if need := triggers[t]; need == nil {
+			b.WriteString("true")
+		} else {
+			b.quote(strings.Join(need, " "))
+		}
+	}
+	b.WriteString("},\nprograms = {")
+	names := make([]string, 0, len(programs))
+	for n := range programs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('[')
+		b.quote(n)
+		b.WriteString("]=")
+		b.quote(programs[n])
+	}
+	b.WriteString("},\nfamilies = {\n")
+	for _, f := range files {
+		b.family(f)
+	}
+	b.WriteString("}}")
+}
+
+// family writes a function that returns one family: its name, group,
+// program specs and rules.
+func (b *luaWriter) family(f *RuleFile) {
+	b.WriteString("function() return {family=")
+	b.quote(f.Family)
+	b.field("group")
+	b.quote(f.Group)
+	b.WriteString(",programs={")
+	names := make([]string, 0, len(f.programs))
+	for n := range f.programs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s := f.programs[n]
+		b.WriteByte('[')
+		b.quote(n)
+		b.WriteString("]={sd=" + strconv.FormatBool(s.singleDash) + ",v=")
+		b.set(s.values)
+		b.WriteString("},")
+	}
+	b.WriteString("},rules={\n")
+	for _, r := range f.Rules {
+		b.rule(r)
+	}
+	b.WriteString("}} end,\n")
+}
+
+// plainToken is a word the prefilter's tokens can equal.
+var plainToken = regexp.MustCompile(`^[a-z0-9_.:+@-]+$`)
+
+// ruleIndex computes what monad.rules needs before it builds any rule:
+// keys, the words that make a command worth a look (the last word of each
+// program, the keywords); triggers, the tokens that start the evaluation
+// of a line, each always (nil) or when one of the listed tokens is in the
+// line too; programs, for the first word of each program ("*" for the
+// rules of any program), the families (1-based, in order, space
+// separated) that have rules for it or say how it reads its options.
+func ruleIndex(files []*RuleFile) (keys []string, triggers map[string][]string, programs map[string]string) {
+	keySet := map[string]bool{}
+	triggers = map[string][]string{}
+	always := map[string]bool{}
+	add := func(token string, need []string) {
+		if always[token] {
+			return
+		}
+		var others []string
+		for _, n := range need {
+			if n != token {
+				others = append(others, n)
+			}
+		}
+		if need == nil || len(others) == 0 {
+			always[token] = true
+			triggers[token] = nil
+			return
+		}
+		for _, n := range others {
+			if !slices.Contains(triggers[token], n) {
+				triggers[token] = append(triggers[token], n)
+			}
+		}
+	}
+	fams := map[string][]int{}
+	addFamily := func(prog string, i int) {
+		if l := fams[prog]; len(l) == 0 || l[len(l)-1] != i {
+			fams[prog] = append(l, i)
+		}
+	}
+	for i, f := range files {
+		for _, r := range f.Rules {
+			m := r.m
+			need := m.keywords
+			if len(need) == 0 {
+				need = firstWords(m.subcommand)
+			}
+			for _, pw := range m.programs {
+				addFamily(pw[0], i+1)
+				if pw[0] != "*" {
+					last := pw[len(pw)-1]
+					keySet[last] = true
+					add(last, need)
+				}
+			}
+			for _, k := range m.keywords {
+				keySet[k] = true
+				if m.programs[0][0] == "*" {
+					add(k, nil)
+				}
+			}
+		}
+	}
+	for i, f := range files {
+		for n := range f.programs {
+			if _, ok := fams[n]; ok {
+				addFamily(n, i+1)
+			}
+		}
+	}
+	programs = map[string]string{}
+	for n, l := range fams {
+		slices.Sort(l)
+		l = slices.Compact(l)
+		parts := make([]string, len(l))
+		for k, i := range l {
+			parts[k] = strconv.Itoa(i)
+		}
+		programs[n] = strings.Join(parts, " ")
+	}
+	for k := range keySet {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, need := range triggers {
+		sort.Strings(need)
+	}
+	return keys, triggers, programs
+}
+
+// firstWords returns the words one of which a command must hold for one
+// of the subcommand paths to match (their first words), or nil when a
+// first word is a glob or not a plain token.
+func firstWords(paths [][]wordPattern) []string {
+	var out []string
+	for _, path := range paths {
+		if len(path[0].pats) > 0 {
+			return nil
+		}
+		for _, w := range path[0].exact {
+			if !plainToken.MatchString(w) {
+				return nil
+			}
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func sortedTriggers(t map[string][]string) []string {
+	out := make([]string, 0, len(t))
+	for k := range t {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (b *luaWriter) rule(r Rule) {

@@ -1,8 +1,9 @@
 --- monad.rules: the evaluator of rule files (guards written as data, see
 --- stdlib/rules/README.md). A pack hands it its checked parameters and a
---- function that returns the families of its rule files; register builds
---- one index over every enabled rule (a keyword prefilter and a table from
---- program name to rules) and registers one BeforeTool hook that walks each
+--- function that returns the rule set of its rule files (rendered by
+--- package stdlib: a keyword prefilter, and each family behind a function
+--- that builds its rules when a command first names one of its programs);
+--- register registers one BeforeTool hook that walks each
 --- command of a shell tool call through wrappers, runners (bundle exec,
 --- aws-vault exec, kubectl exec, ...), nested shells and pipelines into
 --- shells, and asks or denies with the reason of the strongest rule that
@@ -663,47 +664,16 @@ end
 local RANK = { ask = 1, deny = 2 }
 local NONE = {}
 
--- add_trigger records in triggers that token starts the evaluation of a
--- line: always (need nil: true), or when one of the tokens of need is in
--- the line too (a set, merged over the rules of the token).
-local function add_trigger(triggers, token, need)
-  local t = triggers[token]
-  if t == true then
-    return
-  end
-  if need == nil then
-    triggers[token] = true
-    return
-  end
-  -- the token itself is in the line: it cannot be what the rule needs
-  local others = {}
-  for _, n in ipairs(need) do
-    if n ~= token then
-      others[#others + 1] = n
-    end
-  end
-  if #others == 0 then
-    triggers[token] = true
-    return
-  end
-  if t == nil then
-    t = {}
-    triggers[token] = t
-  end
-  for _, n in ipairs(others) do
-    t[n] = true
-  end
-end
-
--- build resolves the decision of every rule (settings: name -> decision,
--- the most specific name winning: rule id, family, group, all) and indexes
--- the enabled ones by the first word of each program.
-local function build(pack, families, P)
+-- settings_of reads the parameters deny, ask and off (names of rules,
+-- families, groups, "all") against the names of the rule set, and counts
+-- the rules they leave on.
+local function settings_of(pack, rs, P)
+  local names = rs.names()
   local settings, known = {}, { all = true }
-  for _, f in ipairs(families) do
-    known[f.family], known[f.group] = true, true
-    for _, r in ipairs(f.rules) do
-      known[r.id] = true
+  for _, f in ipairs(names) do
+    known[f[1]], known[f[2]] = true, true
+    for i = 3, #f, 2 do
+      known[f[i]] = true
     end
   end
   for _, d in ipairs({ "deny", "ask", "off" }) do
@@ -717,101 +687,141 @@ local function build(pack, families, P)
       settings[name] = d
     end
   end
-  -- one reading of each program's options, merged over the files
-  local specs = {}
-  for _, f in ipairs(families) do
-    for prog, sp in pairs(f.programs) do
-      local m = specs[prog]
-      if m == nil then
-        m = { sd = false, v = {} }
-        specs[prog] = m
-      end
-      m.sd = m.sd or sp.sd
-      for k in pairs(sp.v) do
-        m.v[k] = true
-      end
-    end
-  end
-  local index, keys, triggers, count = {}, {}, {}, 0
-  for _, f in ipairs(families) do
-    for _, r in ipairs(f.rules) do
-      local d = settings[r.id] or settings[f.family] or settings[f.group] or settings.all or r.d
+  local count = 0
+  for _, f in ipairs(names) do
+    for i = 3, #f, 2 do
+      local d = settings[f[i]] or settings[f[1]] or settings[f[2]] or settings.all or f[i + 1]
       if d ~= "off" then
-        r.d = d
-        r.rank = RANK[d]
-        r.fl, r.af, r.nf = compile_flags(r.fl), compile_flags(r.af), compile_flags(r.nf)
-        -- first: the words one of which must appear in the command for the
-        -- rule's subcommand to match (nil when a path starts with a glob)
-        if r.sub then
-          local first = {}
-          for _, path in ipairs(r.sub) do
-            if path[1].p then
-              first = nil
-              break
-            end
-            for wd in pairs(path[1].e) do
-              first[#first + 1] = wd
-            end
-          end
-          r.first = first
-        end
         count = count + 1
-        -- need: tokens one of which the line must hold besides the
-        -- program for the rule to match (its keywords, or the first words
-        -- of its subcommand when they are plain tokens); nil: none
-        local need = nil
-        if r.kw then
-          need = r.kw
-          r.kwset = {}
-          for _, k in ipairs(r.kw) do
-            r.kwset[k] = true
-          end
-        elseif r.first then
-          need = r.first
-          for _, wd in ipairs(r.first) do
-            if not find(wd, "^[a-z0-9_.:+@-]+$") then
-              need = nil
-              break
-            end
-          end
-        end
-        for _, pw in ipairs(r.prog) do
-          local list = index[pw[1]]
-          if list == nil then
-            list = {}
-            index[pw[1]] = list
-          end
-          list[#list + 1] = { r = r, pw = pw, spec = specs[pw[1]] }
-          if pw[1] ~= "*" then
-            keys[pw[#pw]] = true
-            add_trigger(triggers, pw[#pw], need)
-          end
-        end
-        for _, k in ipairs(r.kw or {}) do
-          keys[k] = true
-          if r.prog[1][1] == "*" then
-            add_trigger(triggers, k, nil)
-          end
-        end
       end
     end
   end
-  return index, keys, triggers, count
+  return settings, count
 end
 
--- register builds the index of the families load() returns under the
--- pack's parameters P (matcher, commandFields, deny, ask, off, exempt) and
--- registers the BeforeTool hook.
+-- compile readies the rules of a family: the decision of each (settings:
+-- name -> decision, the most specific name winning: rule id, family,
+-- group, all; r.off when off), its options, and the words the command
+-- must hold for it (first: one of the first words of its subcommand, nil
+-- when a path starts with a glob; kwset: its keywords).
+local function compile(f, settings)
+  for _, r in ipairs(f.rules) do
+    local d = settings[r.id] or settings[f.family] or settings[f.group] or settings.all or r.d
+    if d == "off" then
+      r.off = true
+    else
+      r.d = d
+      r.rank = RANK[d]
+      r.fl, r.af, r.nf = compile_flags(r.fl), compile_flags(r.af), compile_flags(r.nf)
+      if r.sub then
+        local first = {}
+        for _, path in ipairs(r.sub) do
+          if path[1].p then
+            first = nil
+            break
+          end
+          for wd in pairs(path[1].e) do
+            first[#first + 1] = wd
+          end
+        end
+        r.first = first
+      end
+      if r.kw then
+        r.kwset = {}
+        for _, k in ipairs(r.kw) do
+          r.kwset[k] = true
+        end
+      end
+    end
+  end
+  return f
+end
+
+-- register reads the rule set load() returns under the pack's parameters
+-- P (matcher, commandFields, deny, ask, off, exempt) and registers the
+-- BeforeTool hook. The set gives at once the prefilter's tables (keys,
+-- triggers: see stdlib.ruleIndex) and, per program, the families with
+-- rules for it; a family's rules are built and indexed the first time a
+-- command names one of its programs.
 local function register(pack, P, load)
-  local index, keys, triggers, count = build(pack, load(), P)
+  local rs = load()
+  local settings, count = settings_of(pack, rs, P)
   if count == 0 then
     return
   end
-  -- direct: the keys that no wrapper is named after (npx is both), so that
-  -- a command they start needs no unwrapping
+  local keys, triggers, programs, loaders = rs.keys, rs.triggers, rs.programs, rs.families
+  rs = nil
+
+  -- families[i]: family i, compiled (loaded on first use)
+  local families = {}
+  local function family(i)
+    local f = families[i]
+    if f == nil then
+      f = compile(loaders[i](), settings)
+      families[i] = f
+    end
+    return f
+  end
+
+  -- index: program -> the entries {r, pw, spec} of its enabled rules
+  -- (false: none), built on first use from the families programs names
+  local index = {}
+  local function entries_of(prog)
+    local list = index[prog]
+    if list ~= nil then
+      return list or nil
+    end
+    local fams = programs[prog]
+    if fams == nil then
+      return nil
+    end
+    -- one reading of the program's options, merged over the families
+    local spec, loaded = nil, {}
+    for i in string.gmatch(fams, "%d+") do
+      local f = family(tonumber(i))
+      loaded[#loaded + 1] = f
+      local sp = f.programs[prog]
+      if sp then
+        spec = spec or { sd = false, v = {} }
+        spec.sd = spec.sd or sp.sd
+        for k in pairs(sp.v) do
+          spec.v[k] = true
+        end
+      end
+    end
+    list = {}
+    for _, f in ipairs(loaded) do
+      for _, r in ipairs(f.rules) do
+        if not r.off then
+          for _, pw in ipairs(r.prog) do
+            if pw[1] == prog then
+              list[#list + 1] = { r = r, pw = pw, spec = spec }
+            end
+          end
+        end
+      end
+    end
+    if #list == 0 then
+      index[prog] = false
+      return nil
+    end
+    index[prog] = list
+    return list
+  end
+
+  -- direct[k]: no wrapper is named after key k (npx is both), so that a
+  -- command it starts needs no unwrapping (computed on first use)
   local direct = {}
-  for k in pairs(keys) do
-    direct[k] = unwrap({ k, "x" })[1] == k
+  local function is_direct(k)
+    local d = direct[k]
+    if d == nil then
+      if not keys[k] then
+        return false
+      end
+      d = unwrap({ k, "x" })[1] == k
+      direct[k] = d
+    end
+    return d
   end
 
   -- tokens is the set of words of the line being checked, for the rules
@@ -857,7 +867,7 @@ local function register(pack, P, load)
         if tr == true then
           return true
         end
-        for n in pairs(tr) do
+        for n in string.gmatch(tr, "%S+") do
           if set[n] then
             return true
           end
@@ -893,7 +903,7 @@ local function register(pack, P, load)
     end
     local prog = prog_key(w[1])
     -- yarn cdk destroy, pnpm prisma ...: a package manager runs the bin
-    if PACKAGE_RUNNERS[prog] and w[2] and (index[prog_key(w[2])] or index[unversioned(prog_key(w[2])) or ""]) then
+    if PACKAGE_RUNNERS[prog] and w[2] and (programs[prog_key(w[2])] or programs[unversioned(prog_key(w[2])) or ""]) then
       local inner = {}
       for k = 2, #w do
         inner[#inner + 1] = w[k]
@@ -901,10 +911,10 @@ local function register(pack, P, load)
       w = inner
       prog = prog_key(w[1])
     end
-    local list = index[prog]
+    local list = entries_of(prog)
     if list == nil then
       local u = unversioned(prog)
-      list = u and index[u]
+      list = u and entries_of(u)
     end
     -- the rules of the command's program (and those of every program):
     -- a fallback only when no other rule matched the command
@@ -915,7 +925,7 @@ local function register(pack, P, load)
       if pass == 2 and specific then
         break
       end
-      local t22 = { list or NONE, index["*"] or NONE }
+      local t22 = { list or NONE, entries_of("*") or NONE }
       for i22 = 1, #t22 do
         local l = t22[i22]
         local t23 = l
@@ -1050,7 +1060,7 @@ local function register(pack, P, load)
       if relevant(c) then
         -- a command named by a key needs no unwrapping (the common case)
         local first = words[1] and lower(words[1])
-        local w = (first and direct[first]) and words or unwrap(words)
+        local w = (first and is_direct(first)) and words or unwrap(words)
         if printed or from then
           c = { words = words, assigns = c.assigns, redirects = c.redirects, depth = c.depth, fed = printed and concat(printed, "\n"), from = from }
         end
@@ -1103,10 +1113,10 @@ local function register(pack, P, load)
 end
 
 return {
-  ---Builds the index of the families load() returns under the checked
-  ---parameters P of the pack (matcher, commandFields, deny, ask, off,
-  ---exempt) and registers its BeforeTool hook. An unknown name in deny, ask
-  ---or off, or one in two of them, raises "<pack>: parameter ...".
-  ---@type fun(pack: string, P: table, load: fun(): table[])
+  ---Reads the rule set load() returns under the checked parameters P of
+  ---the pack (matcher, commandFields, deny, ask, off, exempt) and
+  ---registers its BeforeTool hook. An unknown name in deny, ask or off, or
+  ---one in two of them, raises "<pack>: parameter ...".
+  ---@type fun(pack: string, P: table, load: fun(): table)
   register = register,
 }
