@@ -127,12 +127,13 @@ func (b *luaWriter) field(name string) {
 }
 
 // ruleSet writes the rule set of files as monad.rules reads it: what the
-// prefilter and the index need at once as plain tables of strings (keys,
-// triggers, programs), and each family behind a function that builds its
+// prefilter and the index need at once as one function (lookup, see
+// [luaWriter.lookup]), and each family behind a function that builds its
 // rules when a command names one of its programs. A VM keeps only what it
-// built: the rules of the programs its calls named (a VM's memory is
-// walked between calls, so a few thousand rule tables per VM would cost
-// every call).
+// built: the rules of the programs its calls named. (What a VM's scripts
+// keep is walked between calls, see luaapi's Options.MaxRetained; the
+// code of a function is not, so tables of a few thousand entries would
+// cost every call and a function costs none.)
 func (b *luaWriter) ruleSet(files []*RuleFile) {
 	keys, triggers, programs := ruleIndex(files)
 	b.WriteString("{\nnames = function() return {\n")
@@ -149,42 +150,79 @@ func (b *luaWriter) ruleSet(files []*RuleFile) {
 		}
 		b.WriteString("},\n")
 	}
-	b.WriteString("} end,\nkeys = ")
-	b.set(keys)
-	b.WriteString(",\ntriggers = {")
-	for i, t := range sortedTriggers(triggers) {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		b.quote(t)
-		b.WriteString("]=")
-		if need := triggers[t]; need == nil {
-			b.WriteString("true")
-		} else {
-			b.quote(strings.Join(need, " "))
-		}
-	}
-	b.WriteString("},\nprograms = {")
-	names := make([]string, 0, len(programs))
-	for n := range programs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for i, n := range names {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		b.quote(n)
-		b.WriteString("]=")
-		b.quote(programs[n])
-	}
-	b.WriteString("},\nfamilies = {\n")
+	b.WriteString("} end,\nlookup = ")
+	b.lookup(keys, triggers, programs)
+	b.WriteString(",\nfamilies = {\n")
 	for _, f := range files {
 		b.family(f)
 	}
 	b.WriteString("}}")
+}
+
+// lookup writes a function of a token that returns what ruleIndex says of
+// it: whether it is a key, its trigger (true, a string of the tokens one of
+// which it needs, or nil) and its families (a string, or nil). It is a
+// binary search over the sorted tokens written as nested ifs: some ten
+// string comparisons per token.
+func (b *luaWriter) lookup(keys []string, triggers map[string][]string, programs map[string]string) {
+	set := map[string]bool{}
+	for _, k := range keys {
+		set[k] = true
+	}
+	for k := range triggers {
+		set[k] = true
+	}
+	for k := range programs {
+		set[k] = true
+	}
+	tokens := make([]string, 0, len(set))
+	for k := range set {
+		tokens = append(tokens, k)
+	}
+	sort.Strings(tokens)
+	isKey := map[string]bool{}
+	for _, k := range keys {
+		isKey[k] = true
+	}
+	leaf := func(t string) {
+		b.WriteString("if t == ")
+		b.quote(t)
+		b.WriteString(" then return " + strconv.FormatBool(isKey[t]) + ", ")
+		if need, ok := triggers[t]; !ok {
+			b.WriteString("nil")
+		} else if need == nil {
+			b.WriteString("true")
+		} else {
+			b.quote(strings.Join(need, " "))
+		}
+		b.WriteString(", ")
+		if f, ok := programs[t]; ok {
+			b.quote(f)
+		} else {
+			b.WriteString("nil")
+		}
+		b.WriteString(" end\n")
+	}
+	var tree func(list []string)
+	tree = func(list []string) {
+		if len(list) <= 4 {
+			for _, t := range list {
+				leaf(t)
+			}
+			return
+		}
+		mid := len(list) / 2
+		b.WriteString("if t < ")
+		b.quote(list[mid])
+		b.WriteString(" then\n")
+		tree(list[:mid])
+		b.WriteString("else\n")
+		tree(list[mid:])
+		b.WriteString("end\n")
+	}
+	b.WriteString("function(t)\n")
+	tree(tokens)
+	b.WriteString("return false, nil, nil\nend")
 }
 
 // family writes a function that returns one family: its name, group,
@@ -322,15 +360,6 @@ func firstWords(paths [][]wordPattern) []string {
 			out = append(out, w)
 		}
 	}
-	return out
-}
-
-func sortedTriggers(t map[string][]string) []string {
-	out := make([]string, 0, len(t))
-	for k := range t {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

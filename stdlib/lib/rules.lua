@@ -62,43 +62,67 @@ local function set(s)
   return t
 end
 
-local DOCKER_V = set("-e --env --env-file -u --user -w --workdir --detach-keys")
-local RUNNERS = {
-  bundle = { { path = { "exec" } } },
-  bundler = { { path = { "exec" } } },
-  poetry = { { path = { "run" } } },
-  pipenv = { { path = { "run" } } },
-  pdm = { { path = { "run" } } },
-  hatch = { { path = { "run" } } },
-  rye = { { path = { "run" } } },
-  uv = { { path = { "run" }, v = set("--with --python -p --project --directory --env-file --package --extra --group") } },
-  pnpm = { { path = { "exec" } }, { path = { "dlx" } } },
-  yarn = { { path = { "exec" } }, { path = { "dlx" } } },
-  npm = { { path = { "exec" } }, { path = { "x" } } },
-  bun = { { path = { "x" } } },
-  ["aws-vault"] = { { path = { "exec" }, operands = 1, v = set("-d --duration -t --mfa-token --region") } },
-  awsume = {},
-  doppler = { { path = { "run" }, v = set("-p --project -c --config --token") } },
-  op = { { path = { "run" }, v = set("--env-file --account") } },
-  infisical = { { path = { "run" }, v = set("--env --projectId --path --token") } },
-  chamber = { { path = { "exec" }, dashdash = true } },
-  dotenv = { { path = {}, v = set("-e -v -c") } },
-  dotenvx = { { path = { "run" }, v = set("-f --env-file") } },
-  direnv = { { path = { "exec" }, operands = 1 } },
-  envchain = { { path = {}, operands = 1 } },
-  heroku = { { path = { "run" }, v = set("-a --app -r --remote -e --env -s --size --type") } },
-  railway = { { path = { "run" }, v = set("-s --service -e --environment") } },
-  docker = { { path = { "exec" }, operands = 1, v = DOCKER_V }, { path = { "compose", "exec" }, operands = 1, v = DOCKER_V }, { path = { "compose", "run" }, operands = 1, v = DOCKER_V } },
-  podman = { { path = { "exec" }, operands = 1, v = DOCKER_V } },
-  ["docker-compose"] = { { path = { "exec" }, operands = 1, v = DOCKER_V }, { path = { "run" }, operands = 1, v = DOCKER_V } },
-  kubectl = { { path = { "exec" }, operands = 1, v = set("-c --container -n --namespace --context -f --filename") } },
-  ["systemd-run"] = { { path = {}, v = set("--unit -u -p --property --description --slice --uid --gid -E --setenv --working-directory -M --machine -H --host --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive --on-calendar --timer-property") } },
-  oc = { { path = { "exec" }, operands = 1, v = set("-c --container -n --namespace") } },
-}
+-- The table is built again for each runner a VM meets, and only that
+-- runner's entry kept: a VM's retained memory is walked between calls, and
+-- the whole table would be most of this library's share.
+local function all_runners()
+  local DOCKER_V = set("-e --env --env-file -u --user -w --workdir --detach-keys")
+  return {
+    bundle = { { path = { "exec" } } },
+    bundler = { { path = { "exec" } } },
+    poetry = { { path = { "run" } } },
+    pipenv = { { path = { "run" } } },
+    pdm = { { path = { "run" } } },
+    hatch = { { path = { "run" } } },
+    rye = { { path = { "run" } } },
+    uv = { { path = { "run" }, v = set("--with --python -p --project --directory --env-file --package --extra --group") } },
+    pnpm = { { path = { "exec" } }, { path = { "dlx" } } },
+    yarn = { { path = { "exec" } }, { path = { "dlx" } } },
+    npm = { { path = { "exec" } }, { path = { "x" } } },
+    bun = { { path = { "x" } } },
+    ["aws-vault"] = { { path = { "exec" }, operands = 1, v = set("-d --duration -t --mfa-token --region") } },
+    awsume = {},
+    doppler = { { path = { "run" }, v = set("-p --project -c --config --token") } },
+    op = { { path = { "run" }, v = set("--env-file --account") } },
+    infisical = { { path = { "run" }, v = set("--env --projectId --path --token") } },
+    chamber = { { path = { "exec" }, dashdash = true } },
+    dotenv = { { path = {}, v = set("-e -v -c") } },
+    dotenvx = { { path = { "run" }, v = set("-f --env-file") } },
+    direnv = { { path = { "exec" }, operands = 1 } },
+    envchain = { { path = {}, operands = 1 } },
+    heroku = { { path = { "run" }, v = set("-a --app -r --remote -e --env -s --size --type") } },
+    railway = { { path = { "run" }, v = set("-s --service -e --environment") } },
+    docker = { { path = { "exec" }, operands = 1, v = DOCKER_V }, { path = { "compose", "exec" }, operands = 1, v = DOCKER_V }, { path = { "compose", "run" }, operands = 1, v = DOCKER_V } },
+    podman = { { path = { "exec" }, operands = 1, v = DOCKER_V } },
+    ["docker-compose"] = { { path = { "exec" }, operands = 1, v = DOCKER_V }, { path = { "run" }, operands = 1, v = DOCKER_V } },
+    kubectl = { { path = { "exec" }, operands = 1, v = set("-c --container -n --namespace --context -f --filename") } },
+    ["systemd-run"] = { { path = {}, v = set("--unit -u -p --property --description --slice --uid --gid -E --setenv --working-directory -M --machine -H --host --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive --on-calendar --timer-property") } },
+    oc = { { path = { "exec" }, operands = 1, v = set("-c --container -n --namespace") } },
+  }
+end
+
+local RUNNER_NAMES = {}
+for name in pairs(all_runners()) do
+  RUNNER_NAMES[name] = true
+end
+local runners = {}
+
+-- runners_of returns the specs of a runner (nil: not one).
+local function runners_of(name)
+  if not RUNNER_NAMES[name] then
+    return nil
+  end
+  local r = runners[name]
+  if r == nil then
+    r = all_runners()[name]
+    runners[name] = r
+  end
+  return r
+end
 
 -- run_through returns the words of the command a runner runs, or nil.
 local function run_through(w)
-  local specs = RUNNERS[prog_key(w[1])]
+  local specs = runners_of(prog_key(w[1]))
   if specs == nil then
     return nil
   end
@@ -739,9 +763,9 @@ end
 
 -- register reads the rule set load() returns under the pack's parameters
 -- P (matcher, commandFields, deny, ask, off, exempt) and registers the
--- BeforeTool hook. The set gives at once the prefilter's tables (keys,
--- triggers: see stdlib.ruleIndex) and, per program, the families with
--- rules for it; a family's rules are built and indexed the first time a
+-- BeforeTool hook. The set gives at once, through lookup(token), what the
+-- prefilter needs (is the token a key, its trigger: see stdlib.ruleIndex)
+-- and, per program, the families with rules for it; a family's rules are built and indexed the first time a
 -- command names one of its programs.
 local function register(pack, P, load)
   local rs = load()
@@ -749,7 +773,7 @@ local function register(pack, P, load)
   if count == 0 then
     return
   end
-  local keys, triggers, programs, loaders = rs.keys, rs.triggers, rs.programs, rs.families
+  local lookup, loaders = rs.lookup, rs.families
   rs = nil
 
   -- families[i]: family i, compiled (loaded on first use)
@@ -771,7 +795,7 @@ local function register(pack, P, load)
     if list ~= nil then
       return list or nil
     end
-    local fams = programs[prog]
+    local _, _, fams = lookup(prog)
     if fams == nil then
       return nil
     end
@@ -809,13 +833,22 @@ local function register(pack, P, load)
     return list
   end
 
+  -- has_rules says whether a program (or nil) has rules in some family.
+  local function has_rules(prog)
+    if prog == nil then
+      return false
+    end
+    local _, _, fams = lookup(prog)
+    return fams ~= nil
+  end
+
   -- direct[k]: no wrapper is named after key k (npx is both), so that a
   -- command it starts needs no unwrapping (computed on first use)
   local direct = {}
   local function is_direct(k)
     local d = direct[k]
     if d == nil then
-      if not keys[k] then
+      if not lookup(k) then
         return false
       end
       d = unwrap({ k, "x" })[1] == k
@@ -831,12 +864,14 @@ local function register(pack, P, load)
   -- trigger_of returns the trigger of a token of the line (through a
   -- version or .exe suffix), or nil.
   local function trigger_of(t)
-    local tr = triggers[t]
+    local _, tr = lookup(t)
     if tr == nil then
       local u = unversioned(t)
-      tr = u and triggers[u]
+      if u then
+        _, tr = lookup(u)
+      end
       if tr == nil and sub(t, -4) == ".exe" then
-        tr = triggers[sub(t, 1, -5)]
+        _, tr = lookup(sub(t, 1, -5))
       end
     end
     return tr
@@ -903,7 +938,7 @@ local function register(pack, P, load)
     end
     local prog = prog_key(w[1])
     -- yarn cdk destroy, pnpm prisma ...: a package manager runs the bin
-    if PACKAGE_RUNNERS[prog] and w[2] and (programs[prog_key(w[2])] or programs[unversioned(prog_key(w[2])) or ""]) then
+    if PACKAGE_RUNNERS[prog] and w[2] and (has_rules(prog_key(w[2])) or has_rules(unversioned(prog_key(w[2])))) then
       local inner = {}
       for k = 2, #w do
         inner[#inner + 1] = w[k]
@@ -1010,12 +1045,12 @@ local function register(pack, P, load)
   -- script may be fed to.
   local function key_word(t)
     t = lower(t)
-    if keys[t] then
+    if lookup(t) then
       return true
     end
     if find(t, "/", 1, true) then
       for seg in string.gmatch(t, "[^/]+") do
-        if keys[seg] then
+        if lookup(seg) then
           return true
         end
       end
@@ -1025,7 +1060,7 @@ local function register(pack, P, load)
       t = sub(t, 1, -5)
     end
     local u = unversioned(t)
-    return keys[t] or (u and keys[u]) or SHELLS[t] or SCHEDULERS[t] or false
+    return lookup(t) or (u and lookup(u)) or SHELLS[t] or SCHEDULERS[t] or false
   end
 
   -- relevant says whether a rule could match a command: one of its words
