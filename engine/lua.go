@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -425,13 +426,28 @@ func atomError(code string, pos config.Pos, err error) *ConfigError {
 // maxLogLines bounds the log lines of one hook call kept in its Record.
 const maxLogLines = 20
 
+// maxLogLine bounds one log line of a Record, fields included.
+const maxLogLine = 1024
+
+// logLines formats what a Lua hook logged for its Record: "level
+// script:line: message", followed by the fields of log.info(msg, fields)
+// as one JSON object (keys sorted), so that the audit keeps what the log
+// shows.
 func logLines(logs []luaapi.LogEntry) []string {
 	if len(logs) == 0 {
 		return nil
 	}
 	out := make([]string, 0, min(len(logs), maxLogLines))
 	for _, l := range logs[:min(len(logs), maxLogLines)] {
-		out = append(out, truncate(fmt.Sprintf("%s %s:%d: %s", strings.ToLower(l.Level.String()), l.Script, l.Line, l.Msg), 512))
+		line := fmt.Sprintf("%s %s:%d: %s", strings.ToLower(l.Level.String()), l.Script, l.Line, l.Msg)
+		if len(l.Fields) > 0 {
+			// The fields came from Lua through luaapi's conversion:
+			// JSON values, which always encode.
+			if b, err := json.Marshal(l.Fields); err == nil {
+				line += " " + string(b)
+			}
+		}
+		out = append(out, truncate(line, maxLogLine))
 	}
 	return out
 }

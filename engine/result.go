@@ -130,7 +130,9 @@ type Record struct {
 
 	LatencyMs float64 `json:"latencyMs"`
 	Error     string  `json:"error,omitempty"`
-	// Logs are messages the hook logged (Lua hooks), bounded.
+	// Logs are messages the hook logged (Lua hooks), bounded (20 lines of
+	// at most 1 KiB): "level script:line: message", then the fields of
+	// log.info(msg, fields) as one JSON object.
 	Logs []string `json:"logs,omitempty"`
 }
 
