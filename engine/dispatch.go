@@ -96,20 +96,28 @@ var canDeny = func() (t [events.Count]bool) {
 	return t
 }()
 
-// failClosed denies a dispatch because policy files failed to load at a
-// degraded start: no hook runs, and the audit has one record, for the
-// policy that could not be applied.
+// A closure is a problem that makes a degraded start fail closed: a policy
+// file, or a stdlib pack the host chose, that failed to load.
+type closure struct {
+	what string // "the operator policy", "the host's stdlib pack protect-paths"
+	tier Tier   // TierPolicy, or TierAtom for a pack
+	err  *ConfigError
+}
+
+// failClosed denies a dispatch because policy files or the host's stdlib
+// packs failed to load at a degraded start: no hook runs, and the audit has
+// one record, for the guard that could not be applied.
 func (e *Engine) failClosed(ctx context.Context, g *generation, in *events.Input, res *Result) {
 	first := g.failClosed[0]
 	res.Decision = events.Deny
-	res.Reason = "the operator policy failed to load, so this dispatch fails closed: " + first.Error()
+	res.Reason = first.what + " failed to load, so this dispatch fails closed: " + first.err.Error()
 	if n := len(g.failClosed) - 1; n > 0 {
 		res.Reason += fmt.Sprintf(" (and %d more)", n)
 	}
 	res.Audit = []Record{{
-		Event: res.Event, SessionID: in.SessionID, ToolCallID: in.ToolCallID, Tier: TierPolicy, Kind: "config",
-		Hook: first.File, Source: first.Pos().String(), RegisteredBy: first.File,
-		Outcome: OutcomeError, FailedClosed: true, Error: truncate(first.Error(), 2048),
+		Event: res.Event, SessionID: in.SessionID, ToolCallID: in.ToolCallID, Tier: first.tier, Kind: "config",
+		Hook: first.err.File, Source: first.err.Pos().String(), RegisteredBy: first.err.File,
+		Outcome: OutcomeError, FailedClosed: true, Error: truncate(first.err.Error(), 2048),
 	}}
 	e.record(ctx, &res.Audit[0])
 }

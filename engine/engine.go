@@ -58,10 +58,11 @@ type generation struct {
 	// fileHooks counts the hooks each configuration file or script on disk
 	// gave the plan, by path.
 	fileHooks map[string]int
-	// failClosed, set at a degraded start when policy files failed to
-	// load, lists their problems: dispatches at events that can deny are
-	// denied (see WithDegradedStart).
-	failClosed ConfigErrors
+	// failClosed, set at a degraded start when policy files or stdlib
+	// packs the host chose failed to load, lists their problems:
+	// dispatches at events that can deny are denied (see
+	// WithDegradedStart).
+	failClosed []closure
 	// tools is the tool table of the generation: the built-in table, the
 	// WithTools declarations and those of the configuration files.
 	tools *tools.Table
@@ -115,7 +116,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		st.err = ld.errs
 		how := "the engine runs without what failed"
 		if g.failClosed != nil {
-			how = "the engine runs without what failed, and denies where it can (a policy file failed)"
+			how = "the engine runs without what failed, and denies where it can (" + g.failClosed[0].what + " failed)"
 		}
 		st.msg = fmt.Sprintf("configuration failed to load; %s: %v", how, ld.errs)
 	}
@@ -128,10 +129,12 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 // from "no guard" (monad-hooks run). New then compiles everything that
 // loaded: a user file or script that fails is left out (a stdlib pack it
 // replaced loads instead), and every Result carries the problems in
-// ConfigError ([Engine.Reload] returns them). A policy file that fails
-// makes the engine fail closed: at the events that can deny, every dispatch
-// is a deny whose reason names the problem, and no hook runs; other events
-// run the hooks that loaded. Problems of the options themselves (a Go hook
+// ConfigError ([Engine.Reload] returns them). A policy file that fails, or
+// a stdlib pack of the host's choosing ([WithStdlib], Files.Stdlib) that
+// cannot load (a pack that needs Files.Home without it), makes the engine
+// fail closed: at the events that can deny, every dispatch is a deny whose
+// reason names the problem, and no hook runs; other events run the hooks
+// that loaded. A guard the host chose is never dropped for a weaker set. Problems of the options themselves (a Go hook
 // without handler, an invalid WithTools spec) still fail New, and later reloads are not degraded: a
 // broken change keeps the plan in force.
 func WithDegradedStart() Option {
@@ -145,7 +148,7 @@ func WithDegradedStart() Option {
 //
 // When degraded, problems of the files do not fail the build: they are in
 // ld.errs, the plan has what loaded, and g.failClosed is set when a policy
-// file failed.
+// file or a host's stdlib pack failed.
 func (e *Engine) build(ctx context.Context, prev *generation, degraded bool) (g *generation, ld loaded, err error) {
 	specs := make([]hookSpec, 0, len(e.opts.hooks))
 	var errs ConfigErrors
@@ -199,8 +202,8 @@ func (e *Engine) build(ctx context.Context, prev *generation, degraded bool) (g 
 		return nil, ld, ld.errs
 	}
 	g.res, g.warnings, g.fileHooks, g.tools, g.declared = ld.res, ld.warnings, ld.fileHooks, tab, declared
-	if len(ld.policyErrs) > 0 {
-		g.failClosed = ld.policyErrs
+	if len(ld.closed) > 0 {
+		g.failClosed = ld.closed
 	}
 	return g, ld, nil
 }

@@ -259,8 +259,9 @@ type loaded struct {
 	// transient, when set, is why the load stopped without looking at the
 	// files' content (see transientError); the rest is then empty.
 	transient error
-	// policyErrs are the problems of policy files (a degraded load).
-	policyErrs ConfigErrors
+	// closed are the problems of policy files and of the host's stdlib
+	// packs (a degraded load): the plan fails closed.
+	closed []closure
 	// retry: a degraded load met a transient failure; load again.
 	retry bool
 	// fileHooks counts the hooks each file on disk gave, by path.
@@ -277,13 +278,13 @@ type loaded struct {
 //
 // When degraded (a degraded start, see WithDegradedStart), a file or script
 // that fails to load is left out and the rest loads: errs lists every
-// problem, policyErrs those of policy files, and the result has specs and
+// problem, closed those of policy files and the host's packs, and the result has specs and
 // resources all the same. A transient failure is then a read error of its
 // file, and retry is set.
 func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) loaded {
 	v := &fileVersion{}
 	fileHooks := map[string]int{}
-	var policyErrs ConfigErrors
+	var closed []closure
 	retry := false
 	var specs []hookSpec
 	var errs, warns ConfigErrors
@@ -297,7 +298,7 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 			continue
 		}
 		stdlibAt[p.Name] = len(atoms)
-		atoms = append(atoms, luaAtom{stdlib: p.Name, with: p.With, pos: config.Pos{File: "stdlib " + p.Name}})
+		atoms = append(atoms, luaAtom{stdlib: p.Name, with: p.With, pos: config.Pos{File: "stdlib " + p.Name}, host: true})
 	}
 	names, _ := StdlibPacks(s.opts.stdlib...) // build checked them
 	for _, n := range names {
@@ -305,7 +306,7 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 			continue // Files.Stdlib names it, with its parameters
 		}
 		stdlibAt[n] = len(atoms)
-		atoms = append(atoms, luaAtom{stdlib: n, pos: config.Pos{File: "stdlib " + n}})
+		atoms = append(atoms, luaAtom{stdlib: n, pos: config.Pos{File: "stdlib " + n}, host: true})
 	}
 	for _, sfs := range s.f.LuaFS {
 		atoms = append(atoms, luaAtom{fsys: sfs.FS, path: sfs.Dir, with: sfs.With, pos: config.Pos{File: "fs:" + sfs.Dir}})
@@ -343,7 +344,7 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 			if ferrs != nil {
 				errs = append(errs, ferrs...)
 				if tier.t == TierPolicy {
-					policyErrs = append(policyErrs, ferrs...)
+					closed = appendClosures(closed, "the operator policy", TierPolicy, ferrs...)
 				}
 				continue
 			}
@@ -357,7 +358,7 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 							line, perr := s.policyCommand(path, h)
 							if perr != nil {
 								errs = append(errs, perr)
-								policyErrs = append(policyErrs, perr)
+								closed = appendClosures(closed, "the operator policy", TierPolicy, perr)
 								continue
 							}
 							h.Command = line
@@ -399,18 +400,28 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 	// plan keeps file order per event, which is all that matters, but make
 	// the spec order deterministic for Plan.
 	sortSpecsStable(specs)
-	luaSpecs, pool, lerrs, terr := s.loadLua(ctx, v, atoms, prev, fileHooks, degraded)
+	luaSpecs, pool, lerrs, lclosed, terr := s.loadLua(ctx, v, atoms, prev, fileHooks, degraded)
 	if terr != nil {
 		return loaded{version: v, transient: terr}
 	}
 	res := resources{lua: pool}
 	errs = append(errs, lerrs...)
+	closed = append(closed, lclosed...)
 	specs = append(luaSpecs, specs...)
 	if len(errs) > 0 && !degraded {
 		res.release()
 		return loaded{version: v, errs: errs}
 	}
-	return loaded{specs: specs, res: res, version: v, errs: errs, policyErrs: policyErrs, warnings: warns, fileHooks: fileHooks, retry: retry, tools: decls}
+	return loaded{specs: specs, res: res, version: v, errs: errs, closed: closed, warnings: warns, fileHooks: fileHooks, retry: retry, tools: decls}
+}
+
+// appendClosures adds the problems errs of what (a policy file, a host's
+// pack) to closed.
+func appendClosures(closed []closure, what string, tier Tier, errs ...*ConfigError) []closure {
+	for _, err := range errs {
+		closed = append(closed, closure{what: what, tier: tier, err: err})
+	}
+	return closed
 }
 
 // hooksFrom returns how many hooks the file or script at path gave g (0 for a

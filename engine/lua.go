@@ -32,6 +32,9 @@ type luaAtom struct {
 	// fallback is the pack of Files.Stdlib that this atom of a user file
 	// replaced: it loads instead when this one fails at a degraded start.
 	fallback *luaAtom
+	// host: a pack of Files.Stdlib or WithStdlib, a guard the host chose:
+	// when it fails at a degraded start, the plan fails closed.
+	host bool
 }
 
 // WithStdlib loads embedded stdlib packs by name; "default" names the
@@ -148,17 +151,19 @@ type luaScript struct {
 // transient failure to read a script (see transientError). When degraded,
 // a script that fails is left out (a pack that replaced one of
 // Files.Stdlib falls back to it) and the others load: errs lists what was
-// left out, and terr is reported as a read error.
-func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom, prev *generation, fileHooks map[string]int, degraded bool) (specs []hookSpec, pool *luaapi.Pool, errs ConfigErrors, terr error) {
+// left out, closed those of the host's packs (the plan fails closed), and
+// terr is reported as a read error.
+func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom, prev *generation, fileHooks map[string]int, degraded bool) (specs []hookSpec, pool *luaapi.Pool, errs ConfigErrors, closed []closure, terr error) {
 	if len(atoms) == 0 {
-		return nil, nil, nil, nil
+		return nil, nil, nil, nil, nil
 	}
 	var scripts []luaScript
+	hostScripts := map[string]string{} // script name -> the host's pack
 	for _, a := range atoms {
 		more, err := s.readAtom(v, a)
 		var te *transientError
 		if errors.As(err, &te) && !degraded {
-			return nil, nil, nil, te
+			return nil, nil, nil, nil, te
 		}
 		if err != nil && degraded && a.fallback != nil {
 			errs = append(errs, atomProblems(a.pos.File, err)...)
@@ -166,8 +171,17 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			more, err = s.readAtom(v, a)
 		}
 		if err != nil {
-			errs = append(errs, atomProblems(a.pos.File, err)...)
+			problems := atomProblems(a.pos.File, err)
+			errs = append(errs, problems...)
+			if a.host {
+				closed = appendClosures(closed, "the host's stdlib pack "+a.stdlib, TierAtom, problems...)
+			}
 			continue
+		}
+		if a.host {
+			for _, sc := range more {
+				hostScripts[sc.name] = a.stdlib
+			}
 		}
 		if a.stdlib == "" && a.fsys == nil {
 			for _, sc := range more {
@@ -187,6 +201,9 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		compiled, err := luaapi.Compile(sc.name, sc.src)
 		if err != nil {
 			errs = append(errs, luaError(sc.pos, err))
+			if pack, ok := hostScripts[sc.name]; ok {
+				closed = appendClosures(closed, "the host's stdlib pack "+pack, TierAtom, errs[len(errs)-1])
+			}
 			continue
 		}
 		srcs = append(srcs, luaapi.Source{Script: compiled, Params: sc.params})
@@ -196,7 +213,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		errs = append(errs, luaError(config.Pos{}, err))
 	}
 	if len(errs) > 0 && !degraded {
-		return nil, nil, errs, nil
+		return nil, nil, errs, nil, nil
 	}
 	for {
 		var err error
@@ -218,12 +235,15 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		// the others again.
 		var se *luaapi.ScriptError
 		if !degraded || !errors.As(err, &se) || ctx.Err() != nil {
-			return nil, nil, errs, nil
+			return nil, nil, errs, nil, nil
+		}
+		if pack, ok := hostScripts[se.Script]; ok {
+			closed = appendClosures(closed, "the host's stdlib pack "+pack, TierAtom, errs[len(errs)-1])
 		}
 		n := len(srcs)
 		srcs = slices.DeleteFunc(srcs, func(src luaapi.Source) bool { return src.Script.Name() == se.Script })
 		if len(srcs) == n {
-			return nil, nil, errs, nil
+			return nil, nil, errs, nil, nil
 		}
 	}
 	for i, h := range pool.Hooks() {
@@ -251,9 +271,9 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 	}
 	if len(errs) > 0 && !degraded {
 		pool.Close()
-		return nil, nil, errs, nil
+		return nil, nil, errs, nil, nil
 	}
-	return specs, pool, errs, nil
+	return specs, pool, errs, closed, nil
 }
 
 // atomProblems turns an error of readAtom into ConfigErrors.
@@ -333,7 +353,7 @@ func (s *fileSource) stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 		switch {
 		case n == stdlib.NeedHome && s.f.Home == "":
 			unmet = append(unmet, atomError(CodeUnmetNeed, a.pos, fmt.Errorf(
-				"stdlib pack %s needs the home directory for its ~ and $HOME rules: set Files.Home (the CLI sets it from $HOME); without it the pack would run weakened", a.stdlib)))
+				"stdlib pack %s needs the home directory for its ~ and $HOME rules: set Files.Home (the CLI sets it from $HOME, else from the user database); without it the pack would run weakened", a.stdlib)))
 		case n == stdlib.NeedRoot && s.f.Root == "":
 			unmet = append(unmet, atomError(CodeUnmetNeed, a.pos, fmt.Errorf(
 				"stdlib pack %s needs the project root for calls without a cwd: set Files.Root (the CLI sets it from --root or the working directory); without it the pack would run weakened", a.stdlib)))

@@ -37,3 +37,31 @@ end }`)
 	assert.Regexp(t, `^info \S+log.lua:3: checked {"list":\[1,"a"\],"n":2,"tool":"bash"}$`, res.Audit[0].Logs[0])
 	assert.Regexp(t, `^warn \S+log.lua:4: plain$`, res.Audit[0].Logs[1])
 }
+
+// TestDegradedStartFailsClosedOnHostPack: at a degraded start, a stdlib
+// pack the host chose that cannot load (protect-paths without the home
+// directory) makes the engine deny at the events that can deny, naming the
+// problem, rather than run the default set without it; the other events
+// run what loaded.
+func TestDegradedStartFailsClosedOnHostPack(t *testing.T) {
+	root := t.TempDir()
+	eng, err := engine.New(t.Context(), engine.WithDegradedStart(), engine.WithStdlib("default"),
+		engine.WithFiles(engine.Files{Root: root}))
+	require.NoError(t, err)
+	defer eng.Close()
+	res, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "Read", ToolInput: map[string]any{"file_path": "src/main.go"}})
+	require.NoError(t, err)
+	assert.Equal(t, events.Deny, res.Decision)
+	assert.Contains(t, res.Reason, "the host's stdlib pack protect-paths failed to load, so this dispatch fails closed")
+	assert.Contains(t, res.Reason, "Files.Home")
+	assert.Contains(t, res.ConfigError, "unmet_need")
+	require.Len(t, res.Audit, 1)
+	assert.Equal(t, engine.TierAtom, res.Audit[0].Tier)
+	assert.True(t, res.Audit[0].FailedClosed)
+
+	// AfterTool cannot deny: the packs that loaded run (redact-secrets).
+	res, err = eng.Dispatch(t.Context(), events.Input{Event: events.AfterTool, ToolName: "Read", ToolInput: map[string]any{"file_path": "x"},
+		ToolResult: "key AKIAZ7QXK3WPLM2NHB4T"})
+	require.NoError(t, err)
+	assert.Equal(t, "key [REDACTED:aws-access-key-id]", res.UpdatedToolOutput)
+}

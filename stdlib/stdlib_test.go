@@ -274,7 +274,7 @@ func packSection(p PackInfo) string {
 		fmt.Fprintf(&b, "Tools: every tool of kind %s in the engine's tool table (`monad-hooks stdlib %s` lists them).\n\n", strings.Join(p.Kinds, ", "), p.Name)
 	}
 	if len(p.Needs) > 0 {
-		fmt.Fprintf(&b, "Needs: %s (the engine refuses to load the pack without them: set `Files.Home` and `Files.Root`; the CLI sets them from `$HOME` and `--root`).\n\n", strings.Join(p.Needs, ", "))
+		fmt.Fprintf(&b, "Needs: %s (the engine refuses to load the pack without them: set `Files.Home` and `Files.Root`; the CLI sets them from `$HOME` (else the user database) and `--root`).\n\n", strings.Join(p.Needs, ", "))
 	}
 	fmt.Fprintf(&b, "%s\n\n### Parameters\n\n", p.Doc)
 	fmt.Fprintf(&b, "| parameter | type | default | what it does |\n|---|---|---|---|\n")

@@ -92,7 +92,9 @@
 // every configuration error on stderr and in the Result's "configError". A
 // broken user file or script is left out and the policy, the stdlib and the
 // other files run; a broken policy file fails closed: at the events that can
-// deny, the Result is a deny whose reason names the error.
+// deny, the Result is a deny whose reason names the error. So does a stdlib
+// pack of --stdlib that cannot load: protect-paths needs the home directory,
+// taken from $HOME, else from the user database (getpwuid).
 //
 // With --state FILE the session state (the context stashed at SessionStart for
 // the first BeforeTurn, the count of AfterTurn continuations) is read from

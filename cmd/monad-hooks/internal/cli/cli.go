@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"strings"
 
 	"github.com/monad-hooks/monad-hooks/engine"
@@ -34,8 +35,12 @@ type Env struct {
 	Dir string
 	// Vars is the environment (KEY=VALUE) command hooks start from; the
 	// engine strips secrets from it. HOME is read from it for "~" in Lua
-	// paths.
+	// paths and the home-directory rules of the stdlib (see homeDir).
 	Vars []string
+
+	// userHome looks the home directory up in the user database when HOME
+	// is unset; nil means os/user (getpwuid). Tests inject a failure.
+	userHome func() (string, error)
 
 	// engineOpts are extra engine options, appended last (tests only: a Go
 	// hook lets in-process tests observe a dispatch).
@@ -50,6 +55,34 @@ type Env struct {
 func OSEnv() Env {
 	dir, _ := os.Getwd()
 	return Env{Dir: dir, Vars: os.Environ()}
+}
+
+// homeDir resolves the home directory: $HOME, else the user database
+// (os/user, getpwuid). When both fail it returns "" and why: the engine
+// then refuses the packs that need it (protect-paths), and run fails
+// closed at the events that can deny; the default set never runs weakened.
+func (e Env) homeDir() (string, error) {
+	if h := e.lookup("HOME"); h != "" {
+		return h, nil
+	}
+	lookup := e.userHome
+	if lookup == nil {
+		lookup = func() (string, error) {
+			u, err := user.Current()
+			if err != nil {
+				return "", err
+			}
+			return u.HomeDir, nil
+		}
+	}
+	h, err := lookup()
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("the home directory is unknown: $HOME is unset and the user database failed: %w", err)
+	case h == "":
+		return "", errors.New("the home directory is unknown: $HOME is unset and the user database has none")
+	}
+	return h, nil
 }
 
 func (e Env) lookup(key string) string {

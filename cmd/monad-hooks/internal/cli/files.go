@@ -11,7 +11,9 @@ import (
 // fileOptions returns the engine option that loads the configuration files,
 // Lua scripts and stdlib packs of the flags (none when there is nothing to
 // load). Command hooks run in --root with the process environment, which the
-// engine strips of secrets.
+// engine strips of secrets. The home directory comes from homeDir; when it is
+// unknown, Files.Home stays empty and the engine refuses the packs that need
+// it (open says why on stderr).
 func (c *common) fileOptions(env Env) ([]engine.Option, error) {
 	names, err := c.stdlibList()
 	if err != nil {
@@ -26,6 +28,7 @@ func (c *common) fileOptions(env Env) ([]engine.Option, error) {
 	if len(c.config)+len(c.policy)+len(c.lua)+len(names) == 0 {
 		return nil, nil
 	}
+	home, _ := env.homeDir()
 	// The stdlib packs come from engine.WithStdlib, which embedders call
 	// too, so the default set cannot drift between the CLI and a library
 	// host. The packs' needs (home, root) come from the OS.
@@ -34,7 +37,7 @@ func (c *common) fileOptions(env Env) ([]engine.Option, error) {
 		User:   absAll(env, c.config),
 		Lua:    absAll(env, c.lua),
 		Root:   root,
-		Home:   env.lookup("HOME"),
+		Home:   home,
 		Env:    env.Vars,
 	}), engine.WithStdlib(names...)}, nil
 }

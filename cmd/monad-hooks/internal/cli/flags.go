@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/monad-hooks/monad-hooks/engine"
+	"github.com/monad-hooks/monad-hooks/stdlib"
 )
 
 // stringList is a repeatable string flag.
@@ -161,6 +162,18 @@ func (c *common) stdlibList() ([]string, error) {
 	return out, nil
 }
 
+// needsHome reports whether a stdlib pack of --stdlib needs the home
+// directory.
+func (c *common) needsHome() bool {
+	names, _ := c.stdlibList()
+	for _, n := range names {
+		if p, ok := stdlib.Lookup(n); ok && slices.Contains(p.Needs, stdlib.NeedHome) {
+			return true
+		}
+	}
+	return false
+}
+
 // baseOptions are the engine options of the configuration flags: files,
 // scripts, stdlib packs, model vouching and the continuation bound. They are
 // what `test` runs users' cases against.
@@ -216,6 +229,10 @@ func (c *common) open(ctx context.Context, inv *invocation, withRuntime bool, ex
 		return nil, reportErr(inv, err)
 	}
 	opts = append(opts, engine.WithLogger(slog.New(slog.NewTextHandler(inv.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
+	if _, err := inv.env.homeDir(); err != nil && c.needsHome() {
+		// The packs that need it refuse to load and say so; this says why.
+		inv.errorf("%v", err)
+	}
 	o := &opened{}
 	if withRuntime {
 		if c.state != "" {

@@ -62,7 +62,9 @@ code: message) and in the Result's "configError". A broken user file or
 script is left out: the policy, the stdlib and the other files run. A
 broken policy file fails closed: at events that can deny (BeforeTurn,
 BeforeModel, BeforeTool, ApprovalRequest) the Result is a deny whose reason
-names the error; other events run the rest. Use check (exit 1 on any
+names the error; other events run the rest. So does a stdlib pack of
+--stdlib that cannot load: protect-paths needs the home directory, taken
+from $HOME, else from the user database. Use check (exit 1 on any
 configuration error) in CI.
 
 --host HOST reads the payload and answers in the convention of another
