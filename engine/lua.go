@@ -136,7 +136,11 @@ func checkLuaModules(mods map[string]any) ConfigErrors {
 
 // luaScript is one compiled script instance to load.
 type luaScript struct {
-	name   string
+	name string // the script's name in luaapi and its errors: its path
+	// shown names the script in hook identities: its path relative to
+	// the configuration file that names it (to Files.Root for Files.Lua),
+	// "stdlib:<pack>", "fs:<path>".
+	shown  string
 	src    []byte
 	params map[string]any
 	pos    config.Pos // where it was configured
@@ -192,9 +196,11 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 	}
 	var srcs []luaapi.Source
 	registeredBy := make(map[string]string, len(scripts)) // script name -> where it was configured
+	shown := make(map[string]string, len(scripts))        // script name -> luaScript.shown
 	rulesOf := map[string][]*stdlib.RuleFile{}
 	for _, sc := range scripts {
 		registeredBy[sc.name] = sc.pos.String()
+		shown[sc.name] = sc.shown
 		if sc.rules != nil {
 			rulesOf[sc.name] = sc.rules
 		}
@@ -246,14 +252,17 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			return nil, nil, errs, nil, nil
 		}
 	}
+	index := map[int]int{} // hooks so far of each source
 	for i, h := range pool.Hooks() {
 		if _, onDisk := fileHooks[h.Script]; onDisk {
 			fileHooks[h.Script]++
 		}
+		index[h.Source]++
 		onError, _ := ParseOnError(h.OnError)
+		id, source := luaIdentity(shown[h.Script], h, index[h.Source])
 		specs = append(specs, hookSpec{
-			tier: TierAtom, kind: "lua", id: "lua:" + h.Script + ":" + strconv.Itoa(h.Line),
-			pos: config.Pos{File: h.Script, Line: h.Line}, source: h.Script + ":" + strconv.Itoa(h.Line),
+			tier: TierAtom, kind: "lua", id: id,
+			pos: config.Pos{File: h.Script, Line: h.Line}, source: source,
 			registeredBy: registeredBy[h.Script], event: h.Event, matcher: h.Matcher, kinds: h.Kinds,
 			onError: onError, shownTimeout: h.Timeout, validated: true, rules: rulesOf[h.Script],
 			// The pool enforces the hook's timeout itself.
@@ -274,6 +283,46 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		return nil, nil, errs, nil, nil
 	}
 	return specs, pool, errs, closed, nil
+}
+
+// luaIdentity returns the identity of the Lua hook h, the n-th of its
+// script (1-based), and where it is defined. The identity is
+// "lua:<script>#<name>" for a hook with a name, "lua:<script>#<n>"
+// otherwise, <script> being the script as shown (see luaScript.shown): it
+// stays the same when lines are added above the hook. The source is the
+// script's path and the line of the hook{} call, but for a stdlib pack,
+// whose lines are those of a file embedded in the binary: "stdlib:<pack>".
+func luaIdentity(shown string, h luaapi.Hook, n int) (id, source string) {
+	if shown == "" {
+		shown = h.Script
+	}
+	id = "lua:" + shown + "#" + strconv.Itoa(n)
+	if h.Name != "" {
+		id = "lua:" + shown + "#" + h.Name
+	}
+	if strings.HasPrefix(shown, "stdlib:") {
+		return id, shown
+	}
+	return id, h.Script + ":" + strconv.Itoa(h.Line)
+}
+
+// shownPath returns how hook identities name the script at p: relative to
+// the folder of the configuration file whose atoms entry at pos names it,
+// or to root for a script given directly (Files.Lua), when p is inside it;
+// p itself otherwise.
+func shownPath(p string, pos config.Pos, root string) string {
+	base := root
+	if pos.Line > 0 { // an atoms entry of a configuration file
+		base = filepath.Dir(pos.File)
+	}
+	if base == "" {
+		return p
+	}
+	rel, err := filepath.Rel(base, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.ToSlash(rel)
 }
 
 // atomProblems turns an error of readAtom into ConfigErrors.
@@ -366,7 +415,7 @@ func (s *fileSource) stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 	if err != nil {
 		return luaScript{}, ConfigErrors{atomError(CodeBadAtom, a.pos, err)}
 	}
-	return luaScript{name: "stdlib/" + a.stdlib, src: src, params: a.with, pos: a.pos, rules: files}, nil
+	return luaScript{name: "stdlib/" + a.stdlib, shown: "stdlib:" + a.stdlib, src: src, params: a.with, pos: a.pos, rules: files}, nil
 }
 
 // paramErrors turns the problems of a parameter check (*stdlib.ParamError,
@@ -425,7 +474,7 @@ func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, error)
 		if err != nil {
 			return nil, readError(p, err)
 		}
-		out = append(out, luaScript{name: p, src: src, params: a.with, pos: config.Pos{File: p}})
+		out = append(out, luaScript{name: p, shown: shownPath(p, a.pos, s.f.Root), src: src, params: a.with, pos: a.pos})
 	}
 	return out, nil
 }
@@ -491,7 +540,7 @@ func readLuaFS(a luaAtom) ([]luaScript, *ConfigError) {
 		if len(src) > maxFileSize {
 			return nil, &ConfigError{Code: CodeTooLarge, File: "fs:" + p, Msg: fmt.Sprintf("script is larger than the limit of %d bytes", maxFileSize)}
 		}
-		out = append(out, luaScript{name: "fs:" + p, src: src, params: a.with, pos: config.Pos{File: "fs:" + p}})
+		out = append(out, luaScript{name: "fs:" + p, shown: "fs:" + p, src: src, params: a.with, pos: config.Pos{File: "fs:" + p}})
 	}
 	return out, nil
 }

@@ -1,6 +1,9 @@
 package engine_test
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -64,4 +67,33 @@ func TestDegradedStartFailsClosedOnHostPack(t *testing.T) {
 		ToolResult: "key AKIAZ7QXK3WPLM2NHB4T"})
 	require.NoError(t, err)
 	assert.Equal(t, "key [REDACTED:aws-access-key-id]", res.UpdatedToolOutput)
+}
+
+// TestLuaHookIdentity: a Lua hook is named by hook{ name = } or by its
+// script, relative to the configuration file (or the root, or
+// stdlib:<pack>), and its index in the script; never by a line inside an
+// embedded file (issue 14.4).
+func TestLuaHookIdentity(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "guards"), 0o755))
+	writeConfig(t, filepath.Join(dir, "guards", "a.lua"), `-- two hooks
+hook{ event = "BeforeTool", handler = function() end }
+hook{ event = "BeforeTool", name = "block-curl", handler = function() end }`)
+	writeConfig(t, filepath.Join(dir, "b.lua"), `hook{ event = "AfterTool", handler = function() end }`)
+	writeConfig(t, filepath.Join(dir, "agents.json"), `{"atoms": ["guards/a.lua"]}`)
+	eng, err := engine.New(t.Context(), engine.WithStdlib("deny-destructive"), engine.WithFiles(engine.Files{
+		User: []string{filepath.Join(dir, "agents.json")}, Lua: []string{filepath.Join(dir, "b.lua")}, Root: dir, Home: dir}))
+	require.NoError(t, err)
+	defer eng.Close()
+	type row struct{ id, source, registeredBy string }
+	var got []row
+	for _, h := range eng.Plan(t.Context()) {
+		got = append(got, row{h.ID, h.Source, strings.TrimPrefix(h.RegisteredBy, dir+"/")})
+	}
+	assert.Equal(t, []row{
+		{"lua:stdlib:deny-destructive#1", "stdlib:deny-destructive", "stdlib deny-destructive"},
+		{"lua:guards/a.lua#1", filepath.Join(dir, "guards", "a.lua") + ":2", "agents.json:1:12"},
+		{"lua:guards/a.lua#block-curl", filepath.Join(dir, "guards", "a.lua") + ":3", "agents.json:1:12"},
+		{"lua:b.lua#1", filepath.Join(dir, "b.lua") + ":1", "b.lua"},
+	}, got)
 }

@@ -85,12 +85,17 @@ type Record struct {
 	// policy file that failed to load (see [WithDegradedStart]), "engine"
 	// for a rule of the engine itself (Tier TierEngine).
 	Kind string `json:"kind"`
-	// Hook is the hook's identity: "go:<name>", "lua:<script>:<line>" or
-	// the command line; "unguardedTool" for the engine's record of a tool
-	// that no guard knows (see [WithUnguardedTools]).
+	// Hook is the hook's identity: "go:<name>"; for a Lua hook
+	// "lua:<script>#<name>" (hook{ name = ... }) or "lua:<script>#<n>",
+	// the n-th hook of its script, where <script> is the script's path
+	// relative to the configuration file that names it (to Files.Root for
+	// Files.Lua), "stdlib:<pack>" or "fs:<path>"; the command line of a
+	// command hook; "unguardedTool" for the engine's record of a tool that
+	// no guard knows (see [WithUnguardedTools]).
 	Hook string `json:"hook"`
 	// Source is where the hook is defined: the file:line:col of a command
-	// hook, the script:line of a Lua hook{} call.
+	// hook, the script:line of a Lua hook{} call ("stdlib:<pack>" for a
+	// stdlib pack, whose script is embedded).
 	Source string `json:"source,omitempty"`
 	// RegisteredBy is what configured the hook: the file:line:col of a
 	// command hook or of the atoms entry that loaded a Lua script or stdlib

@@ -145,7 +145,7 @@ func (s *fileSource) readRuleFile(v *fileVersion, a luaAtom) ([]luaScript, error
 	if err := stdlib.ValidateRuleParams(f.Family, files, a.with); err != nil {
 		return nil, paramErrors(err, a.pos, a.withPos)
 	}
-	return []luaScript{{name: a.path, src: stdlib.RulesScript(f), params: a.with, pos: config.Pos{File: a.path}, rules: files}}, nil
+	return []luaScript{{name: a.path, shown: shownPath(a.path, a.pos, s.f.Root), src: stdlib.RulesScript(f), params: a.with, pos: a.pos, rules: files}}, nil
 }
 
 // ruleID returns the rule id a reason names, or "": the stdlib's reasons

@@ -23,8 +23,8 @@ func packsOf(t *testing.T, e *engine.Engine) []string {
 	t.Helper()
 	var out []string
 	for _, h := range e.Plan(t.Context()) {
-		if name, ok := strings.CutPrefix(h.ID, "lua:stdlib/"); ok {
-			name = name[:strings.IndexByte(name, ':')]
+		if name, ok := strings.CutPrefix(h.ID, "lua:stdlib:"); ok {
+			name = name[:strings.IndexByte(name, '#')]
 			if !slices.Contains(out, name) {
 				out = append(out, name)
 			}

@@ -19,7 +19,7 @@ func TestRedactorsFailClosed(t *testing.T) {
 	defer eng.Close()
 	n := 0
 	for _, h := range eng.Plan(ctx) {
-		if strings.Contains(h.ID, "stdlib/redact-") {
+		if strings.Contains(h.ID, "stdlib:redact-") {
 			require.Equal(t, "deny", h.OnError, "%s at %s", h.ID, h.Event)
 			n++
 		}

@@ -25,9 +25,11 @@
 //
 // # The Lua API
 //
-// hook{event=, matcher=, kind=, handler=, onError=, timeoutMs=} is valid
-// only while a script loads; unknown keys and wrong types are load errors
-// naming the script and line. kind (tool events only) is a tool kind
+// hook{event=, name=, matcher=, kind=, handler=, onError=, timeoutMs=} is
+// valid only while a script loads; unknown keys and wrong types are load
+// errors naming the script and line. name, optional, names the hook in the
+// audit ([Hook.Name]): up to 100 bytes of text, unique in its script. kind
+// (tool events only) is a tool kind
 // ("shell", "read", "write", "edit", "patch", "delete", "fetch", "other")
 // or a list of them: the hook applies only to tools of those kinds in the
 // host's tool table, which the engine matches ([Hook.Kinds]); with a

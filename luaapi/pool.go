@@ -165,6 +165,9 @@ type Source struct {
 // the Sources, registrations in the order the script made them.
 type Hook struct {
 	Event events.Event
+	// Name is the hook's name, hook{ name = ... }: "" when the script gave
+	// none. It is unique among the hooks of its script.
+	Name string
 	// Matcher is the RE2 regular expression on the tool name, "" for none.
 	// It only applies at events whose Spec has Matcher set; see Matches.
 	Matcher string

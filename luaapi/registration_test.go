@@ -50,6 +50,11 @@ func TestRegistrationErrors(t *testing.T) {
 		{"kind list of numbers", "hook{ event = 'BeforeTool', kind = { 'shell', 3 }, handler = function() end }", "got a list holding number", 1},
 		{"kind empty list", "hook{ event = 'BeforeTool', kind = {}, handler = function() end }", "non-empty list", 1},
 		{"kind not tool-scoped", "hook{ event = 'AfterModel', kind = 'shell', handler = function() end }", "AfterModel is not tool-scoped", 1},
+		{"empty name", "hook{ event = 'BeforeTool', name = '', handler = function() end }", `name "": want a non-empty string`, 1},
+		{"name wrong type", "hook{ event = 'BeforeTool', name = 1, handler = function() end }", "name: want a string, got number", 1},
+		{"long name", "hook{ event = 'BeforeTool', name = string.rep('n', 101), handler = function() end }", "longer than 100 bytes", 1},
+		{"control in name", "hook{ event = 'BeforeTool', name = 'a\\tb', handler = function() end }", "control character", 1},
+		{"name twice", "hook{ event = 'BeforeTool', name = 'x', handler = function() end }\nhook{ event = 'AfterTool', name = 'x', handler = function() end }", `name "x" is already the name of the hook at line 1`, 2},
 		{"not a table", "hook('BeforeTool')", "want one table argument, got string", 1},
 		{"two arguments", "hook({event='BeforeTool', handler=function() end}, 1)", "want one table argument", 1},
 		{"load-time error", "local x = nil\n\nx.y = 1", "attempt to index", 3},
@@ -78,7 +83,10 @@ hook{ event = "AfterModel", handler = function() end }
 hook{ event = "ApprovalRequest", kind = "shell", handler = function() end }
 hook{ event = "AfterTool", kind = { "write", "edit" }, matcher = "^x", handler = function() end }
 `, "b.lua", `
-hook{ event = "SessionStart", onError = "skip", timeoutMs = 20, handler = function() end }
+hook{ event = "SessionStart", name = "greet", onError = "skip", timeoutMs = 20, handler = function() end }
+hook{ event = "SessionEnd", name = "bye now", handler = function() end }
+`, "c.lua", `
+hook{ event = "SessionEnd", name = "bye now", handler = function() end }
 `)
 	hs := p.Hooks()
 	want := []Hook{
@@ -86,7 +94,9 @@ hook{ event = "SessionStart", onError = "skip", timeoutMs = 20, handler = functi
 		{Event: events.AfterModel, Timeout: 300 * time.Millisecond, Script: "a.lua", Line: 3, Source: 0},
 		{Event: events.ApprovalRequest, Kinds: []events.ToolKind{events.ToolShell}, Timeout: 300 * time.Millisecond, Script: "a.lua", Line: 4, Source: 0},
 		{Event: events.AfterTool, Matcher: "^x", Kinds: []events.ToolKind{events.ToolWrite, events.ToolEdit}, Timeout: 300 * time.Millisecond, Script: "a.lua", Line: 5, Source: 0},
-		{Event: events.SessionStart, OnError: "skip", Timeout: 20 * time.Millisecond, Script: "b.lua", Line: 2, Source: 1},
+		{Event: events.SessionStart, Name: "greet", OnError: "skip", Timeout: 20 * time.Millisecond, Script: "b.lua", Line: 2, Source: 1},
+		{Event: events.SessionEnd, Name: "bye now", Timeout: 300 * time.Millisecond, Script: "b.lua", Line: 3, Source: 1},
+		{Event: events.SessionEnd, Name: "bye now", Timeout: 300 * time.Millisecond, Script: "c.lua", Line: 2, Source: 2}, // names are per script
 	}
 	if len(hs) != len(want) {
 		t.Fatalf("hooks = %+v", hs)

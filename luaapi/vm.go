@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi/luapattern"
@@ -434,7 +436,10 @@ func callerLine(L *lua.LState, level int) int {
 	return dbg.CurrentLine
 }
 
-var hookKeys = map[string]bool{"event": true, "matcher": true, "kind": true, "handler": true, "onError": true, "timeoutMs": true}
+var hookKeys = map[string]bool{"event": true, "name": true, "matcher": true, "kind": true, "handler": true, "onError": true, "timeoutMs": true}
+
+// MaxHookName bounds the name of hook{ name = ... }, in bytes.
+const MaxHookName = 100
 
 // luaHook implements hook{...}.
 func (v *vm) luaHook(L *lua.LState) int {
@@ -463,7 +468,7 @@ func (v *vm) luaHook(L *lua.LState) int {
 	})
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		bad("unknown key %q (want event, matcher, kind, handler, onError, timeoutMs)", unknown[0])
+		bad("unknown key %q (want event, name, matcher, kind, handler, onError, timeoutMs)", unknown[0])
 	}
 	h := Hook{Script: name, Line: line, Source: v.curSource, Timeout: v.pl.opts.DefaultTimeout}
 	str := func(key string, required bool) (string, bool) {
@@ -486,6 +491,17 @@ func (v *vm) luaHook(L *lua.LState) int {
 		bad("event: %v", err)
 	}
 	h.Event = ev
+	if n, ok := str("name", false); ok {
+		if msg := badHookName(n); msg != "" {
+			bad("name %q: %s", n, msg)
+		}
+		for _, o := range v.regs {
+			if o.Source == v.curSource && o.Name == n {
+				bad("name %q is already the name of the hook at line %d: a name identifies one hook of its script", n, o.Line)
+			}
+		}
+		h.Name = n
+	}
 	if m, ok := str("matcher", false); ok && m != "" {
 		re, err := compileRegexp(m)
 		if err != nil {
@@ -523,6 +539,24 @@ func (v *vm) luaHook(L *lua.LState) int {
 	v.regs = append(v.regs, h)
 	v.handlers = append(v.handlers, fn)
 	return 0
+}
+
+// badHookName says what is wrong with the name of hook{ name = ... }, or "".
+func badHookName(n string) string {
+	switch {
+	case n == "":
+		return "want a non-empty string"
+	case len(n) > MaxHookName:
+		return fmt.Sprintf("longer than %d bytes", MaxHookName)
+	case !utf8.ValidString(n):
+		return "not UTF-8 text"
+	}
+	for _, r := range n {
+		if unicode.IsControl(r) {
+			return "holds a control character"
+		}
+	}
+	return ""
 }
 
 // hookKinds reads the kind key of hook{}: a tool kind or a list of them,

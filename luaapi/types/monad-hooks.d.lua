@@ -78,6 +78,7 @@
 
 ---@class HookSpec
 ---@field event HookEvent
+---@field name? string names the hook in the audit (up to 100 bytes, unique in its script); default: the script's path and the hook's index in it
 ---@field matcher? string Go RE2 regular expression on the tool name (tool events only)
 ---@field kind? ToolKind|ToolKind[] only tools of this kind (or these kinds), per the host's tool table (tool events only); with matcher, both must match
 ---@field onError? HookOnError what a failure of the handler means; default: skipped

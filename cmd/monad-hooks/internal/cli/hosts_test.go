@@ -116,7 +116,7 @@ func TestE2ECheckAndExplainTools(t *testing.T) {
 	assert.Contains(t, o.stdout, "kind=shell")
 	assert.Contains(t, o.stdout, "Tools declared beyond the built-in table (2 of")
 	assert.Regexp(t, `jot\s+other\s+\S*agents.json:2:64\s+no hook covers it`, o.stdout)
-	assert.Regexp(t, `run_it\s+shell\s+\S*agents.json:2:14\s+BeforeTool: lua:stdlib/deny-destructive:\d+, true`, o.stdout)
+	assert.Regexp(t, `run_it\s+shell\s+\S*agents.json:2:14\s+BeforeTool: lua:stdlib:deny-destructive#1, true`, o.stdout)
 
 	o = mh(t, dir, `{"toolName":"run_it","toolInput":{"line":"ls"}}`, "explain", "BeforeTool", "--config", "agents.json", "--stdlib", "none")
 	assert.Contains(t, o.stdout, `Tool "run_it": kind shell, declared by`)

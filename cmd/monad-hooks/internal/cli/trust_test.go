@@ -71,12 +71,12 @@ func TestCheckAndExplainShowRegisteredBy(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"atoms":[{"stdlib":"deny-destructive","with":{"protectedBranches":["staging"]}}]}`), 0o644))
 	code, out, stderr := runCLI(t, env, "", "check", "--stdlib", "deny-destructive,protect-paths", "--config", cfg)
 	require.Equal(t, ExitOK, code, stderr)
-	assert.Regexp(t, `stdlib/deny-destructive:\d+ \(registered by \S+agents\.json:1:11\)`, out)
-	assert.Regexp(t, `stdlib/protect-paths:\d+ \(registered by stdlib protect-paths\)`, out)
-	assert.Equal(t, 1, strings.Count(out, "lua:stdlib/deny-destructive:"), "one copy of the pack:\n%s", out)
+	assert.Regexp(t, `stdlib:deny-destructive \(registered by \S+agents\.json:1:11\)`, out)
+	assert.Regexp(t, `lua:stdlib:protect-paths#1\s+stdlib:protect-paths\s`, out)
+	assert.Equal(t, 1, strings.Count(out, "lua:stdlib:deny-destructive#"), "one copy of the pack:\n%s", out)
 	code, out, stderr = runCLI(t, env, `{"toolName":"bash","toolInput":{"command":"ls"}}`, "explain", "BeforeTool", "--stdlib", "deny-destructive", "--config", cfg)
 	require.Equal(t, ExitOK, code, stderr)
-	assert.Regexp(t, `stdlib/deny-destructive:\d+ \(registered by \S+agents\.json:1:11\)`, out)
+	assert.Regexp(t, `stdlib:deny-destructive \(registered by \S+agents\.json:1:11\)`, out)
 }
 
 // TestRunWithABrokenUserFile: a host reads any exit but 0 and 2 as "the hook
