@@ -67,6 +67,11 @@
 // JSON, another or an unknown event) at an event that can deny is a deny
 // Result (exit 0, the problem also on stderr); at other events, exit 1.
 //
+// Every hook that fails (an error, a panic, a timeout, an invalid output
+// such as decision = "block") gets one line on stderr, in run and serve
+// alike: "monad-hooks run: hook ID failed at EVENT (skipped): cause", or
+// "(onError: deny)" when the failure denies or withholds a payload.
+//
 // "monad-hooks run --host HOST" reads another agent's hook payload and
 // answers in that agent's convention (package engine/hosts; "monad-hooks
 // help hosts" lists each agent's events and what it cannot express):

@@ -220,7 +220,8 @@ func (o *opened) saveState() error {
 }
 
 // open builds the engine of a command from the common flags. withRuntime adds
-// the session state and the audit log (run and serve). On failure it reports
+// the session state, the audit log and a line on stderr for every hook that
+// fails (run and serve). On failure it reports
 // the problem on stderr (every configuration error on a line of its own) and
 // returns the exit code.
 func (c *common) open(ctx context.Context, inv *invocation, withRuntime bool, extra ...engine.Option) (*opened, int) {
@@ -235,6 +236,7 @@ func (c *common) open(ctx context.Context, inv *invocation, withRuntime bool, ex
 	}
 	o := &opened{}
 	if withRuntime {
+		rec := recorders{&failureLog{name: inv.name, w: inv.stderr}}
 		if c.state != "" {
 			o.state = abs(inv.env, c.state)
 			st, err := readState(o.state)
@@ -261,8 +263,9 @@ func (c *common) open(ctx context.Context, inv *invocation, withRuntime bool, ex
 				return nil, ExitFail
 			}
 			o.audit = a
-			opts = append(opts, engine.WithRecorder(a))
+			rec = append(rec, a)
 		}
+		opts = append(opts, engine.WithRecorder(rec))
 	}
 	opts = append(opts, extra...)
 	opts = append(opts, inv.env.engineOpts...)

@@ -49,6 +49,11 @@ whatever the hooks decided: a deny is the "decision" of the Result. The
 Result is also a valid HookOutput, so "monad-hooks run EVENT" can itself be
 configured as a command hook.
 
+Every hook that fails (an error, a panic, a timeout, an invalid output such
+as decision = "block") gets one line on stderr: "monad-hooks run: hook ID
+failed at EVENT (skipped): cause", "(onError: deny)" when its failure
+denies. serve does the same.
+
 The input's "event", when present, must be EVENT; when absent it is set to
 EVENT. Input that cannot be used (not JSON, another or an unknown event, a
 field of the wrong type) at an event that can deny is a deny: the Result's

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,4 +50,45 @@ func TestRunHomeDirectory(t *testing.T) {
 	code, _, errs = runCLI(t, env, in, "run", "BeforeTool", "--stdlib", "deny-destructive")
 	require.Equal(t, ExitOK, code)
 	assert.Empty(t, errs)
+}
+
+// writeFiles writes files (relative to dir), creating folders.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(name, ".sh") {
+			mode = 0o755
+		}
+		require.NoError(t, os.WriteFile(p, []byte(body), mode))
+	}
+}
+
+// TestFailedHooksOnStderr: run and serve print one line on stderr for
+// every hook that failed, naming the hook, the event, what the failure
+// meant and its cause; a guard returning decision = "block" no longer
+// allows silently (issue 14.1).
+func TestFailedHooksOnStderr(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	writeFiles(t, env.Dir, map[string]string{
+		"guards/block.lua": `hook{ event = "BeforeTool", name = "blocker", handler = function() return { decision = "block" } end }`,
+		"guards/boom.lua":  `hook{ event = "BeforeTool", onError = "deny", handler = function() error("boom\nsecond line") end }`,
+		"guards/fine.lua":  `hook{ event = "BeforeTool", handler = function() end }`,
+	})
+	code, out, errs := runCLI(t, env, `{"toolName":"bash"}`, "run", "BeforeTool", "--stdlib", "none", "--lua", "guards")
+	require.Equal(t, ExitOK, code, errs)
+	assert.Equal(t, events.Deny, decodeResult(t, out).Decision)
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	require.Len(t, lines, 2, errs)
+	assert.Regexp(t, `^monad-hooks run: hook lua:guards/block.lua#blocker failed at BeforeTool \(skipped\): .*unknown decision "block"`, lines[0])
+	assert.Regexp(t, `^monad-hooks run: hook lua:guards/boom.lua#1 failed at BeforeTool \(onError: deny\): .*boom …$`, lines[1])
+
+	var stdout, stderr syncBuffer
+	in := `{"event":"BeforeTool","toolName":"bash"}` + "\n" + `{"event":"BeforeTool","toolName":"bash"}` + "\n"
+	code = Run(t.Context(), []string{"serve", "--stdlib", "none", "--lua", "guards/block.lua"}, strings.NewReader(in), &stdout, &stderr, env)
+	require.Equal(t, ExitOK, code, stderr.String())
+	assert.Equal(t, 2, strings.Count(stderr.String(), "monad-hooks serve: hook lua:guards/block.lua#blocker failed at BeforeTool (skipped)"), stderr.String())
 }
