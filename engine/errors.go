@@ -55,7 +55,9 @@ const (
 	CodeAtomsInPolicy  = config.CodeAtomsInPolicy  // a policy file holds atoms
 	CodeTooManyErrors  = config.CodeTooManyErrors  // more than 100 problems in one file; the rest are not reported
 	CodeMissingHandler = config.CodeMissingHandler // a Go hook has no handler
-	CodeLuaLoad        = config.CodeLuaLoad        // a Lua script does not compile or fails while it loads
+	CodeLuaLoad        = config.CodeLuaLoad        // a Lua script fails while it loads, is too large or deep, or uses a rejected construct
+	CodeLuaSyntax      = config.CodeLuaSyntax      // a Lua script is not valid Lua
+	CodeLuaHook        = config.CodeLuaHook        // a hook{} registration is wrong (unknown key or event, wrong type, no handler)
 	CodeRead           = config.CodeRead           // a file or script cannot be read
 	CodeDuplicatePack  = config.CodeDuplicatePack  // a stdlib pack is named twice
 	CodeNoHooks        = config.CodeNoHooks        // at a reload, a file that gave the plan hooks gives none (empty or cut short?)

@@ -479,10 +479,19 @@ func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, error)
 	return out, nil
 }
 
+// luaError turns an error of luaapi into a ConfigError, with the code of
+// its kind and its position.
 func luaError(pos config.Pos, err error) *ConfigError {
 	var se *luaapi.ScriptError
 	if errors.As(err, &se) {
-		return &ConfigError{Code: CodeLuaLoad, File: se.Script, Line: se.Line, Msg: se.Msg}
+		code := CodeLuaLoad
+		switch se.Kind {
+		case luaapi.ScriptSyntax:
+			code = CodeLuaSyntax
+		case luaapi.ScriptHook:
+			code = CodeLuaHook
+		}
+		return &ConfigError{Code: code, File: se.Script, Line: se.Line, Col: se.Col, Msg: se.Msg}
 	}
 	return atomError(CodeLuaLoad, pos, err)
 }

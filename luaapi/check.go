@@ -32,19 +32,24 @@ import (
 // else is treated as affected. A differential test (TestIssue490Differential)
 // checks on random expressions that every assignment the check accepts
 // evaluates as Lua 5.1 would.
-func checkChunk(name string, chunk []ast.Stmt) error {
+//
+// On its way it collects the calls hook{ ... } (the global hook called with
+// one table constructor), whose positions make the errors of a
+// registration point at the key at fault (see hookPositions).
+func checkChunk(name string, chunk []ast.Stmt) (hookCalls []*ast.FuncCallExpr, err error) {
 	c := &checker{name: name}
 	c.pushFunc(nil, chunk)
 	c.block(chunk)
 	c.popFunc()
-	return c.err
+	return c.hookCalls, c.err
 }
 
 type checker struct {
-	name     string
-	funcs    [][]map[string]bool // per function, a stack of block scopes
-	captured []map[string]bool   // per function, names its closures use
-	err      error
+	name      string
+	funcs     [][]map[string]bool // per function, a stack of block scopes
+	captured  []map[string]bool   // per function, names its closures use
+	hookCalls []*ast.FuncCallExpr
+	err       error
 }
 
 func (c *checker) pushFunc(params []string, body []ast.Stmt) {
@@ -92,7 +97,7 @@ func (c *checker) isLocal(name string) bool {
 
 func (c *checker) fail(line int, msg string) {
 	if c.err == nil {
-		c.err = &ScriptError{Script: c.name, Line: line, Msg: msg}
+		c.err = &ScriptError{Script: c.name, Line: line, Kind: ScriptRejected, Msg: msg}
 	}
 }
 
@@ -220,6 +225,11 @@ func (c *checker) expr(e ast.Expr) {
 			c.expr(f.Value)
 		}
 	case *ast.FuncCallExpr:
+		if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == "hook" && len(e.Args) == 1 && !c.isLocal("hook") {
+			if _, ok := e.Args[0].(*ast.TableExpr); ok {
+				c.hookCalls = append(c.hookCalls, e)
+			}
+		}
 		c.expr(e.Func)
 		c.expr(e.Receiver)
 		for _, a := range e.Args {

@@ -15,20 +15,53 @@ var ErrMemory = errors.New("allocation limit exceeded")
 
 // A ScriptError is a problem with a script found by [Compile] (syntax, a
 // rejected construct) or [NewPool] (a bad hook{} registration, an error
-// while the script loads). Line is 0 when no line is known.
+// while the script loads). Line is 0 when no line is known, Col (1-based,
+// in bytes) 0 when no column is known: a syntax error has both, a hook{}
+// problem the position of the key or value at fault when the script wrote
+// hook{ ... } with a table constructor, an error raised while the script
+// loads its line.
 type ScriptError struct {
 	Script string
 	Line   int
+	Col    int
+	Kind   ScriptErrorKind
 	Msg    string
 }
 
-// Error returns "script:line: msg" (or "script: msg" without a line).
+// Error returns "script:line:col: msg", "script:line: msg" without a
+// column, or "script: msg" without a line.
 func (e *ScriptError) Error() string {
-	if e.Line > 0 {
+	switch {
+	case e.Line > 0 && e.Col > 0:
+		return e.Script + ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Col) + ": " + e.Msg
+	case e.Line > 0:
 		return e.Script + ":" + strconv.Itoa(e.Line) + ": " + e.Msg
 	}
 	return e.Script + ": " + e.Msg
 }
+
+// A ScriptErrorKind classifies a [ScriptError]; the engine gives each its
+// own configuration error code.
+type ScriptErrorKind uint8
+
+// The kinds of script problems.
+const (
+	// ScriptLoad: the script failed while it ran at load (a Lua error,
+	// the load timeout), or its parameters could not be given to it.
+	ScriptLoad ScriptErrorKind = iota
+	// ScriptSyntax: the source is not valid Lua (or gopher-lua could not
+	// compile it).
+	ScriptSyntax
+	// ScriptHook: a hook{} registration is wrong: an unknown key or event,
+	// a value of the wrong type, a missing handler.
+	ScriptHook
+	// ScriptLimit: the source is larger than [MaxScriptSize] or nests
+	// deeper than [MaxNesting].
+	ScriptLimit
+	// ScriptRejected: a construct gopher-lua miscompiles (see the package
+	// documentation, "Rejected constructs").
+	ScriptRejected
+)
 
 // FailureKind classifies a [HookError].
 type FailureKind uint8

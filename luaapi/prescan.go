@@ -62,7 +62,7 @@ type prescanner struct {
 func prescan(name string, src []byte) *ScriptError {
 	s := prescanner{src: src, line: 1, stack: make([]scanCtx, 1, 16)}
 	if line, what := s.run(); line > 0 {
-		return &ScriptError{Script: name, Line: line, Msg: fmt.Sprintf(
+		return &ScriptError{Script: name, Line: line, Kind: ScriptLimit, Msg: fmt.Sprintf(
 			"%s nest deeper than %d levels (brackets, blocks, elseif chains and chained operators all count): split the expression or the function", what, MaxNesting)}
 	}
 	return nil

@@ -22,6 +22,42 @@ const MaxScriptSize = 256 << 10
 type Script struct {
 	name  string
 	proto *lua.FunctionProto
+	// hooks are the positions in the source of the hook{ ... } calls, by
+	// line, for the errors of a registration.
+	hooks map[int]hookCall
+}
+
+// syntaxError converts an error of gopher-lua's parser into a ScriptError
+// with the position of the token at fault ("syntax error near '}'"), or of
+// the end of the file.
+func syntaxError(name string, src []byte, err error) *ScriptError {
+	var pe *parse.Error
+	if !errors.As(err, &pe) {
+		return &ScriptError{Script: name, Kind: ScriptSyntax, Msg: strings.TrimSpace(err.Error())}
+	}
+	se := &ScriptError{Script: name, Kind: ScriptSyntax, Line: pe.Pos.Line, Col: pe.Pos.Column}
+	msg := pe.Message // "syntax error", or the lexer's ("unterminated string")
+	switch {
+	case se.Line <= 0:
+		// The parser met the end of the file: point there.
+		se.Line = bytes.Count(src, []byte("\n")) + 1
+		se.Col = len(src) - (bytes.LastIndexByte(src, '\n') + 1) + 1
+		msg += " at end of file"
+	case pe.Token != "":
+		msg = fmt.Sprintf("%s near '%s'", msg, pe.Token)
+		// The parser gives the column of the token's last byte: point at
+		// its first when the line holds it there.
+		lines := bytes.Split(src, []byte("\n"))
+		if start := se.Col - len(pe.Token); se.Line <= len(lines) && start >= 0 && se.Col <= len(lines[se.Line-1]) &&
+			string(lines[se.Line-1][start:se.Col]) == pe.Token {
+			se.Col = start + 1
+		}
+	}
+	if se.Col <= 0 {
+		se.Col = 0
+	}
+	se.Msg = msg
+	return se
 }
 
 // Name returns the name the script was compiled with, which error messages
@@ -42,7 +78,7 @@ func (s *Script) Name() string { return s.name }
 // Compile does not run the script; registrations are checked by [NewPool].
 func Compile(name string, src []byte) (s *Script, err error) {
 	if len(src) > MaxScriptSize {
-		return nil, &ScriptError{Script: name, Msg: fmt.Sprintf("script is %d bytes, more than the limit of %d", len(src), MaxScriptSize)}
+		return nil, &ScriptError{Script: name, Kind: ScriptLimit, Msg: fmt.Sprintf("script is %d bytes, more than the limit of %d", len(src), MaxScriptSize)}
 	}
 	if err := prescan(name, src); err != nil {
 		return nil, err
@@ -51,40 +87,26 @@ func Compile(name string, src []byte) (s *Script, err error) {
 		// The parser and compiler are not expected to panic, but a
 		// malformed input must never take the host down.
 		if r := recover(); r != nil {
-			s, err = nil, &ScriptError{Script: name, Msg: fmt.Sprintf("internal compiler error: %v", r)}
+			s, err = nil, &ScriptError{Script: name, Kind: ScriptSyntax, Msg: fmt.Sprintf("internal compiler error: %v", r)}
 		}
 	}()
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
-		var pe *parse.Error
-		if errors.As(err, &pe) {
-			line := pe.Pos.Line
-			if line < 0 {
-				line = 0
-			}
-			msg := pe.Message
-			if pe.Token != "" && line > 0 {
-				msg = fmt.Sprintf("%s near '%s'", msg, pe.Token)
-			}
-			if line == 0 {
-				msg += " at end of file"
-			}
-			return nil, &ScriptError{Script: name, Line: line, Msg: "syntax error: " + msg}
-		}
-		return nil, &ScriptError{Script: name, Msg: "syntax error: " + strings.TrimSpace(err.Error())}
+		return nil, syntaxError(name, src, err)
 	}
 	if chunk == nil && len(bytes.TrimSpace(src)) > 0 {
 		// parse.Parse swallows non-error panics and returns no chunk.
-		return nil, &ScriptError{Script: name, Msg: "syntax error"}
+		return nil, &ScriptError{Script: name, Kind: ScriptSyntax, Msg: "syntax error"}
 	}
-	if err := checkChunk(name, chunk); err != nil {
+	hooks, err := checkChunk(name, chunk)
+	if err != nil {
 		return nil, err
 	}
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
-		return nil, &ScriptError{Script: name, Msg: "compile error: " + err.Error()}
+		return nil, &ScriptError{Script: name, Kind: ScriptSyntax, Msg: "compile error: " + err.Error()}
 	}
-	return &Script{name: name, proto: proto}, nil
+	return &Script{name: name, proto: proto, hooks: hookPositions(src, hooks)}, nil
 }
 
 // MustCompile is like [Compile] but panics on error. It is for scripts

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/internal/suggest"
 	"github.com/monad-hooks/monad-hooks/luaapi/luapattern"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -438,6 +439,9 @@ func callerLine(L *lua.LState, level int) int {
 
 var hookKeys = map[string]bool{"event": true, "name": true, "matcher": true, "kind": true, "handler": true, "onError": true, "timeoutMs": true}
 
+// hookKeyList lists hookKeys in the order the documentation gives them.
+var hookKeyList = []string{"event", "name", "matcher", "kind", "handler", "onError", "timeoutMs"}
+
 // MaxHookName bounds the name of hook{ name = ... }, in bytes.
 const MaxHookName = 100
 
@@ -446,18 +450,23 @@ func (v *vm) luaHook(L *lua.LState) int {
 	if !v.loading {
 		L.RaiseError("hook{} can only be called while the script loads, not from a handler")
 	}
-	name := v.pl.srcs[v.curSource].script.name
+	script := v.pl.srcs[v.curSource].script
+	name := script.name
 	line := v.scriptLine(L)
-	bad := func(format string, args ...any) {
-		v.loadErr = &ScriptError{Script: name, Line: line, Msg: "hook{}: " + fmt.Sprintf(format, args...)}
+	// bad raises the registration error; at says where it points: "" the
+	// call, "key" a key of the table, "key=" its value.
+	bad := func(at string, format string, args ...any) {
+		key, atValue := strings.CutSuffix(at, "=")
+		l, c := script.hookErrorPos(line, key, atValue)
+		v.loadErr = &ScriptError{Script: name, Line: l, Col: c, Kind: ScriptHook, Msg: "hook{}: " + fmt.Sprintf(format, args...)}
 		L.RaiseError("%s", v.loadErr.Msg)
 	}
 	if n := len(v.libStack); n > 0 {
-		bad("cannot be called while library %q loads (a library may register hooks from a function the script calls)", v.libStack[n-1])
+		bad("", "cannot be called while library %q loads (a library may register hooks from a function the script calls)", v.libStack[n-1])
 	}
 	spec, ok := L.Get(1).(*lua.LTable)
 	if !ok || L.GetTop() != 1 {
-		bad("want one table argument, got %s", argTypes(L))
+		bad("", "want one table argument, got %s", argTypes(L))
 	}
 	var unknown []string
 	spec.ForEach(func(k, _ lua.LValue) {
@@ -468,7 +477,7 @@ func (v *vm) luaHook(L *lua.LState) int {
 	})
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		bad("unknown key %q (want event, name, matcher, kind, handler, onError, timeoutMs)", unknown[0])
+		bad(unknown[0], "unknown key %q%s", unknown[0], suggest.Hint(unknown[0], hookKeyList, nil))
 	}
 	h := Hook{Script: name, Line: line, Source: v.curSource, Timeout: v.pl.opts.DefaultTimeout}
 	str := func(key string, required bool) (string, bool) {
@@ -477,27 +486,31 @@ func (v *vm) luaHook(L *lua.LState) int {
 			return string(val), true
 		case *lua.LNilType:
 			if required {
-				bad("missing %s", key)
+				bad("", "missing %s", key)
 			}
 			return "", false
 		default:
-			bad("%s: want a string, got %s", key, val.Type())
+			bad(key+"=", "%s: want a string, got %s", key, val.Type())
 		}
 		return "", false
 	}
 	evName, _ := str("event", true)
 	ev, err := events.ParseEvent(evName)
 	if err != nil {
-		bad("event: %v", err)
+		hint := ""
+		if evName != "" {
+			hint = suggest.Hint(evName, events.Names(), events.Alias)
+		}
+		bad("event=", "event: %v%s", err, hint)
 	}
 	h.Event = ev
 	if n, ok := str("name", false); ok {
 		if msg := badHookName(n); msg != "" {
-			bad("name %q: %s", n, msg)
+			bad("name=", "name %q: %s", n, msg)
 		}
 		for _, o := range v.regs {
 			if o.Source == v.curSource && o.Name == n {
-				bad("name %q is already the name of the hook at line %d: a name identifies one hook of its script", n, o.Line)
+				bad("name=", "name %q is already the name of the hook at line %d: a name identifies one hook of its script", n, o.Line)
 			}
 		}
 		h.Name = n
@@ -505,7 +518,7 @@ func (v *vm) luaHook(L *lua.LState) int {
 	if m, ok := str("matcher", false); ok && m != "" {
 		re, err := compileRegexp(m)
 		if err != nil {
-			bad("matcher: %v", err)
+			bad("matcher=", "matcher: %v", err)
 		}
 		h.Matcher, h.re = m, re
 	}
@@ -515,7 +528,7 @@ func (v *vm) luaHook(L *lua.LState) int {
 		case "deny", "skip":
 			h.OnError = oe
 		default:
-			bad("onError: want \"deny\" or \"skip\", got %q", oe)
+			bad("onError=", "onError: want \"deny\" or \"skip\", got %q", oe)
 		}
 	}
 	switch t := spec.RawGetString("timeoutMs").(type) {
@@ -523,18 +536,18 @@ func (v *vm) luaHook(L *lua.LState) int {
 	case lua.LNumber:
 		f := float64(t)
 		if f != float64(int64(f)) || f < 1 || time.Duration(f)*time.Millisecond > MaxTimeout {
-			bad("timeoutMs: want an integer from 1 to %d, got %v", MaxTimeout.Milliseconds(), t)
+			bad("timeoutMs=", "timeoutMs: want an integer from 1 to %d, got %v", MaxTimeout.Milliseconds(), t)
 		}
 		h.Timeout = time.Duration(f) * time.Millisecond
 	default:
-		bad("timeoutMs: want a number, got %s", t.Type())
+		bad("timeoutMs=", "timeoutMs: want a number, got %s", t.Type())
 	}
 	fn, ok := spec.RawGetString("handler").(*lua.LFunction)
 	if !ok {
 		if spec.RawGetString("handler") == lua.LNil {
-			bad("missing handler")
+			bad("", "missing handler")
 		}
-		bad("handler: want a function, got %s", spec.RawGetString("handler").Type())
+		bad("handler=", "handler: want a function, got %s", spec.RawGetString("handler").Type())
 	}
 	v.regs = append(v.regs, h)
 	v.handlers = append(v.handlers, fn)
@@ -561,7 +574,7 @@ func badHookName(n string) string {
 
 // hookKinds reads the kind key of hook{}: a tool kind or a list of them,
 // valid at the tool-scoped events only.
-func (v *vm) hookKinds(val lua.LValue, ev events.Event, bad func(string, ...any)) []events.ToolKind {
+func (v *vm) hookKinds(val lua.LValue, ev events.Event, bad func(string, string, ...any)) []events.ToolKind {
 	var names []lua.LValue
 	switch val := val.(type) {
 	case *lua.LNilType:
@@ -573,23 +586,23 @@ func (v *vm) hookKinds(val lua.LValue, ev events.Event, bad func(string, ...any)
 			names = append(names, val.RawGetInt(i))
 		}
 		if len(names) == 0 {
-			bad("kind: want a tool kind or a non-empty list of them")
+			bad("kind=", "kind: want a tool kind or a non-empty list of them")
 		}
 	default:
-		bad("kind: want a string or a list of strings, got %s", val.Type())
+		bad("kind=", "kind: want a string or a list of strings, got %s", val.Type())
 	}
 	if !ev.Spec().Matcher {
-		bad("kind: %s is not tool-scoped (kind applies at BeforeTool, ApprovalRequest and AfterTool)", ev)
+		bad("kind=", "kind: %s is not tool-scoped (kind applies at BeforeTool, ApprovalRequest and AfterTool)", ev)
 	}
 	out := make([]events.ToolKind, 0, len(names))
 	for _, n := range names {
 		s, ok := n.(lua.LString)
 		if !ok {
-			bad("kind: want a string or a list of strings, got a list holding %s", n.Type())
+			bad("kind=", "kind: want a string or a list of strings, got a list holding %s", n.Type())
 		}
 		k, err := events.ParseToolKind(string(s))
 		if err != nil {
-			bad("kind: %v", err)
+			bad("kind=", "kind: %v", err)
 		}
 		out = append(out, k)
 	}

@@ -49,3 +49,24 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestDidYouMeanAndHint(t *testing.T) {
+	alias := func(s string) string { return map[string]string{"PreToolUse": "BeforeTool", "Gone": "Nowhere"}[s] }
+	known := []string{"BeforeTool", "AfterTool"}
+	for _, c := range []struct{ name, dym string }{
+		{"PreToolUse", ` (did you mean "BeforeTool"?)`}, // an alias
+		{"BeforTool", ` (did you mean "BeforeTool"?)`},  // a typo
+		{"Gone", ""}, // an alias of nothing known
+		{"Nonsense", ""},
+	} {
+		if got := DidYouMean(c.name, known, alias); got != c.dym {
+			t.Errorf("DidYouMean(%q) = %q, want %q", c.name, got, c.dym)
+		}
+		if got, want := Hint(c.name, known, alias), c.dym+"; want one of BeforeTool, AfterTool"; got != want {
+			t.Errorf("Hint(%q) = %q, want %q", c.name, got, want)
+		}
+	}
+	if got := DidYouMean("afterTool", known, nil); got != ` (did you mean "AfterTool"?)` {
+		t.Errorf("without aliases: %q", got)
+	}
+}

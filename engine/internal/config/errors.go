@@ -95,9 +95,17 @@ const (
 
 	// CodeMissingHandler: a Go hook has no handler.
 	CodeMissingHandler = "missing_handler"
-	// CodeLuaLoad: a Lua script does not compile, or fails while it loads
-	// (a bad hook{} registration, an error at the top level).
+	// CodeLuaLoad: a Lua script fails while it loads (an error at the top
+	// level, the load timeout), is too large or nests too deep, or uses a
+	// construct gopher-lua miscompiles.
 	CodeLuaLoad = "lua_load"
+	// CodeLuaSyntax: a Lua script is not valid Lua (at the line and column
+	// of the token at fault).
+	CodeLuaSyntax = "lua_syntax"
+	// CodeLuaHook: a hook{} registration is wrong: an unknown key (with a
+	// did-you-mean) or event (with other agents' names for ours), a value
+	// of the wrong type, a missing handler; at the key or value at fault.
+	CodeLuaHook = "lua_hook"
 	// CodeRead: a configuration file or script cannot be read (missing,
 	// unreadable).
 	CodeRead = "read_error"

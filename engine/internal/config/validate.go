@@ -141,44 +141,18 @@ var keyAliases = map[string]string{
 }
 
 // didYouMean returns ` (did you mean "x"?)` when key looks like one of known:
-// a known alias, or the same but for case or a typo (see suggest.Closest).
+// a known alias, or the same but for case or a typo (see suggest.DidYouMean).
 func didYouMean(key string, known ...string) string {
-	for _, k := range known {
-		if keyAliases[strings.ToLower(key)] == k {
-			return fmt.Sprintf(" (did you mean %q?)", k)
-		}
-	}
-	if k := suggest.Closest(key, known); k != "" {
-		return fmt.Sprintf(" (did you mean %q?)", k)
-	}
-	return ""
+	return suggest.DidYouMean(key, known, keyAlias)
 }
 
-// eventAliases maps event names of other agent runtimes to ours.
-var eventAliases = map[string]events.Event{
-	"PreToolUse":        events.BeforeTool,
-	"PostToolUse":       events.AfterTool,
-	"PermissionRequest": events.ApprovalRequest,
-	"UserPromptSubmit":  events.BeforeTurn,
-	"Stop":              events.AfterTurn,
-	"SubagentStart":     events.BeforeSubagent,
-	"SubagentStop":      events.AfterSubagent,
-	"PreCompact":        events.BeforeCompact,
-	"PostCompact":       events.AfterCompact,
-}
+// keyAlias returns the key meant by one people write by habit, or "".
+func keyAlias(key string) string { return keyAliases[strings.ToLower(key)] }
 
+// eventHint says which event an unknown name was probably meant to be
+// (another agent runtime's name for it, a typo) and lists the events.
 func eventHint(name string) string {
-	if e, ok := eventAliases[name]; ok {
-		return fmt.Sprintf(" (did you mean %q?)", e.String())
-	}
-	names := make([]string, 0, events.Count)
-	for _, e := range events.All() {
-		names = append(names, e.String())
-	}
-	if s := didYouMean(name, names...); s != "" {
-		return s
-	}
-	return ": want one of " + strings.Join(names, ", ")
+	return suggest.Hint(name, events.Names(), events.Alias)
 }
 
 func (v *validator) document(root *node) *File {

@@ -13,6 +13,7 @@ import (
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/engine/hosts"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/internal/suggest"
 )
 
 // MaxInputSize bounds one HookInput: the stdin of run and explain, a line of
@@ -23,26 +24,15 @@ const MaxInputSize = 16 << 20
 func eventArg(inv *invocation, pos []string) (events.Event, int) {
 	if len(pos) != 1 {
 		if len(pos) == 0 {
-			return events.Invalid, inv.usageErr("missing EVENT (one of %s)", eventList())
+			return events.Invalid, inv.usageErr("missing EVENT (one of %s)", strings.Join(events.Names(), ", "))
 		}
 		return events.Invalid, inv.usageErr("want one EVENT, got %d arguments", len(pos))
 	}
 	ev, err := events.ParseEvent(pos[0])
 	if err != nil {
-		return events.Invalid, inv.usageErr("%v (want one of %s)", err, eventList())
+		return events.Invalid, inv.usageErr("%v%s", err, suggest.Hint(pos[0], events.Names(), events.Alias))
 	}
 	return ev, -1
-}
-
-func eventList() string {
-	var b bytes.Buffer
-	for i, e := range events.All() {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(e.String())
-	}
-	return b.String()
 }
 
 // readInput reads one HookInput from r for the event of the command line. An
