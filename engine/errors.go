@@ -29,8 +29,8 @@ type ConfigError = config.Error
 type ConfigErrors = config.Errors
 
 // The stable codes of configuration problems, in [ConfigError.Code].
-// Warnings ([Engine.Warnings]) carry CodeMatcherIgnored; every other code is
-// an error.
+// Warnings ([Engine.Warnings]) carry CodeMatcherIgnored or CodeBadScript;
+// every other code is an error.
 const (
 	CodeBadFormat      = config.CodeBadFormat      // the file name ends neither in .json nor in .toml
 	CodeTooLarge       = config.CodeTooLarge       // the file or script is larger than 4 MiB
@@ -69,4 +69,5 @@ const (
 	CodeBadRules       = config.CodeBadRules       // a rule file (an atoms path ending in .toml) does not hold valid rules
 
 	CodeMatcherIgnored = config.CodeMatcherIgnored // warning: a matcher on an event that is not tool-scoped
+	CodeBadScript      = config.CodeBadScript      // warning: a command hook's script does not exist or is not executable
 )

@@ -33,7 +33,10 @@ type Files struct {
 	// file; any other relative path in it that would be resolved in Root is
 	// an error (CodeRelativePath).
 	Policy []string
-	// User are user configuration files (keys "hooks" and "atoms").
+	// User are user configuration files (keys "hooks" and "atoms"). As in
+	// a policy file, a relative path as the first word of a command names
+	// a script beside the file (the command runs in Root); a script that
+	// is missing or not executable is a warning (CodeBadScript).
 	User []string
 	// Lua are Lua atom-pack scripts, or folders whose *.lua files load in
 	// lexical order; a path ending in .toml is a rule file (see
@@ -354,15 +357,22 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 			for ev, groups := range file.Hooks {
 				for _, g := range groups {
 					for _, h := range g.Hooks {
+						// A script at the start of the line is beside the
+						// file (the rule of relative paths); a policy line
+						// may name no other relative path.
+						line, script, _ := besideFile(path, h.Command)
 						if tier.t == TierPolicy {
-							line, perr := s.policyCommand(path, h)
-							if perr != nil {
+							var perr *ConfigError
+							if line, perr = s.policyCommand(path, h); perr != nil {
 								errs = append(errs, perr)
 								closed = appendClosures(closed, "the operator policy", TierPolicy, perr)
 								continue
 							}
-							h.Command = line
 						}
+						if w := s.checkScript(h, script); w != nil {
+							warns = append(warns, w)
+						}
+						h.Command = line
 						specs = append(specs, s.commandSpec(tier.t, ev, g, h, env))
 						n++
 					}

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -25,18 +27,7 @@ import (
 // The line still runs with the sandbox root as its working directory.
 func (s *fileSource) policyCommand(path string, h config.Hook) (string, *ConfigError) {
 	dir := filepath.Dir(path)
-	line := h.Command
-	rest := strings.TrimLeft(line, " \t")
-	lead := line[:len(line)-len(rest)]
-	end := strings.IndexAny(rest, " \t\n;&|<>()")
-	if end < 0 {
-		end = len(rest)
-	}
-	first := rest[:end]
-	if plainWord(first) && strings.Contains(first, "/") && !filepath.IsAbs(first) {
-		line = lead + shellQuote(filepath.Join(dir, filepath.FromSlash(first))) + rest[end:]
-		rest = rest[end:] // the words left to check
-	}
+	line, _, rest := besideFile(path, h.Command)
 	words, _ := syntax.Split(rest)
 	for _, w := range words {
 		if filepath.IsAbs(w) || !strings.Contains(w, "/") || strings.Contains(w, "://") {
@@ -53,6 +44,57 @@ func (s *fileSource) policyCommand(path string, h config.Hook) (string, *ConfigE
 				"put the script first on the line, where a relative path names a file beside the policy file, or give an absolute path", h.Command, w)}
 	}
 	return line, nil
+}
+
+// besideFile applies the rule of relative paths to the command line of a
+// hook defined in the configuration file at path: a first word that is a
+// relative path with a slash (./check.sh, guards/x.sh, ../x.sh) names a
+// script beside the file, and becomes its absolute path. It returns the
+// line, the script the line starts with when its first word is a path
+// (absolute, or "" when it is not a path: "python3 x.py", "echo hi") and
+// the rest of the line after that first word.
+func besideFile(path, line string) (resolved, script, rest string) {
+	rest = strings.TrimLeft(line, " \t")
+	lead := line[:len(line)-len(rest)]
+	end := strings.IndexAny(rest, " \t\n;&|<>()")
+	if end < 0 {
+		end = len(rest)
+	}
+	first := rest[:end]
+	if !plainWord(first) || !strings.Contains(first, "/") {
+		return line, "", rest
+	}
+	script = filepath.FromSlash(first)
+	if !filepath.IsAbs(script) {
+		script = filepath.Join(filepath.Dir(path), script)
+		line = lead + shellQuote(script) + rest[end:]
+	}
+	return line, script, rest[end:]
+}
+
+// checkScript reports a command hook whose line starts with a script that
+// does not exist or is not executable (CodeBadScript, a warning: the hook
+// fails when it runs, and its onError applies).
+func (s *fileSource) checkScript(h config.Hook, script string) *ConfigError {
+	if script == "" {
+		return nil
+	}
+	var msg string
+	switch fi, err := s.f.FS.Stat(script); {
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		msg = fmt.Sprintf("command %q: its script %s cannot be run: %v", h.Command, script, err)
+	case !fi.Mode().IsRegular():
+		msg = fmt.Sprintf("command %q: its script %s is not a regular file", h.Command, script)
+	case fi.Mode().Perm()&0o111 == 0:
+		msg = fmt.Sprintf("command %q: its script %s is not executable (chmod +x it, or start the line with its interpreter: sh %s)", h.Command, script, script)
+	default:
+		return nil
+	}
+	return &ConfigError{Code: CodeBadScript, File: h.Pos.File, Line: h.Pos.Line, Col: h.Pos.Col, Msg: msg}
 }
 
 // plainWord reports whether w is a shell word without quoting or expansion:

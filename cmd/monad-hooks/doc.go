@@ -53,8 +53,13 @@
 // "--stdlib protect-paths" loads only that pack, and "default" inside a
 // list expands to the default set ("--stdlib default,my-pack").
 //
-// Relative paths are relative to the current directory. Flags may come before
-// or after the arguments, and -flag is the same as --flag.
+// A relative path is relative to where it is written: on the command line
+// (--config, --policy, --lua, --root, --state, --audit, --listen unix:PATH)
+// to the current directory; in a configuration file (an atoms entry, the
+// script at the start of a command line) to that file's folder. Command
+// hooks run in --root, so the other words of a command line are relative
+// to it. Flags may come before or after the arguments, and -flag is the
+// same as --flag.
 //
 // # run
 //
@@ -163,10 +168,13 @@
 // and what registered them, timeout and onError. Identical command hooks run
 // once per dispatch, in the place of the first that matched: a duplicate is
 // listed in its place with the hook it is identical to ("dropped" when that
-// one matches every tool it does). Policy commands show the script a
-// relative path resolves to. Configuration errors are all listed on stderr,
-// one per line, as file:line:col: code: message, with exit 1; warnings are
-// printed on stderr by every command. --json prints the plan as JSON.
+// one matches every tool it does). Commands show the script a relative path
+// resolves to. Configuration errors are all listed on stderr, one per line,
+// as file:line:col: code: message, with exit 1; warnings are printed on
+// stderr by every command. A command hook whose script (the path its line
+// starts with) is missing or not executable is a warning (bad_script) for
+// run and serve, where the hook fails when it runs, and makes check exit 1.
+// --json prints the plan as JSON.
 //
 // "monad-hooks explain EVENT" reads an input like run but runs no hook: it
 // prints which hooks would run, in order, and why each of the others would

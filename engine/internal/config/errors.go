@@ -90,6 +90,11 @@ const (
 	// not tool-scoped. The matcher is kept but never consulted: hooks of such
 	// events always run.
 	CodeMatcherIgnored = "matcher_ignored"
+	// CodeBadScript (warning): a command hook's line starts with a script
+	// (a path) that does not exist or is not executable; the hook fails
+	// when it runs (exit 126 or 127), and its onError applies. Reported
+	// by the engine; `monad-hooks check` fails on it.
+	CodeBadScript = "bad_script"
 
 	// The codes below are reported by the engine.
 

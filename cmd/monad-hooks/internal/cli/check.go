@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+
+	"github.com/monad-hooks/monad-hooks/engine"
 )
 
 func cmdCheck(ctx context.Context, inv *invocation, args []string) int {
@@ -23,6 +25,18 @@ func cmdCheck(ctx context.Context, inv *invocation, args []string) int {
 	defer o.close(inv)
 	if err := printPlan(ctx, inv.stdout, o.eng, *asJSON); err != nil {
 		inv.errorf("%v", err)
+		return ExitFail
+	}
+	// A command hook that cannot run is a warning where the engine runs
+	// (the hook fails, its onError applies); in CI it is a failure.
+	n := 0
+	for _, w := range o.eng.Warnings() {
+		if w.Code == engine.CodeBadScript {
+			n++
+		}
+	}
+	if n > 0 {
+		inv.errorf("%d command %s cannot run: %s (see the %s above)", n, plural(n, "hook", "hooks"), plural(n, "its script is missing or not executable", "their scripts are missing or not executable"), plural(n, "warning", "warnings"))
 		return ExitFail
 	}
 	return ExitOK

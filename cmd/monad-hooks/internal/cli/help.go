@@ -30,8 +30,11 @@ Configuration flags:
 	--audit FILE             append one JSON line per executed hook (run,
 	                         serve; ignored elsewhere)
 
-Relative paths are relative to the current directory. Flags may come before
-or after the arguments; -flag and --flag are the same.
+A relative path is relative to where it is written: on the command line, to
+the current directory; in a configuration file (an atoms entry, the script
+at the start of a command line), to that file's folder. Command hooks run
+in --root, so the other words of a command line are relative to it. Flags
+may come before or after the arguments; -flag and --flag are the same.
 `
 
 const exitCodesHelp = `
@@ -169,7 +172,9 @@ command hooks (same command, timeout and onError) run once per dispatch, in
 the place of the first of them whose matcher matched: a duplicate is listed
 in its place with the hook it is identical to, and marked "dropped" when
 that hook matches every tool it matches. It exits 0. When anything is wrong it
-lists every error (file:line:col: code: message) on stderr and exits 1.
+lists every error (file:line:col: code: message) on stderr and exits 1, also
+when a command hook's script (the path its line starts with) is missing or
+not executable.
 
 	--json    print the plan as a JSON array
 ` + commonFlagsHelp + exitCodesHelp + `

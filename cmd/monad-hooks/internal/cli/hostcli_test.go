@@ -215,6 +215,8 @@ func TestImportCommand(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(env.Dir, "agents.toml"))
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `input = "claude-code"`)
+	// check also wants the script the imported hook runs (bad_script).
+	require.NoError(t, os.WriteFile(filepath.Join(env.Dir, "stop.sh"), []byte("#!/bin/sh\n"), 0o755))
 	code, _, stderr = runCLI(t, env, "", "check", "--config", "agents.toml", "--stdlib", "none")
 	assert.Equal(t, ExitOK, code, stderr)
 

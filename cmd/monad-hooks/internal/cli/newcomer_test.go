@@ -92,3 +92,46 @@ func TestFailedHooksOnStderr(t *testing.T) {
 	require.Equal(t, ExitOK, code, stderr.String())
 	assert.Equal(t, 2, strings.Count(stderr.String(), "monad-hooks serve: hook lua:guards/block.lua#blocker failed at BeforeTool (skipped)"), stderr.String())
 }
+
+// TestRelativePathRule: a relative path is relative to where it is
+// written. A script at the start of a command line in a configuration file
+// is beside that file, like an atoms entry (and like a policy file's
+// scripts); the command still runs in the root. check reports a command
+// whose script is missing or not executable (issue 14.5).
+func TestRelativePathRule(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	writeFiles(t, env.Dir, map[string]string{
+		"conf/agents.json": `{"hooks": {"BeforeTool": [{"hooks": [{"command": "./guards/check.sh"}]}]},
+ "atoms": ["guards/extra.lua"]}`,
+		"conf/guards/check.sh":  "#!/bin/sh\necho \"beside the config, run in $(pwd)\" >&2\nexit 2\n",
+		"conf/guards/extra.lua": `hook{ event = "BeforeTool", handler = function() return { additionalContext = "extra" } end }`,
+		"guards/check.sh":       "#!/bin/sh\nexit 0\n", // in the root: not the one meant
+	})
+	code, out, errs := runCLI(t, env, `{"toolName":"bash"}`, "run", "BeforeTool", "--stdlib", "none", "--config", "conf/agents.json")
+	require.Equal(t, ExitOK, code, errs)
+	res := decodeResult(t, out)
+	assert.Equal(t, events.Deny, res.Decision)
+	assert.Equal(t, "beside the config, run in "+env.Dir, res.Reason)
+	assert.Equal(t, "extra", res.AdditionalContext)
+	code, _, errs = runCLI(t, env, "", "check", "--stdlib", "none", "--config", "conf/agents.json")
+	assert.Equal(t, ExitOK, code, errs)
+	assert.Empty(t, errs)
+
+	writeFiles(t, env.Dir, map[string]string{
+		"bad.json":  `{"hooks": {"BeforeTool": [{"hooks": [{"command": "./missing.sh --x"}, {"command": "./plain.txt"}, {"command": "echo fine"}]}]}}`,
+		"plain.txt": "not a script",
+	})
+	code, out, errs = runCLI(t, env, "", "check", "--stdlib", "none", "--config", "bad.json")
+	assert.Equal(t, ExitFail, code)
+	assert.Contains(t, out, "3 hooks at 1 event", "the plan is printed all the same")
+	assert.Regexp(t, `warning: \S+/bad.json:1:38: bad_script: command "\./missing.sh --x": its script \S+/missing.sh cannot be run: no such file or directory`, errs)
+	assert.Regexp(t, `warning: \S+/bad.json:1:71: bad_script: command "\./plain.txt": its script \S+/plain.txt is not executable \(chmod \+x it`, errs)
+	assert.Contains(t, errs, "monad-hooks check: 2 command hooks cannot run")
+
+	// run warns and runs: the hook fails when it runs, and says so.
+	code, _, errs = runCLI(t, env, `{"toolName":"bash"}`, "run", "BeforeTool", "--stdlib", "none", "--config", "bad.json")
+	assert.Equal(t, ExitOK, code)
+	assert.Contains(t, errs, "bad_script")
+	assert.Regexp(t, `hook \S+/missing.sh --x failed at BeforeTool \(skipped\)`, errs)
+}
