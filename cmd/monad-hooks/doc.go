@@ -165,7 +165,10 @@
 //
 // "monad-hooks check" loads everything and prints the plan: for each event,
 // the hooks in dispatch order with tier, kind, matcher, source (file:line)
-// and what registered them, timeout and onError. Identical command hooks run
+// and what registered them, timeout and onError, within 100 columns: the
+// user's own hooks (and the operator's) first, each numbered with its place
+// in its event's order, then one line per stdlib pack (--all lists the
+// stdlib's hooks in place). Identical command hooks run
 // once per dispatch, in the place of the first that matched: a duplicate is
 // listed in its place with the hook it is identical to ("dropped" when that
 // one matches every tool it does). Commands show the script a relative path

@@ -11,6 +11,7 @@ func cmdCheck(ctx context.Context, inv *invocation, args []string) int {
 	fs := newFlagSet("check")
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
+	all := fs.Bool("all", false, "list the stdlib's hooks too, in dispatch order")
 	pos, code := parseArgs(inv, fs, helpCheck, args)
 	if code >= 0 {
 		return code
@@ -23,7 +24,7 @@ func cmdCheck(ctx context.Context, inv *invocation, args []string) int {
 		return code
 	}
 	defer o.close(inv)
-	if err := printPlan(ctx, inv.stdout, o.eng, *asJSON); err != nil {
+	if err := printPlan(ctx, inv.stdout, o.eng, *asJSON, *all, inv.env.Dir); err != nil {
 		inv.errorf("%v", err)
 		return ExitFail
 	}

@@ -166,8 +166,12 @@ Examples:
 const helpCheck = `Usage: monad-hooks check [FLAGS]
 
 Check loads the configuration, the Lua scripts and the stdlib packs, and
-prints the plan: for each event, the hooks in dispatch order with their
-tier, kind, matcher, source (file:line), timeout and onError. Identical
+prints the plan within 100 columns: your own hooks first (and the
+operator's), for each event in dispatch order, each numbered with its
+place among all the hooks of the event, with its tier, kind, source
+(file:line), matcher, timeout and onError; then the stdlib packs, a line
+each with their events (--all lists their hooks in place). Paths under the
+current directory are shown relative to it. Identical
 command hooks (same command, timeout and onError) run once per dispatch, in
 the place of the first of them whose matcher matched: a duplicate is listed
 in its place with the hook it is identical to, and marked "dropped" when
@@ -176,7 +180,8 @@ lists every error (file:line:col: code: message) on stderr and exits 1, also
 when a command hook's script (the path its line starts with) is missing or
 not executable.
 
-	--json    print the plan as a JSON array
+	--all     list the stdlib's hooks too, in dispatch order
+	--json    print the plan as a JSON array (every hook)
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -134,4 +135,40 @@ func TestRelativePathRule(t *testing.T) {
 	assert.Equal(t, ExitOK, code)
 	assert.Contains(t, errs, "bad_script")
 	assert.Regexp(t, `hook \S+/missing.sh --x failed at BeforeTool \(skipped\)`, errs)
+}
+
+// TestCheckFitsAndLeadsWithYourHooks: check's output fits 100 columns, lists
+// the user's own hooks first and sums the stdlib up in a line per pack,
+// unless --all lists every hook (issue 14.6).
+func TestCheckFitsAndLeadsWithYourHooks(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	writeFiles(t, env.Dir, map[string]string{
+		"agents.json": `{"hooks": {"BeforeTool": [{"matcher": "^(shell_exec|file_write|run_shell_command|apply_patch|Bash|Write|Edit|MultiEdit)$",
+  "hooks": [{"command": "./guards/check.sh --with a --very long --list of --arguments that --goes on --and on --and on --and on", "timeoutMs": 5000, "onError": "deny"}]}]},
+ "tools": {"my_very_long_tool_name_for_running_shell_commands_in_the_sandbox": {"kind": "shell", "command": "line"}},
+ "atoms": ["guards/example.lua"]}`,
+		"guards/check.sh":    "#!/bin/sh\n",
+		"guards/example.lua": `hook{ event = "BeforeTool", name = "no-force-push", kind = "shell", handler = function() end }`,
+	})
+	// The packs are named so that the numbers stay when the default set grows.
+	packs := "deny-destructive,protect-paths,redact-secrets"
+	code, out, errs := runCLI(t, env, "", "check", "--config", "agents.json", "--stdlib", packs)
+	require.Equal(t, ExitOK, code, errs)
+	for _, l := range strings.Split(out, "\n") {
+		assert.LessOrEqual(t, utf8.RuneCountInString(l), 100, "too wide: %q", l)
+	}
+	assert.Regexp(t, `(?s)^Your hooks.*BeforeTool \(serial\)\n  5\. atom  lua  lua:guards/example.lua#no-force-push\n.*  6\. user  command\n\s+\./guards/check\.sh --with`, out)
+	assert.Contains(t, out, "  + 4 stdlib hooks (--all lists them)")
+	assert.Regexp(t, `(?s)The stdlib packs.*\n  deny-destructive: BeforeTool\n  protect-paths: BeforeTool\n  redact-secrets: BeforeModel, AfterTool,`, out)
+	assert.NotContains(t, out[:strings.Index(out, "Tools declared")], "lua:stdlib:")
+	assert.Less(t, strings.Index(out, "Your hooks"), strings.Index(out, "The stdlib packs"))
+
+	code, out, errs = runCLI(t, env, "", "check", "--config", "agents.json", "--stdlib", packs, "--all")
+	require.Equal(t, ExitOK, code, errs)
+	for _, l := range strings.Split(out, "\n") {
+		assert.LessOrEqual(t, utf8.RuneCountInString(l), 100, "too wide: %q", l)
+	}
+	assert.Regexp(t, `(?s)  1\. atom  lua  lua:stdlib:deny-destructive#1\n.*  5\. atom  lua  lua:guards/example.lua#no-force-push`, out)
+	assert.Contains(t, out, "…", "an overlong command is cut short")
 }

@@ -4,18 +4,35 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
-// printPlan prints the plan event by event, each event's hooks in dispatch
-// order.
-func printPlan(ctx context.Context, w io.Writer, eng *engine.Engine, asJSON bool) error {
+// planWidth is the width check's output fits in.
+const planWidth = 100
+
+// planView prints a plan for a person: paths relative to the working
+// directory, every line within planWidth columns.
+type planView struct {
+	w   io.Writer
+	dir string // the working directory: paths under it are shown relative to it
+	all bool   // list the stdlib's hooks too
+}
+
+// printPlan prints the plan event by event. The user's own hooks (and the
+// operator's, and the host's Go hooks) are listed, each numbered with its
+// place in its event's dispatch order; the stdlib's hooks are summed up in
+// one line per pack unless all is set, which lists every hook in dispatch
+// order. JSON output is the whole plan.
+func printPlan(ctx context.Context, w io.Writer, eng *engine.Engine, asJSON, all bool, dir string) error {
 	plan := eng.Plan(ctx)
 	if asJSON {
 		if plan == nil {
@@ -23,60 +40,190 @@ func printPlan(ctx context.Context, w io.Writer, eng *engine.Engine, asJSON bool
 		}
 		return writeJSONLine(w, plan)
 	}
+	v := &planView{w: w, dir: dir, all: all}
 	if len(plan) == 0 {
-		if _, err := fmt.Fprintln(w, "no hooks: every dispatch returns at once"); err != nil {
-			return err
-		}
-		return printTools(ctx, w, eng)
+		v.text("no hooks: every dispatch returns at once")
+		return v.tools(ctx, eng)
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if !all {
+		fmt.Fprintln(w, "Your hooks, by event, numbered in the order they run:")
+	}
 	var cur events.Event
-	n, nEvents, running := 0, 0, 0
+	n, shown, hidden, nEvents, running, yours := 0, 0, 0, 0, 0, 0
+	packs := map[string][]events.Event{} // the events of each stdlib pack
+	var packOrder []string
+	flush := func() {
+		if hidden > 0 && shown > 0 {
+			fmt.Fprintf(w, "  + %d stdlib %s (--all lists %s)\n", hidden, plural(hidden, "hook", "hooks"), plural(hidden, "it", "them"))
+		}
+	}
 	for _, h := range plan {
 		if h.Event != cur {
-			cur, n = h.Event, 0
+			flush()
+			cur, n, shown, hidden = h.Event, 0, 0, 0
 			nEvents++
-			spec := h.Event.Spec()
+		}
+		if !h.Dropped {
+			n++
+			running++
+		}
+		if pack, ok := strings.CutPrefix(h.Source, "stdlib:"); ok && h.Kind == "lua" {
+			if !slices.Contains(packs[pack], h.Event) {
+				if packs[pack] == nil {
+					packOrder = append(packOrder, pack)
+				}
+				packs[pack] = append(packs[pack], h.Event)
+			}
+			if !all {
+				hidden++
+				continue
+			}
+		}
+		if shown == 0 {
 			mode := "serial"
-			if spec.Parallel {
+			if h.Event.Spec().Parallel {
 				mode = "parallel"
 			}
-			fmt.Fprintf(tw, "%s (%s)\n", h.Event, mode)
+			fmt.Fprintf(w, "%s (%s)\n", h.Event, mode)
 		}
-		if h.Dropped {
-			fmt.Fprintf(tw, "  -\t%s\t%s\t%s\t%s\tdropped: identical to %s, which runs in its place\n", h.Tier, h.Kind, h.ID, where(h), h.DuplicateOf)
-			continue
-		}
-		n++
-		running++
-		dup := ""
-		if h.DuplicateOf != "" {
-			dup = "\t(identical to " + h.DuplicateOf + ": runs only for tools that one does not match)"
-		}
-		fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", n, h.Tier, h.Kind, h.ID, where(h), matcherText(h), timeoutText(h.TimeoutMs), "onError="+h.OnError, dup)
+		shown++
+		yours++
+		v.hook(h, n)
 	}
-	fmt.Fprintf(tw, "%d %s at %d %s\n", running, plural(running, "hook", "hooks"), nEvents, plural(nEvents, "event", "events"))
-	if err := tw.Flush(); err != nil {
-		return err
+	flush()
+	if !all && yours == 0 {
+		fmt.Fprintln(w, "  none: only the stdlib's")
 	}
-	return printTools(ctx, w, eng)
+	if !all && len(packOrder) > 0 {
+		slices.Sort(packOrder)
+		fmt.Fprintln(w, "The stdlib packs and their events (--all lists their hooks; monad-hooks stdlib NAME documents one):")
+		for _, p := range packOrder {
+			var evs []string
+			for _, e := range packs[p] {
+				evs = append(evs, e.String())
+			}
+			v.row("  "+p+": ", strings.SplitAfter(strings.Join(evs, ", "), " "), "    ")
+		}
+	}
+	fmt.Fprintf(w, "%d %s at %d %s\n", running, plural(running, "hook", "hooks"), nEvents, plural(nEvents, "event", "events"))
+	return v.tools(ctx, eng)
 }
 
-// printTools lists the tools declared beyond the built-in table and the
-// hooks that cover each, event by event.
-func printTools(ctx context.Context, w io.Writer, eng *engine.Engine) error {
+// hook prints one hook of the plan, the n-th to run at its event: its tier,
+// kind and identity, then where it is defined, what it matches, its timeout
+// and onError.
+func (v *planView) hook(h engine.PlannedHook, n int) {
+	id := v.shortID(h)
+	if h.Dropped {
+		v.row("  -  ", []string{h.Tier.String(), h.Kind, id}, "       ")
+		v.row("       ", []string{v.where(h), "dropped: identical to " + v.short(h.DuplicateOf) + ", which runs in its place"}, "       ")
+		return
+	}
+	num := fmt.Sprintf("  %d. ", n)
+	indent := strings.Repeat(" ", len(num)+2)
+	v.row(num, []string{h.Tier.String(), h.Kind, id}, indent)
+	details := []string{v.where(h), matcherText(h), timeoutText(h.TimeoutMs), "onError=" + h.OnError}
+	if h.DuplicateOf != "" {
+		details = append(details, "(identical to "+v.short(h.DuplicateOf)+": runs only for tools that one does not match)")
+	}
+	v.row(indent, details, indent)
+}
+
+// row prints fields after prefix, two spaces apart (none after a field that
+// ends in a space), starting a new line (with indent) where the next field
+// would pass planWidth; a field wider than a line is cut short with "…"
+// (check --json has it whole).
+func (v *planView) row(prefix string, fields []string, indent string) {
+	var b strings.Builder
+	b.WriteString(prefix)
+	col, prev := utf8.RuneCountInString(prefix), ""
+	for _, f := range fields {
+		if f == "" {
+			continue
+		}
+		f = cut(oneLine(f), planWidth-utf8.RuneCountInString(indent))
+		width := utf8.RuneCountInString(strings.TrimRight(f, " "))
+		sep := "  "
+		if prev == "" || strings.HasSuffix(prev, " ") {
+			sep = ""
+		}
+		if prev != "" && col+len(sep)+width > planWidth {
+			b.WriteString("\n")
+			b.WriteString(indent)
+			col, sep = utf8.RuneCountInString(indent), ""
+		}
+		b.WriteString(sep)
+		b.WriteString(f)
+		col += len(sep) + utf8.RuneCountInString(f)
+		prev = f
+	}
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	io.WriteString(v.w, strings.Join(lines, "\n")+"\n")
+}
+
+// text prints prose wrapped at planWidth.
+func (v *planView) text(s string) {
+	words := strings.Fields(s)
+	for i := range words[:len(words)-1] {
+		words[i] += " "
+	}
+	v.row("", words, "")
+}
+
+// cut shortens s to at most n runes, ending it with "…".
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// short shows the paths under the working directory in s relative to it.
+func (v *planView) short(s string) string {
+	if v.dir == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, v.dir+string(filepath.Separator), "")
+}
+
+// shortID shows a hook's identity with its paths relative to the working
+// directory: "./guards/x.sh" for a command that runs a script in it.
+func (v *planView) shortID(h engine.PlannedHook) string {
+	if h.Kind == "command" && v.dir != "" {
+		return strings.ReplaceAll(h.ID, v.dir+string(filepath.Separator), "."+string(filepath.Separator))
+	}
+	return h.ID
+}
+
+// where says where a hook is defined and, when that is not the same, what
+// registered it, with short paths; a stdlib pack's hook is its pack
+// unless a configuration file named the pack.
+func (v *planView) where(h engine.PlannedHook) string {
+	if pack, ok := strings.CutPrefix(h.Source, "stdlib:"); ok && h.RegisteredBy == "stdlib "+pack {
+		return h.Source
+	}
+	return v.short(where(h))
+}
+
+// tools lists the tools declared beyond the built-in table and the hooks
+// that cover each, event by event.
+func (v *planView) tools(ctx context.Context, eng *engine.Engine) error {
 	declared := eng.Tools(ctx, true)
 	all := len(eng.Tools(ctx, false))
 	if len(declared) == 0 {
-		_, err := fmt.Fprintf(w, "Tools: the built-in table (%d tools of Claude Code, Gemini CLI, Codex, Cursor, OpenCode, Crush and the seed); a tool outside it is unguarded: declare it under \"tools\" in agents.json.\n", all)
-		return err
+		v.text(fmt.Sprintf("Tools: the built-in table (%d tools of Claude Code, Gemini CLI, Codex, Cursor, OpenCode, Crush and the seed); a tool outside it is unguarded: declare it under \"tools\" in agents.json.", all))
+		return nil
 	}
-	fmt.Fprintf(w, "Tools declared beyond the built-in table (%d of %d):\n", len(declared), all)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(v.w, "Tools declared beyond the built-in table (%d of %d):\n", len(declared), all)
 	for _, t := range declared {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", t.Name, t.Kind, t.DeclaredBy, coverage(t))
+		v.row("  ", []string{t.Name, string(t.Kind), v.short(t.DeclaredBy)}, "    ")
+		v.row("    ", strings.SplitAfter(coverage(t), " "), "    ")
 	}
-	return tw.Flush()
+	return nil
 }
 
 // where says where a hook is defined and, when that is not the same, what
