@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/monad-hooks/monad-hooks/events"
+
+	"github.com/monad-hooks/monad-hooks/internal/docpos"
 )
 
 // Bounds on what a configuration file may hold.
@@ -221,9 +223,9 @@ func parseTree(path string, data []byte) (root *node, isTOML bool, err error) {
 		return nil, false, whole(CodeTooLarge, fmt.Sprintf("file is %d bytes, larger than the limit of %d", len(data), MaxFileSize))
 	}
 	data = bytes.TrimPrefix(data, []byte(bom))
-	lines := newLineIndex(data)
+	lines := docpos.NewLines(data)
 	if off, msg := checkEncoding(data); off >= 0 {
-		l, c := lines.pos(off)
+		l, c := lines.Pos(off)
 		return nil, false, Errors{{Code: CodeBadEncoding, File: path, Line: l, Col: c, Msg: msg}}
 	}
 	var perr *Error

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/monad-hooks/monad-hooks/internal/docpos"
 )
 
 // Seed corpora live in testdata/fuzz/<Name>/; the fixtures are added too.
@@ -88,7 +90,7 @@ func checkParse(t *testing.T, path string, data []byte, tier Tier) *File {
 	t.Helper()
 	f, err := Parse(path, data, tier)
 	body := bytes.TrimPrefix(data, []byte(bom))
-	lines := newLineIndex(body)
+	lines := docpos.NewLines(body)
 	inside := func(e *Error) {
 		t.Helper()
 		if e.File != path || e.Msg == "" {
@@ -97,14 +99,10 @@ func checkParse(t *testing.T, path string, data []byte, tier Tier) *File {
 		if e.Line == 0 && e.Code == CodeTooManyErrors {
 			return
 		}
-		if e.Line < 1 || e.Line > len(lines.starts) {
-			t.Fatalf("%v: line outside the document (%d lines)", e, len(lines.starts))
+		if e.Line < 1 || e.Line > lines.Len() {
+			t.Fatalf("%v: line outside the document (%d lines)", e, lines.Len())
 		}
-		end := lines.size
-		if e.Line < len(lines.starts) {
-			end = lines.starts[e.Line] - 1
-		}
-		if max := end - lines.starts[e.Line-1] + 1; e.Col < 1 || e.Col > max {
+		if max := lines.LineLen(e.Line) + 1; e.Col < 1 || e.Col > max {
 			t.Fatalf("%v: column outside line %d (1..%d)", e, e.Line, max)
 		}
 	}
@@ -230,7 +228,7 @@ func checkTOMLAgrees(t *testing.T, data []byte) {
 func checkTOMLPositions(t *testing.T, doc []byte, es Errors) {
 	t.Helper()
 	doc = bytes.TrimPrefix(doc, []byte(bom))
-	lines := newLineIndex(doc)
+	lines := docpos.NewLines(doc)
 	for _, e := range es {
 		switch e.Code {
 		case CodeSyntax, CodeBadEncoding, CodeTooDeep, CodeEmptyKey, CodeTooManyErrors:
@@ -239,7 +237,7 @@ func checkTOMLPositions(t *testing.T, doc []byte, es Errors) {
 		if e.Line < 1 {
 			t.Fatalf("TOML problem without a position: %v", e)
 		}
-		at := string(doc[lines.starts[e.Line-1]+e.Col-1:])
+		at := string(doc[lines.Offset(e.Line, e.Col):])
 		switch e.Code {
 		case CodeUnknownKey, CodeUnknownEvent, CodePolicyInUser, CodeHooksInPolicy, CodeAtomsInPolicy:
 			key := e.Field[max(strings.LastIndexAny(e.Field, ".]")+1, 0):]

@@ -4,13 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/monad-hooks/monad-hooks/internal/docpos"
 )
 
 // parseJSON parses a JSON document (RFC 8259) into a node tree with positions.
 // It stops at the first syntax error, returned as an *Error without File.
 // Duplicate keys are kept (the validator reports them); strings are decoded
 // exactly as encoding/json decodes them; numbers keep their literal.
-func parseJSON(data []byte, lines lineIndex) (*node, *Error) {
+func parseJSON(data []byte, lines docpos.Lines) (*node, *Error) {
 	p := &jsonParser{data: data, lines: lines}
 	p.ws()
 	if p.off == len(data) {
@@ -33,13 +35,13 @@ type jsonParser struct {
 	data  []byte
 	off   int
 	depth int
-	lines lineIndex
+	lines docpos.Lines
 	err   *Error
 }
 
 func (p *jsonParser) fail(code string, off int, msg string) {
 	if p.err == nil {
-		l, c := p.lines.pos(off)
+		l, c := p.lines.Pos(off)
 		p.err = &Error{Code: code, Line: l, Col: c, Msg: msg}
 	}
 }
@@ -69,7 +71,7 @@ func (p *jsonParser) ws() {
 }
 
 func (p *jsonParser) newNode(k kind, start int) *node {
-	l, c := p.lines.pos(start)
+	l, c := p.lines.Pos(start)
 	return &node{kind: k, line: l, col: c}
 }
 
@@ -151,7 +153,7 @@ func (p *jsonParser) object() *node {
 			return nil
 		}
 		m := member{key: key}
-		m.line, m.col = p.lines.pos(kstart)
+		m.line, m.col = p.lines.Pos(kstart)
 		p.ws()
 		if p.off >= len(p.data) || p.data[p.off] != ':' {
 			p.fail(CodeSyntax, p.off, fmt.Sprintf("unexpected %s after object key: want ':'", p.describe()))

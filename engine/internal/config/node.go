@@ -1,10 +1,6 @@
 package config
 
-import (
-	"sort"
-
-	"github.com/monad-hooks/monad-hooks/internal/fieldpath"
-)
+import "github.com/monad-hooks/monad-hooks/internal/fieldpath"
 
 // The parsers of both formats produce the same tree of nodes, with positions;
 // the validator works on that tree only.
@@ -37,34 +33,6 @@ type member struct {
 	key       string
 	line, col int // position of the key
 	val       *node
-}
-
-// lineIndex maps byte offsets to 1-based line and column.
-type lineIndex struct {
-	starts []int // offset of the first byte of each line
-	size   int
-}
-
-func newLineIndex(data []byte) lineIndex {
-	starts := []int{0}
-	for i, c := range data {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return lineIndex{starts: starts, size: len(data)}
-}
-
-// pos returns the line and column of offset off, clamped to the document.
-func (li lineIndex) pos(off int) (line, col int) {
-	if off < 0 {
-		off = 0
-	}
-	if off > li.size {
-		off = li.size
-	}
-	i := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > off }) - 1
-	return i + 1, off - li.starts[i] + 1
 }
 
 // fieldKey appends key to the field path prefix, JSON style.

@@ -6,11 +6,11 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/monad-hooks/monad-hooks/internal/docpos"
 )
 
 // TOML files are decoded by github.com/BurntSushi/toml, whose MetaData does
@@ -23,9 +23,9 @@ import (
 
 // parseTOML decodes a TOML document into a node tree with positions. A syntax
 // error is returned as an *Error without File.
-func parseTOML(data []byte, lines lineIndex) (*node, *Error) {
+func parseTOML(data []byte, lines docpos.Lines) (*node, *Error) {
 	if off := tomlTooDeep(data); off >= 0 {
-		l, c := lines.pos(off)
+		l, c := lines.Pos(off)
 		return nil, &Error{Code: CodeTooDeep, Line: l, Col: c,
 			Msg: fmt.Sprintf("tables, arrays and dotted keys nest deeper than %d levels", MaxDepth)}
 	}
@@ -34,44 +34,21 @@ func parseTOML(data []byte, lines lineIndex) (*node, *Error) {
 		e := &Error{Code: CodeSyntax, Line: 1, Col: 1, Msg: err.Error()}
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			e.Line, e.Col = clampPos(lines, pe.Position.Line, pe.Position.Col)
+			e.Line, e.Col = lines.Clamp(pe.Position.Line, pe.Position.Col)
 			e.Msg = pe.Message
 		}
 		return nil, e
 	}
-	loc := &locator{s: data, lines: lines, locs: map[string]*loc{}, aot: map[string]int{}, emptyKey: -1}
-	loc.run()
-	if loc.emptyKey >= 0 {
+	locs, emptyKey := docpos.Locate(data, lines)
+	if emptyKey >= 0 {
 		// github.com/BurntSushi/toml v1.6.0 mistypes the table or array around
 		// an empty key and can silently drop values next to it (upstream
 		// PR #492). A guard must not be disarmed silently: refuse the file.
-		l, c := lines.pos(loc.emptyKey)
+		l, c := lines.Pos(emptyKey)
 		return nil, &Error{Code: CodeEmptyKey, Line: l, Col: c,
 			Msg: `empty key "" is not supported in TOML files: the TOML decoder can lose values next to it`}
 	}
-	return tomlNode(m, "", loc.locs, 1, 1), nil
-}
-
-// clampPos keeps a reported position inside the document.
-func clampPos(lines lineIndex, line, col int) (int, int) {
-	if line < 1 {
-		line, col = 1, 1
-	}
-	if line > len(lines.starts) {
-		line = len(lines.starts)
-		col = lines.size - lines.starts[line-1] + 1
-	}
-	end := lines.size
-	if line < len(lines.starts) {
-		end = lines.starts[line] - 1
-	}
-	if max := end - lines.starts[line-1] + 1; col > max {
-		col = max
-	}
-	if col < 1 {
-		col = 1
-	}
-	return line, col
+	return tomlNode(m, "", locs, 1, 1), nil
 }
 
 // tomlTooDeep returns the offset where the document nests deeper than
@@ -109,7 +86,7 @@ func tomlTooDeep(s []byte) int {
 				i++
 			}
 		case c == '"' || c == '\'':
-			i = skipTOMLString(s, i) - 1
+			i = docpos.SkipTOMLString(s, i) - 1
 		case c == '\n' && len(stack) == 0:
 			atKey, header, segs = true, false, 1
 		case header:
@@ -155,341 +132,9 @@ func tomlTooDeep(s []byte) int {
 	return -1
 }
 
-// skipTOMLString returns the offset after the string starting at s[i] (a quote
-// character). An unterminated string ends at the end of its line (or file).
-func skipTOMLString(s []byte, i int) int {
-	q := s[i]
-	escapes := q == '"'
-	if i+2 < len(s) && s[i+1] == q && s[i+2] == q { // multi-line
-		i += 3
-		for i < len(s) {
-			switch {
-			case escapes && s[i] == '\\':
-				i += 2
-			case s[i] == q && i+2 < len(s) && s[i+1] == q && s[i+2] == q:
-				i += 3
-				for extra := 0; extra < 2 && i < len(s) && s[i] == q; extra++ {
-					i++
-				}
-				return i
-			default:
-				i++
-			}
-		}
-		return len(s)
-	}
-	i++
-	for i < len(s) {
-		switch {
-		case escapes && s[i] == '\\':
-			i += 2
-		case s[i] == q:
-			return i + 1
-		case s[i] == '\n':
-			return i
-		default:
-			i++
-		}
-	}
-	return len(s)
-}
-
-// A loc is where a key and its value start (0 = unknown).
-type loc struct{ kl, kc, vl, vc int }
-
-// locator scans a valid TOML document and records a loc for every path
-// (in the field-path notation of fieldKey and fieldIndex). It never fails:
-// on input it does not understand it moves on, always making progress.
-type locator struct {
-	s     []byte
-	i     int
-	lines lineIndex
-	locs  map[string]*loc
-	aot   map[string]int // element count of each array of tables
-	// emptyKey is the offset of the first empty key ("" or ''), or -1.
-	emptyKey int
-}
-
-type seg struct {
-	name string
-	off  int
-}
-
-func (l *locator) at(path string) *loc {
-	x := l.locs[path]
-	if x == nil {
-		x = &loc{}
-		l.locs[path] = x
-	}
-	return x
-}
-
-func (l *locator) setKey(path string, off int) {
-	if x := l.at(path); x.kl == 0 {
-		x.kl, x.kc = l.lines.pos(off)
-	}
-}
-
-func (l *locator) setVal(path string, off int, force bool) {
-	if x := l.at(path); x.vl == 0 || force {
-		x.vl, x.vc = l.lines.pos(off)
-	}
-}
-
-func (l *locator) run() {
-	table := ""
-	for l.i < len(l.s) {
-		l.skipSpace()
-		if l.i >= len(l.s) {
-			return
-		}
-		start := l.i
-		if l.s[l.i] == '[' {
-			arr := l.i+1 < len(l.s) && l.s[l.i+1] == '['
-			l.i++
-			if arr {
-				l.i++
-			}
-			table = l.header(l.key(), start, arr)
-			for l.i < len(l.s) && l.s[l.i] != '\n' {
-				l.i++
-			}
-		} else {
-			l.keyval(table)
-		}
-		if l.i == start {
-			l.i++
-		}
-	}
-}
-
-// header records a [table] or [[array.table]] header and returns the path of
-// the table it opens.
-func (l *locator) header(segs []seg, start int, arr bool) string {
-	p := ""
-	for j, sg := range segs {
-		p = fieldKey(p, sg.name)
-		l.setKey(p, sg.off)
-		l.setVal(p, start, false)
-		if j < len(segs)-1 {
-			if n, ok := l.aot[p]; ok && n > 0 {
-				p = fieldIndex(p, n-1)
-			}
-		}
-	}
-	if arr {
-		n := l.aot[p]
-		l.aot[p] = n + 1
-		p = fieldIndex(p, n)
-		l.setVal(p, start, true)
-	}
-	return p
-}
-
-func (l *locator) keyval(base string) {
-	segs := l.key()
-	if len(segs) == 0 {
-		return
-	}
-	p := base
-	for j, sg := range segs {
-		p = fieldKey(p, sg.name)
-		l.setKey(p, sg.off)
-		if j < len(segs)-1 {
-			l.setVal(p, sg.off, false)
-		}
-	}
-	l.skipBlank()
-	if l.i >= len(l.s) || l.s[l.i] != '=' {
-		return
-	}
-	l.i++
-	l.skipBlank()
-	l.value(p)
-}
-
-func (l *locator) value(p string) {
-	if l.i >= len(l.s) {
-		return
-	}
-	l.setVal(p, l.i, true)
-	switch l.s[l.i] {
-	case '"', '\'':
-		l.i = skipTOMLString(l.s, l.i)
-	case '[':
-		l.i++
-		for idx := 0; ; {
-			l.skipSpace()
-			if l.i >= len(l.s) {
-				return
-			}
-			switch l.s[l.i] {
-			case ']':
-				l.i++
-				return
-			case ',':
-				l.i++
-				continue
-			}
-			before := l.i
-			l.value(fieldIndex(p, idx))
-			idx++
-			if l.i == before {
-				l.i++
-			}
-		}
-	case '{':
-		l.i++
-		for {
-			l.skipSpace()
-			if l.i >= len(l.s) {
-				return
-			}
-			switch l.s[l.i] {
-			case '}':
-				l.i++
-				return
-			case ',':
-				l.i++
-				continue
-			}
-			before := l.i
-			l.keyval(p)
-			if l.i == before {
-				l.i++
-			}
-		}
-	default:
-		for l.i < len(l.s) && strings.IndexByte(",]}#\r\n", l.s[l.i]) < 0 {
-			l.i++
-		}
-	}
-}
-
-// key reads a possibly dotted key.
-func (l *locator) key() []seg {
-	var segs []seg
-	for {
-		l.skipBlank()
-		if l.i >= len(l.s) {
-			return segs
-		}
-		off := l.i
-		var name string
-		switch l.s[l.i] {
-		case '"':
-			name = l.basicKey()
-		case '\'':
-			end := skipTOMLString(l.s, l.i)
-			name = strings.TrimSuffix(string(l.s[l.i+1:end]), "'")
-			l.i = end
-		default:
-			j := l.i
-			for j < len(l.s) && isBareKeyByte(l.s[j]) {
-				j++
-			}
-			if j == l.i {
-				return segs
-			}
-			name = string(l.s[l.i:j])
-			l.i = j
-		}
-		if name == "" && l.emptyKey < 0 {
-			l.emptyKey = off
-		}
-		segs = append(segs, seg{name: name, off: off})
-		l.skipBlank()
-		if l.i < len(l.s) && l.s[l.i] == '.' {
-			l.i++
-			continue
-		}
-		return segs
-	}
-}
-
-func isBareKeyByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-}
-
-// basicKey decodes a "quoted" key at l.i.
-func (l *locator) basicKey() string {
-	var b strings.Builder
-	l.i++
-	for l.i < len(l.s) {
-		c := l.s[l.i]
-		switch {
-		case c == '"':
-			l.i++
-			return b.String()
-		case c == '\n':
-			return b.String()
-		case c == '\\' && l.i+1 < len(l.s):
-			e := l.s[l.i+1]
-			l.i += 2
-			switch e {
-			case 'b':
-				b.WriteByte('\b')
-			case 't':
-				b.WriteByte('\t')
-			case 'n':
-				b.WriteByte('\n')
-			case 'f':
-				b.WriteByte('\f')
-			case 'r':
-				b.WriteByte('\r')
-			case 'e':
-				b.WriteByte(0x1b)
-			case '"', '\\':
-				b.WriteByte(e)
-			case 'x', 'u', 'U':
-				n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-				if l.i+n <= len(l.s) {
-					if v, err := strconv.ParseUint(string(l.s[l.i:l.i+n]), 16, 32); err == nil && utf8.ValidRune(rune(v)) {
-						b.WriteRune(rune(v))
-						l.i += n
-						continue
-					}
-				}
-				b.WriteByte('\\')
-				b.WriteByte(e)
-			default:
-				b.WriteByte('\\')
-				b.WriteByte(e)
-			}
-		default:
-			b.WriteByte(c)
-			l.i++
-		}
-	}
-	return b.String()
-}
-
-// skipBlank skips spaces and tabs.
-func (l *locator) skipBlank() {
-	for l.i < len(l.s) && (l.s[l.i] == ' ' || l.s[l.i] == '\t') {
-		l.i++
-	}
-}
-
-// skipSpace skips whitespace, newlines and comments.
-func (l *locator) skipSpace() {
-	for l.i < len(l.s) {
-		switch l.s[l.i] {
-		case ' ', '\t', '\r', '\n':
-			l.i++
-		case '#':
-			for l.i < len(l.s) && l.s[l.i] != '\n' {
-				l.i++
-			}
-		default:
-			return
-		}
-	}
-}
-
 // tomlNode converts a decoded TOML value to a node, placing it with locs.
 // (line, col) is the position to use when the locator has none.
-func tomlNode(v any, path string, locs map[string]*loc, line, col int) *node {
+func tomlNode(v any, path string, locs map[string]*docpos.Loc, line, col int) *node {
 	n := &node{line: line, col: col}
 	switch v := v.(type) {
 	case map[string]any:
@@ -499,12 +144,12 @@ func tomlNode(v any, path string, locs map[string]*loc, line, col int) *node {
 			m := member{key: k, line: line, col: col}
 			vl, vc := line, col
 			if lc := locs[cp]; lc != nil {
-				if lc.kl > 0 {
-					m.line, m.col = lc.kl, lc.kc
-					vl, vc = lc.kl, lc.kc
+				if lc.KeyLine > 0 {
+					m.line, m.col = lc.KeyLine, lc.KeyCol
+					vl, vc = lc.KeyLine, lc.KeyCol
 				}
-				if lc.vl > 0 {
-					vl, vc = lc.vl, lc.vc
+				if lc.ValLine > 0 {
+					vl, vc = lc.ValLine, lc.ValCol
 				}
 			}
 			m.val = tomlNode(val, cp, locs, vl, vc)
@@ -563,9 +208,9 @@ func tomlNode(v any, path string, locs map[string]*loc, line, col int) *node {
 	return n
 }
 
-func tomlElem(v any, path string, locs map[string]*loc, line, col int) *node {
-	if lc := locs[path]; lc != nil && lc.vl > 0 {
-		line, col = lc.vl, lc.vc
+func tomlElem(v any, path string, locs map[string]*docpos.Loc, line, col int) *node {
+	if lc := locs[path]; lc != nil && lc.ValLine > 0 {
+		line, col = lc.ValLine, lc.ValCol
 	}
 	return tomlNode(v, path, locs, line, col)
 }
