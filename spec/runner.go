@@ -49,10 +49,22 @@ type CaseResult struct {
 	Case       string
 	Skipped    string
 	Mismatches []Mismatch
+	// Dispatches are the dispatches that ran, in step order, with what
+	// they returned: what a report shows beside the mismatches (the hook
+	// that decided, the hooks that failed).
+	Dispatches []Dispatch
 	// Err is a problem with the case itself (bad TOML values, an unknown
 	// handler), or an unexpected engine start failure.
 	Err     error
 	Elapsed time.Duration
+}
+
+// Dispatch is one dispatch of a case as it ran: its step (0-based), and the
+// Result, or the error, of engine.Dispatch.
+type Dispatch struct {
+	Step   int
+	Result engine.Result
+	Err    error
 }
 
 // Passed reports whether the case ran and matched.
@@ -153,6 +165,7 @@ func (r *Runner) RunCase(ctx context.Context, f *File, c *Case) (res CaseResult)
 			m.StepName = s.Name
 			res.Mismatches = append(res.Mismatches, m)
 		}
+		res.Dispatches = append(res.Dispatches, Dispatch{Step: i, Result: got, Err: derr})
 	}
 	return res
 }

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"path"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -19,6 +20,9 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/internal/docpos"
+	"github.com/monad-hooks/monad-hooks/internal/fieldpath"
+	"github.com/monad-hooks/monad-hooks/internal/suggest"
 	"github.com/monad-hooks/monad-hooks/tools"
 )
 
@@ -199,31 +203,154 @@ type WantRecord struct {
 }
 
 // Decode parses one spec file strictly: an unknown or misspelt key is an
-// error naming it.
+// error naming it, at its file:line:col, with a did-you-mean; so is a case
+// without a name, and a TOML syntax error.
 func Decode(name string, data []byte) (*File, error) {
 	var f File
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s:%d:%d: %s", name, pe.Position.Line, pe.Position.Col, pe.Message)
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		var keys []string
-		for _, k := range und {
-			if !underFreeForm(k) {
-				keys = append(keys, k.String())
-			}
-		}
-		if len(keys) > 0 {
-			return nil, fmt.Errorf("%s: unknown keys: %s", name, strings.Join(keys, ", "))
-		}
+	lines := docpos.NewLines(data)
+	locs, _ := docpos.Locate(data, lines)
+	if errs := unknownKeys(name, md, locs); errs != nil {
+		return nil, errs
 	}
 	f.Path = name
 	for i := range f.Cases {
 		if f.Cases[i].Name == "" {
-			return nil, fmt.Errorf("%s: case #%d has no name", name, i+1)
+			at := name
+			if l := locs[fieldpath.Index("case", i)]; l != nil {
+				at = fmt.Sprintf("%s:%d:%d", name, l.ValLine, l.ValCol)
+			}
+			return nil, fmt.Errorf("%s: case #%d has no name", at, i+1)
 		}
 	}
 	return &f, nil
+}
+
+// unknownKeys returns an error listing the keys of a spec file that no field
+// decodes (outside free-form values), each at its position with a
+// did-you-mean, in document order; nil when there are none.
+func unknownKeys(name string, md toml.MetaData, locs map[string]*docpos.Loc) error {
+	unknown := map[string][]string{} // key path without indexes -> its segments
+	for _, k := range md.Undecoded() {
+		if underFreeForm(k) {
+			continue
+		}
+		p := ""
+		for _, seg := range k {
+			p = fieldpath.Key(p, seg)
+		}
+		unknown[p] = k
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	type problem struct {
+		line, col int
+		msg       string
+	}
+	var ps []problem
+	placed := map[string]bool{}
+	for path, l := range locs {
+		p := arrayIndex.ReplaceAllString(path, "")
+		if k, ok := unknown[p]; ok && l.KeyLine > 0 {
+			placed[p] = true
+			ps = append(ps, problem{l.KeyLine, l.KeyCol, keyProblem(k)})
+		}
+	}
+	for p, k := range unknown {
+		if !placed[p] { // the locator could not place it
+			ps = append(ps, problem{0, 0, keyProblem(k)})
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool {
+		if ps[i].line != ps[j].line {
+			return ps[i].line < ps[j].line
+		}
+		return ps[i].col < ps[j].col
+	})
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if p.line > 0 {
+			fmt.Fprintf(&b, "%s:%d:%d: %s", name, p.line, p.col, p.msg)
+		} else {
+			fmt.Fprintf(&b, "%s: %s", name, p.msg)
+		}
+	}
+	return errors.New(b.String())
+}
+
+// arrayIndex matches the array indexes of a field path ("case[2]").
+var arrayIndex = regexp.MustCompile(`\[[0-9]+\]`)
+
+// keyProblem says that the key k is unknown where it is, and what it was
+// probably meant to be.
+func keyProblem(k toml.Key) string {
+	key, parent := k[len(k)-1], k[:len(k)-1]
+	where := "at the top level"
+	if len(parent) > 0 {
+		where = "in [" + parent.String() + "]"
+	}
+	known := specKeys(parent)
+	hint := suggest.DidYouMean(key, known, nil)
+	if hint == "" && len(known) > 0 {
+		hint = suggest.Hint(key, known, nil)
+	}
+	return fmt.Sprintf("unknown key %q %s%s", key, where, hint)
+}
+
+// specKeys lists the keys the spec format defines under the table at path
+// (the toml tags of the struct that decodes it), nil when it is not a
+// table of the format.
+func specKeys(path []string) []string {
+	t := reflect.TypeOf(File{})
+	for _, seg := range path {
+		t = tableType(t)
+		if t == nil {
+			return nil
+		}
+		var next reflect.Type
+		for i := range t.NumField() {
+			if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); tag == seg {
+				next = t.Field(i).Type
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		t = next
+	}
+	if t = tableType(t); t == nil {
+		return nil
+	}
+	var keys []string
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); tag != "" && tag != "-" {
+			keys = append(keys, tag)
+		}
+	}
+	return keys
+}
+
+// tableType returns the struct type a value of type t decodes a table into
+// (through pointers and slices), or nil.
+func tableType(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	return t
 }
 
 // underFreeForm reports whether an undecoded key lies inside a free-form value

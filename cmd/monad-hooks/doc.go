@@ -201,8 +201,10 @@
 // the configuration of the flags (the default stdlib set included unless
 // --stdlib says otherwise).
 // The output follows go test: a line per failing case and its mismatches,
+// with the hook that decided (and its reason) and every hook that failed,
 // "ok" or "FAIL" per file, then "N passed, N failed" (", N skipped"). -v
-// prints every case, -run REGEXP selects cases by name.
+// prints every case, -run REGEXP selects cases by name. An unknown key in a
+// case file is an error at its file:line:col, with a did-you-mean.
 //
 // # import, install and uninstall
 //

@@ -703,7 +703,7 @@ input = { toolName = "bash" }
 		t.Errorf("-v -run: %+v", o)
 	}
 	o = mh(t, dir, "", "test", "--stdlib", "none", filepath.Join(dir, "tests", "agents.toml"))
-	if o.code != 1 || !strings.Contains(o.stderr, "unknown keys") {
+	if o.code != 1 || !strings.Contains(o.stderr, `agents.toml:1:2: unknown key "hooks" at the top level; want one of seed, description, case`) {
 		t.Errorf("a non-test file named explicitly: %+v", o)
 	}
 	o = mh(t, dir, "", "test", "--stdlib", "none", "--config", "agents.json")

@@ -235,8 +235,10 @@ configuration of the flags: that is how you test your own guards. Mind that
 without --stdlib the default stdlib set is part of that configuration.
 
 The output is like go test: a line per failing case with what was wanted
-and what came, "ok" or "FAIL" per file, and a last line "N passed, N failed"
-(and ", N skipped"). Exit 1 when a case failed or a file is invalid.
+and what came, the hook that decided and its reason, and every hook that
+failed; "ok" or "FAIL" per file, and a last line "N passed, N failed" (and
+", N skipped"). Exit 1 when a case failed or a file is invalid: an unknown
+key is reported at its file:line:col, with a did-you-mean.
 
 Test flags:
 

@@ -172,3 +172,40 @@ func TestCheckFitsAndLeadsWithYourHooks(t *testing.T) {
 	assert.Regexp(t, `(?s)  1\. atom  lua  lua:stdlib:deny-destructive#1\n.*  5\. atom  lua  lua:guards/example.lua#no-force-push`, out)
 	assert.Contains(t, out, "…", "an overlong command is cut short")
 }
+
+// TestTestShowsWhy: a failing case of monad-hooks test shows the hook that
+// decided and its reason, and every hook that failed; a case file with an
+// unknown key is refused at its file:line:col (issue 14.2).
+func TestTestShowsWhy(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	writeFiles(t, env.Dir, map[string]string{
+		"guards/block.lua": `hook{ event = "BeforeTool", handler = function() return { decision = "block" } end }`,
+		"guards/deny.lua":  `hook{ event = "BeforeTool", name = "no-rm", handler = function(i) if i.toolInput.command == "rm" then return { decision = "deny", reason = "no rm" } end end }`,
+		"hook-tests/cases.toml": `[[case]]
+name = "ls is denied"
+event = "BeforeTool"
+input = { toolName = "bash", toolInput = { command = "ls" } }
+want = { decision = "deny" }
+
+[[case]]
+name = "rm is allowed"
+event = "BeforeTool"
+input = { toolName = "bash", toolInput = { command = "rm" } }
+want = { decision = "" }
+`,
+		"bad-tests/cases.toml": "[[case]]\nname = \"x\"\nevent = \"BeforeTool\"\nwant = { decison = \"deny\" }\n",
+	})
+	code, out, errs := runCLI(t, env, "", "test", "--stdlib", "none", "--lua", "guards", "hook-tests")
+	require.Equal(t, ExitFail, code, errs)
+	assert.Contains(t, out, `--- FAIL: ls is denied`)
+	assert.Contains(t, out, "    step 1: decision: want deny, got proceed\n    step 1: no hook decided (2 ran)\n"+
+		`    step 1: hook lua:guards/block.lua#1 failed (error): lua hook `)
+	assert.Contains(t, out, `unknown decision "block"`)
+	assert.Contains(t, out, "    step 1: decision: want proceed, got deny\n    step 1: deny by hook lua:guards/deny.lua#no-rm: \"no rm\"\n"+
+		"    step 1: hook lua:guards/block.lua#1 failed (error)")
+
+	code, _, errs = runCLI(t, env, "", "test", "--stdlib", "none", "bad-tests")
+	require.Equal(t, ExitFail, code)
+	assert.Contains(t, errs, `bad-tests/cases.toml:4:10: unknown key "decison" in [case.want] (did you mean "decision"?)`)
+}

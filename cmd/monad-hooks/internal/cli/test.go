@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/engine"
+	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/spec"
 )
 
@@ -53,7 +55,12 @@ func cmdTest(ctx context.Context, inv *invocation, args []string) int {
 	}
 	files, err := loadSpecFiles(inv.env, pos)
 	if err != nil {
-		inv.errorf("%v", err)
+		if msg := err.Error(); strings.Contains(msg, "\n") {
+			inv.errorf("invalid test file:")
+			fmt.Fprintln(inv.stderr, msg)
+		} else {
+			inv.errorf("%v", err)
+		}
 		return ExitFail
 	}
 	files = filterCases(files, filter)
@@ -119,6 +126,11 @@ func report(w io.Writer, files []*spec.File, results []spec.CaseResult, verbose 
 				for _, m := range r.Mismatches {
 					fmt.Fprintf(w, "    %s\n", m)
 				}
+				for _, d := range r.Dispatches {
+					for _, l := range dispatchNotes(d, r.Mismatches) {
+						fmt.Fprintf(w, "    step %d: %s\n", d.Step+1, l)
+					}
+				}
 			}
 		}
 		if fileFailed {
@@ -133,6 +145,53 @@ func report(w io.Writer, files []*spec.File, results []spec.CaseResult, verbose 
 	}
 	fmt.Fprintln(w)
 	return failedN > 0
+}
+
+// dispatchNotes says, for a dispatch of a failing case that has
+// mismatches, which hook decided (with its reason) and every hook that
+// failed, so that "want deny, got proceed" comes with its why.
+func dispatchNotes(d spec.Dispatch, ms []spec.Mismatch) []string {
+	if !slices.ContainsFunc(ms, func(m spec.Mismatch) bool { return m.Step == d.Step }) || d.Err != nil {
+		return nil
+	}
+	res := d.Result
+	var notes []string
+	if w := winner(res); w != nil {
+		notes = append(notes, fmt.Sprintf("%s by hook %s: %q", res.Decision, w.Hook, res.Reason))
+	} else if len(res.Audit) == 0 {
+		notes = append(notes, "no hook ran")
+	} else {
+		notes = append(notes, fmt.Sprintf("no hook decided (%d ran)", len(res.Audit)))
+	}
+	for _, r := range res.Audit {
+		if r.Outcome != engine.OutcomeOK {
+			cause, _, _ := strings.Cut(r.Error, "\n")
+			notes = append(notes, fmt.Sprintf("hook %s failed (%s): %s", r.Hook, r.Outcome, cause))
+		}
+		if slices.Contains(r.Ignored, "decision") {
+			notes = append(notes, fmt.Sprintf("hook %s returned %s, which %s does not honour", r.Hook, r.Decision, res.Event))
+		}
+	}
+	if res.ConfigError != "" {
+		notes = append(notes, "configuration error: "+res.ConfigError)
+	}
+	return notes
+}
+
+// winner returns the audit record of the hook whose decision the result
+// took (the first to reach the strongest decision), or nil.
+func winner(res engine.Result) *engine.Record {
+	if res.Decision == events.Proceed {
+		return nil
+	}
+	for i := range res.Audit {
+		r := &res.Audit[i]
+		if r.FailedClosed && res.Decision == events.Deny ||
+			r.Outcome == engine.OutcomeOK && r.Decision == res.Decision && !slices.Contains(r.Ignored, "decision") {
+			return r
+		}
+	}
+	return nil
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3fs", d.Seconds()) }
