@@ -108,6 +108,10 @@ type closure struct {
 // packs failed to load at a degraded start: no hook runs, and the audit has
 // one record, for the guard that could not be applied.
 func (e *Engine) failClosed(ctx context.Context, g *generation, in *events.Input, res *Result) {
+	if e.dispatchRec != nil {
+		ctx = e.startDispatch(ctx, in)
+		defer e.endDispatch(ctx, res)
+	}
 	first := g.failClosed[0]
 	res.Decision = events.Deny
 	res.Reason = first.what + " failed to load, so this dispatch fails closed: " + first.err.Error()
@@ -127,6 +131,10 @@ func (e *Engine) failClosed(ctx context.Context, g *generation, in *events.Input
 // g's tool table; res holds the event and any configuration error. in is
 // not modified: serial events chain on a private copy.
 func (e *Engine) dispatch(ctx context.Context, g *generation, hooks []*hook, unguarded bool, in *events.Input, res *Result) {
+	if e.dispatchRec != nil {
+		ctx = e.startDispatch(ctx, in)
+		defer e.endDispatch(ctx, res)
+	}
 	spec := in.Event.Spec()
 	var c *call
 	switch {
@@ -162,6 +170,18 @@ func (e *Engine) dispatch(ctx context.Context, g *generation, hooks []*hook, ung
 	}
 	e.sessions.after(&c.in, res, e.opts.maxStopContinues, e.opts.startContext)
 	c.changed() // the Result may keep c: not its encoding of the input
+}
+
+// startDispatch tells the DispatchRecorder that a dispatch starts. Only
+// identifiers go out: the input does not escape (the fast path allocates
+// nothing: BenchmarkDispatchFastPath).
+func (e *Engine) startDispatch(ctx context.Context, in *events.Input) context.Context {
+	return e.dispatchRec.StartDispatch(ctx, DispatchInfo{Event: in.Event, SessionID: in.SessionID, ToolName: in.ToolName, ToolCallID: in.ToolCallID})
+}
+
+// endDispatch gives the DispatchRecorder a copy of the Result.
+func (e *Engine) endDispatch(ctx context.Context, res *Result) {
+	e.dispatchRec.EndDispatch(ctx, *res)
 }
 
 // unguarded records that the tool of a tool-scoped dispatch is in no tool

@@ -23,12 +23,13 @@ import (
 // An Engine is safe for concurrent use. Its zero value is not usable: build
 // one with [New].
 type Engine struct {
-	opts     options
-	src      *fileSource // nil: only the Go hooks of the options
-	gen      atomic.Pointer[generation]
-	sessions sessions
-	closed   atomic.Bool
-	monoBase time.Time // anchors monotonic latency readings (see runHook)
+	opts        options
+	dispatchRec DispatchRecorder // opts.recorder, when it is one
+	src         *fileSource      // nil: only the Go hooks of the options
+	gen         atomic.Pointer[generation]
+	sessions    sessions
+	closed      atomic.Bool
+	monoBase    time.Time // anchors monotonic latency readings (see runHook)
 
 	// Reloads (see reload.go). Dispatch reads state and may start a load;
 	// it never waits for one.
@@ -38,10 +39,18 @@ type Engine struct {
 	stop   context.CancelFunc
 	loads  sync.WaitGroup // the load goroutine, for Close
 	swapMu sync.Mutex     // orders a load's swap with Close
+
+	// Counters of Stats.
+	reloads, reloadFailures atomic.Int64
+	luaMu                   sync.Mutex
+	luaPast                 LuaStats // the Lua counters of the replaced generations
 }
 
 // generation is one compiled plan and the resources it owns.
 type generation struct {
+	// number is the generation's place in the engine's history: 1 for
+	// New's plan (see Stats.Generation).
+	number int64
 	// byEvent lists every hook of each event in plan order, duplicate
 	// command specs included.
 	byEvent [events.Count][]*hook
@@ -95,6 +104,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		o(&e.opts)
 	}
 	e.sessions.init(e.opts.maxSessions, e.opts.sessions)
+	e.dispatchRec, _ = e.opts.recorder.(DispatchRecorder)
 	if errs := checkLuaModules(e.opts.luaModules); len(errs) > 0 {
 		return nil, errs
 	}
@@ -110,6 +120,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	e.life, e.stop = context.WithCancel(context.WithoutCancel(ctx))
+	g.number = 1
 	e.gen.Store(g)
 	st := &loadState{version: ld.version, retry: ld.retry}
 	if len(ld.errs) > 0 { // a degraded start
@@ -224,35 +235,71 @@ func goRun(h Handler) func(context.Context, *call) (events.Output, []string, err
 	}
 }
 
-// Stats are counters of the engine's current plan generation, for tests and
-// metrics.
+// Stats are counters of the engine and of its current plan generation, for
+// tests, health checks and metrics.
 type Stats struct {
 	// Hooks is the number of hooks in the plan.
 	Hooks int
+	// Generation numbers the plan in force: 1 for the plan New compiled,
+	// one more for each reload swapped in.
+	Generation int64
+	// Reloads counts the loads after New that were swapped in,
+	// ReloadFailures those that failed (the plan in force stayed).
+	Reloads, ReloadFailures int64
+	// ConfigError is what Result.ConfigError says: why the configuration
+	// on disk is not (all) in force, "" when it is.
+	ConfigError string
 	// Lua are the counters of the generation's Lua VM pool (zero without
 	// Lua hooks); they start again at each reload.
 	Lua LuaStats
+	// LuaTotal are the Lua counters since New, over every generation
+	// (Size is the current pool's); a replaced generation's counts are
+	// added when it is replaced, so calls still finishing on its VMs
+	// after that are not counted.
+	LuaTotal LuaStats
 }
 
-// LuaStats are the counters of a plan generation's pool of Lua VMs.
+// LuaStats are the counters of a pool of Lua VMs.
 type LuaStats struct {
+	Size      int   // the most VMs the pool keeps
 	Calls     int64 // calls that ran a handler (or tried to)
 	Created   int64 // VMs built
 	Discarded int64 // VMs closed after a failure, after their maximum number of uses, or at a reload
 	Failures  int64 // calls that returned an error
 }
 
-// Stats returns the counters of the current plan generation. It does not
-// reload.
+func (s *LuaStats) add(o LuaStats) {
+	s.Calls += o.Calls
+	s.Created += o.Created
+	s.Discarded += o.Discarded
+	s.Failures += o.Failures
+}
+
+// luaStats returns the counters of r's pool (zero without one).
+func (r resources) luaStats() LuaStats {
+	if r.lua == nil {
+		return LuaStats{}
+	}
+	ls := r.lua.Stats()
+	return LuaStats{Size: ls.Size, Calls: ls.Calls, Created: ls.Created, Discarded: ls.Discarded, Failures: ls.Failures}
+}
+
+// Stats returns the counters of the engine and of its current plan
+// generation. It does not reload, and is safe for concurrent use.
 func (e *Engine) Stats() Stats {
 	g := e.gen.Load()
-	var s Stats
+	s := Stats{Generation: g.number, Reloads: e.reloads.Load(), ReloadFailures: e.reloadFailures.Load()}
+	if st := e.state.Load(); st != nil {
+		s.ConfigError = st.msg
+	}
 	for _, hs := range g.byEvent {
 		s.Hooks += len(hs)
 	}
-	if g.res.lua != nil {
-		ls := g.res.lua.Stats()
-		s.Lua = LuaStats{Calls: ls.Calls, Created: ls.Created, Discarded: ls.Discarded, Failures: ls.Failures}
-	}
+	s.Lua = g.res.luaStats()
+	e.luaMu.Lock()
+	s.LuaTotal = e.luaPast
+	e.luaMu.Unlock()
+	s.LuaTotal.add(s.Lua)
+	s.LuaTotal.Size = s.Lua.Size
 	return s
 }

@@ -1,9 +1,12 @@
 package engine_test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -96,4 +99,92 @@ hook{ event = "BeforeTool", name = "block-curl", handler = function() end }`)
 		{"lua:guards/a.lua#block-curl", filepath.Join(dir, "guards", "a.lua") + ":3", "agents.json:1:12"},
 		{"lua:b.lua#1", filepath.Join(dir, "b.lua") + ":1", "b.lua"},
 	}, got)
+}
+
+// TestStatsForHealthAndMetrics: Stats numbers the plan generations, counts
+// reloads and their failures, says what Result.ConfigError says, and keeps
+// Lua counters over generations (issue 14.11, 14.12).
+func TestStatsForHealthAndMetrics(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "g.lua")
+	writeConfig(t, script, `hook{ event = "BeforeTool", handler = function() return { decision = "deny", reason = "v1" } end }`)
+	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Lua: []string{script}, Root: dir}), engine.WithLuaPool(3, 0))
+	require.NoError(t, err)
+	defer eng.Close()
+	in := events.Input{Event: events.BeforeTool, ToolName: "bash"}
+	_, err = eng.Dispatch(t.Context(), in)
+	require.NoError(t, err)
+	s := eng.Stats()
+	assert.Equal(t, int64(1), s.Generation)
+	assert.Zero(t, s.Reloads+s.ReloadFailures)
+	assert.Empty(t, s.ConfigError)
+	assert.Equal(t, 3, s.Lua.Size)
+	assert.Equal(t, int64(1), s.Lua.Calls)
+
+	writeConfig(t, script, `hook{ event = "BeforeTool", handler = function() return { decision = "deny", reason = "v2" } end }`)
+	require.NoError(t, eng.Reload(t.Context()))
+	_, err = eng.Dispatch(t.Context(), in)
+	require.NoError(t, err)
+	writeConfig(t, script, `hook{ event = "BeforeTool", handler = `)
+	require.Error(t, eng.Reload(t.Context()))
+	s = eng.Stats()
+	assert.Equal(t, int64(2), s.Generation)
+	assert.Equal(t, int64(1), s.Reloads)
+	assert.Equal(t, int64(1), s.ReloadFailures)
+	assert.Contains(t, s.ConfigError, "lua_syntax")
+	assert.Equal(t, int64(1), s.Lua.Calls, "this generation's")
+	assert.Equal(t, int64(2), s.LuaTotal.Calls, "every generation's")
+	assert.GreaterOrEqual(t, s.LuaTotal.Discarded, int64(1), "the first pool was closed")
+}
+
+// spanRecorder is a DispatchRecorder that notes what it is told.
+type spanRecorder struct {
+	mu    sync.Mutex
+	notes []string
+}
+
+type spanKey struct{}
+
+func (r *spanRecorder) note(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.notes = append(r.notes, s)
+}
+
+func (r *spanRecorder) StartDispatch(ctx context.Context, d engine.DispatchInfo) context.Context {
+	r.note("start " + d.Event.String() + " " + d.ToolName + " " + d.SessionID)
+	return context.WithValue(ctx, spanKey{}, d.Event.String())
+}
+
+func (r *spanRecorder) Record(ctx context.Context, rec engine.Record) {
+	r.note(fmt.Sprintf("record %s in %v", rec.Hook, ctx.Value(spanKey{})))
+}
+
+func (r *spanRecorder) EndDispatch(ctx context.Context, res engine.Result) {
+	r.note(fmt.Sprintf("end %s in %v", res.Decision, ctx.Value(spanKey{})))
+}
+
+// TestDispatchRecorder: a DispatchRecorder hears each dispatch that runs
+// hooks as a whole, and its context reaches the hooks and their records;
+// MultiRecorder passes everything on (issue 14.12).
+func TestDispatchRecorder(t *testing.T) {
+	var sr spanRecorder
+	var plain []string
+	var seen any
+	eng, err := engine.New(t.Context(), engine.WithRecorder(engine.MultiRecorder(
+		&sr, nil, engine.RecorderFunc(func(_ context.Context, r engine.Record) { plain = append(plain, r.Hook) }))),
+		engine.WithHook(engine.GoHook{Name: "g", Event: events.BeforeTool, Matcher: "^bash$", Handler: engine.HandlerFunc(
+			func(ctx context.Context, in *events.Input) (events.Output, error) {
+				seen = ctx.Value(spanKey{})
+				return events.Output{Decision: events.Deny, Reason: "no"}, nil
+			})}))
+	require.NoError(t, err)
+	defer eng.Close()
+	_, err = eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "bash", SessionID: "s1"})
+	require.NoError(t, err)
+	_, err = eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "Read"}) // the fast path
+	require.NoError(t, err)
+	assert.Equal(t, []string{"start BeforeTool bash s1", "record go:g in BeforeTool", "end deny in BeforeTool"}, sr.notes)
+	assert.Equal(t, []string{"go:g"}, plain)
+	assert.Equal(t, "BeforeTool", seen, "the hook runs in the recorder's context")
 }

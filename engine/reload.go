@@ -107,6 +107,7 @@ func (e *Engine) load(f *flight) {
 		}
 		st.msg = fmt.Sprintf("configuration reload failed, the last good configuration stays in force: %v", st.err)
 		e.opts.logger.Error("monad-hooks: configuration reload failed; keeping the last good configuration", "error", st.err, "retry", st.retry)
+		e.reloadFailures.Add(1)
 		e.state.Store(st)
 		return
 	}
@@ -119,9 +120,15 @@ func (e *Engine) load(f *flight) {
 	if len(g.warnings) > 0 {
 		e.opts.logger.Warn("monad-hooks: the reloaded configuration has warnings", "warnings", g.warnings.Error())
 	}
+	g.number = prev.number + 1
 	e.gen.Store(g)
 	e.state.Store(st)
+	e.reloads.Add(1)
 	prev.res.release()
+	past := prev.res.luaStats() // after the release: its discards count
+	e.luaMu.Lock()
+	e.luaPast.add(past)
+	e.luaMu.Unlock()
 }
 
 // sync waits until the plan in force reflects the files as they are now, or

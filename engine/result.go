@@ -150,6 +150,70 @@ type Recorder interface {
 	Record(ctx context.Context, r Record)
 }
 
+// A DispatchRecorder is a [Recorder] that also sees each dispatch that runs
+// hooks as a whole, as net/http/httptrace sees a request: a tracer's span
+// per dispatch, with the hooks' records inside it. StartDispatch is called
+// before the first hook runs and returns the context the hooks, Record and
+// EndDispatch get (the Record of each hook comes in plan order, after the
+// hook ran); EndDispatch gets the Result. A dispatch that runs nothing (the
+// fast path, or an invalid input) calls neither. The methods are called on
+// the dispatching goroutine, from several dispatches at once: they must be
+// safe for concurrent use and should not block; they cannot change the
+// outcome of a dispatch.
+type DispatchRecorder interface {
+	Recorder
+	StartDispatch(ctx context.Context, d DispatchInfo) context.Context
+	EndDispatch(ctx context.Context, res Result)
+}
+
+// DispatchInfo describes a dispatch to a [DispatchRecorder]: its event and
+// the identifiers of the input, never its payloads.
+type DispatchInfo struct {
+	Event      events.Event
+	SessionID  string
+	ToolName   string
+	ToolCallID string
+}
+
+// MultiRecorder returns a Recorder that passes every call to each of rs, in
+// order (EndDispatch in reverse order); nil entries are skipped.
+// StartDispatch threads the context through those of rs that are
+// DispatchRecorders. It is safe for concurrent use when each of rs is.
+func MultiRecorder(rs ...Recorder) DispatchRecorder {
+	var m multiRecorder
+	for _, r := range rs {
+		if r != nil {
+			m = append(m, r)
+		}
+	}
+	return m
+}
+
+type multiRecorder []Recorder
+
+func (m multiRecorder) Record(ctx context.Context, r Record) {
+	for _, x := range m {
+		x.Record(ctx, r)
+	}
+}
+
+func (m multiRecorder) StartDispatch(ctx context.Context, d DispatchInfo) context.Context {
+	for _, x := range m {
+		if dr, ok := x.(DispatchRecorder); ok {
+			ctx = dr.StartDispatch(ctx, d)
+		}
+	}
+	return ctx
+}
+
+func (m multiRecorder) EndDispatch(ctx context.Context, res Result) {
+	for i := len(m) - 1; i >= 0; i-- {
+		if dr, ok := m[i].(DispatchRecorder); ok {
+			dr.EndDispatch(ctx, res)
+		}
+	}
+}
+
 // RecorderFunc adapts a function to a [Recorder].
 type RecorderFunc func(ctx context.Context, r Record)
 

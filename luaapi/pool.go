@@ -219,6 +219,7 @@ type LogEntry struct {
 
 // Stats are counters of a pool, for tests and metrics.
 type Stats struct {
+	Size      int   // the most VMs the pool keeps (Options.PoolSize)
 	Calls     int64 // calls that ran a handler (or tried to)
 	Created   int64 // VMs built, including the first one built by NewPool
 	Discarded int64 // VMs closed after a failure, at MaxUses, or because the pool was closed
@@ -352,7 +353,7 @@ func (p *Pool) Hooks() []Hook {
 
 // Stats returns the pool's counters. It is safe for concurrent use.
 func (p *Pool) Stats() Stats {
-	return Stats{Calls: p.calls.Load(), Created: p.created.Load(), Discarded: p.discarded.Load(), Failures: p.failures.Load()}
+	return Stats{Size: cap(p.avail), Calls: p.calls.Load(), Created: p.created.Load(), Discarded: p.discarded.Load(), Failures: p.failures.Load()}
 }
 
 // Call runs the handler of hook i with in and returns its Output. It is
