@@ -134,14 +134,23 @@
 // Without --listen, serve reads JSON lines: one HookInput per line on stdin
 // ("event" required), one Result per line on stdout, in order. An invalid
 // line gets {"error": "..."} and the stream goes on; blank lines get no
-// answer. The end of stdin ends serve with exit 0.
+// answer. A line's optional "id" (a string or a number) starts its answer,
+// errors included. The end of stdin ends serve with exit 0.
 //
 // With --listen ADDR, serve speaks HTTP on a loopback address
 // (127.0.0.1:PORT, [::1]:PORT, localhost:PORT) or a unix socket (unix:PATH):
 // POST /v1/dispatch takes a HookInput as its body, with Content-Type
 // application/json, and returns the Result (400 for an invalid input, 413
-// above 16 MiB, 415 for another Content-Type); GET /healthz returns 200 "ok".
-// Every error is JSON, {"error": "..."}. Other addresses are refused: the
+// above 16 MiB, 415 for another Content-Type, 503 until the configuration
+// is loaded); GET /healthz returns {"status", "generation", "configError"}
+// (status "ok", "degraded" while a broken edit keeps the last good
+// configuration, "starting", "stopping"); GET /readyz the same, with 503
+// until the first plan is loaded (the socket opens before the configuration
+// loads) and after a signal; with --metrics, GET /metrics serves Prometheus
+// metrics (dispatches by event and decision, hook latency by hook and
+// outcome, reloads and their failures, the Lua pool). A request's
+// X-Request-Id comes back on its answer. Every error is JSON, {"error":
+// "..."}. Other addresses are refused: the
 // endpoint has no authentication and its hooks run commands. It answers the
 // local agent only: a Host that is not the listen address, localhost or a
 // loopback IP with its port (DNS rebinding), and a foreign Origin (a web

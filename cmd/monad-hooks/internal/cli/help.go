@@ -111,8 +111,10 @@ good configuration and is reported in each Result's "configError").
 
 Without --listen it reads JSON lines: one HookInput per line on stdin
 ("event" required), one Result per line on stdout, in order. An invalid line
-gets {"error": "..."} and the stream goes on; blank lines are skipped. At
-the end of stdin serve exits 0.
+gets {"error": "..."} and the stream goes on; blank lines are skipped. A
+line may carry an "id" (a string or a number, at most 256 bytes): its
+answer, error or Result, starts with the same "id", so that a client can
+match answers to requests. At the end of stdin serve exits 0.
 
 With --host HOST (claude-code, gemini-cli, codex or cursor; see
 "monad-hooks help hosts") each line, or request body, is that agent's
@@ -133,8 +135,19 @@ created with mode 0600.
 	POST /v1/dispatch   a HookInput as the body, with Content-Type:
 	                    application/json -> 200 and the Result; 400 for an
 	                    invalid input, 413 for a body larger than 16 MiB,
-	                    415 for another Content-Type
-	GET  /healthz       200 ok
+	                    415 for another Content-Type, 503 until the
+	                    configuration is loaded
+	GET  /healthz       200 and {"status", "generation", "configError"}:
+	                    status "ok", "degraded" while a broken edit keeps
+	                    the last good configuration in force (configError
+	                    says why), "starting", "stopping"
+	GET  /readyz        the same; 503 until the first plan is loaded (the
+	                    socket opens first) and after a signal
+	GET  /metrics       with --metrics: Prometheus metrics (dispatches by
+	                    event and decision, hook latency by hook and
+	                    outcome, reloads and their failures, the Lua pool)
+
+A request's X-Request-Id header comes back on its answer, errors included.
 
 Every error is JSON: {"error": "..."} (403, 404, 405, 413, 415 too). A body
 is read only once its request has a dispatch slot (--max-concurrent) and
@@ -154,6 +167,8 @@ Serve flags:
 	--reload-interval D    check the configuration files for changes at most
 	                       every D (default 0: on every dispatch)
 	--host HOST            the lines or bodies are HOST's hook payloads
+	--metrics              serve Prometheus metrics at GET /metrics (needs
+	                       --listen)
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 

@@ -102,7 +102,7 @@ func hostAnswer(ctx context.Context, eng *engine.Engine, h *hosts.Host, payload 
 	case a.Exit == 0:
 		return json.RawMessage("{}"), http.StatusOK
 	}
-	return errorBody{strings.TrimSpace(a.Stderr)}, http.StatusBadRequest
+	return errorBody{Error: strings.TrimSpace(a.Stderr)}, http.StatusBadRequest
 }
 
 // explainInput reads explain's input: a HookInput for EVENT, or with

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -208,4 +212,123 @@ want = { decision = "" }
 	code, _, errs = runCLI(t, env, "", "test", "--stdlib", "none", "bad-tests")
 	require.Equal(t, ExitFail, code)
 	assert.Contains(t, errs, `bad-tests/cases.toml:4:10: unknown key "decison" in [case.want] (did you mean "decision"?)`)
+}
+
+// TestServeLinesEchoID: a JSON line's optional id comes back in its answer,
+// errors included, so that answers can be matched without relying on their
+// order (issue 14.10).
+func TestServeLinesEchoID(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, fixedHook("deny-bash", events.BeforeTool, "^bash$", events.Output{Decision: events.Deny, Reason: "no"}))
+	in := strings.Join([]string{
+		`{"id":"a-1","event":"BeforeTool","toolName":"bash"}`,
+		`{"event":"BeforeTool","toolName":"ls","id":7}`,
+		`{"id":"a-3","event":"Nope"}`,
+		`{"id":{"x":1},"event":"BeforeTool"}`,
+		`{"event":"BeforeTool","toolName":"ls"}`,
+		`{"id":"` + strings.Repeat("x", 300) + `","event":"BeforeTool"}`,
+	}, "\n") + "\n"
+	var stdout, stderr syncBuffer
+	code := Run(t.Context(), []string{"serve", "--stdlib", "none"}, strings.NewReader(in), &stdout, &stderr, env)
+	require.Equal(t, ExitOK, code, stderr.String())
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	require.Len(t, lines, 6)
+	assert.Equal(t, `{"id":"a-1","event":"BeforeTool","decision":"deny","reason":"no","audit":[`, lines[0][:len(`{"id":"a-1","event":"BeforeTool","decision":"deny","reason":"no","audit":[`)])
+	assert.Equal(t, `{"id":7,"event":"BeforeTool"}`, lines[1])
+	assert.Regexp(t, `^\{"id":"a-3","error":"invalid input: .*unknown event \\"Nope\\"`, lines[2])
+	assert.Equal(t, `{"error":"invalid input: id: want a string or a number of at most 256 bytes"}`, lines[3])
+	assert.Equal(t, `{"event":"BeforeTool"}`, lines[4], "no id, no id")
+	assert.Equal(t, `{"error":"invalid input: id: want a string or a number of at most 256 bytes"}`, lines[5])
+}
+
+// TestServeHTTPHealthReadyMetrics: the HTTP transport echoes X-Request-Id
+// (errors included); /healthz says ok or degraded (while a broken edit
+// keeps the last good configuration), with the plan's generation and the
+// error; /readyz fails until the first plan is loaded; --metrics serves
+// Prometheus metrics (issue 14.10, 14.11, 14.12).
+func TestServeHTTPHealthReadyMetrics(t *testing.T) {
+	t.Parallel()
+	// Before the configuration is loaded.
+	h := newHTTPHandler(nil, "tcp", "127.0.0.1:8787", 1, MaxInputSize, DefaultBodyMemory)
+	do := func(h http.Handler, method, path, body string, hdr ...string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, "http://127.0.0.1:8787"+path, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		for i := 0; i+1 < len(hdr); i += 2 {
+			r.Header.Set(hdr[i], hdr[i+1])
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	mux := h.mux()
+	w := do(mux, "GET", "/readyz", "")
+	assert.Equal(t, 503, w.Code)
+	assert.JSONEq(t, `{"status":"starting","generation":0}`, w.Body.String())
+	w = do(mux, "POST", "/v1/dispatch", `{"event":"BeforeTool"}`, "X-Request-Id", "r1")
+	assert.Equal(t, 503, w.Code)
+	assert.Equal(t, "r1", w.Header().Get("X-Request-Id"))
+	assert.Equal(t, 200, do(mux, "GET", "/healthz", "").Code, "alive while it starts")
+
+	env := testEnv(t)
+	writeFiles(t, env.Dir, map[string]string{"g.lua": `hook{ event = "BeforeTool", handler = function() return { decision = "deny", reason = "v1" } end }`})
+	base, c, _ := startServe(t, env, "--listen", "127.0.0.1:0", "--stdlib", "none", "--lua", "g.lua", "--metrics")
+	get := func(path string, hdr ...string) (int, string, http.Header) {
+		req, err := http.NewRequest("GET", base+path, nil)
+		require.NoError(t, err)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := c.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), resp.Header
+	}
+	status, body, _ := get("/readyz")
+	assert.Equal(t, 200, status)
+	assert.JSONEq(t, `{"status":"ok","generation":1}`, body)
+
+	req, _ := http.NewRequest("POST", base+"/v1/dispatch", strings.NewReader(`{"event":"BeforeTool","toolName":"bash"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Request-Id", "req-42")
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "req-42", resp.Header.Get("X-Request-Id"))
+	status, _, hdr := get("/nope", "X-Request-Id", "req-43")
+	assert.Equal(t, 404, status)
+	assert.Equal(t, "req-43", hdr.Get("X-Request-Id"), "errors included")
+
+	// A broken edit: degraded, the last good plan in force.
+	writeFiles(t, env.Dir, map[string]string{"g.lua": `hook{ event = `})
+	status, body = post(t, c, base+"/v1/dispatch", `{"event":"BeforeTool","toolName":"bash"}`)
+	require.Equal(t, 200, status)
+	assert.Equal(t, "v1", decodeResult(t, body).Reason)
+	require.Eventually(t, func() bool {
+		_, body, _ := get("/healthz")
+		return strings.Contains(body, `"degraded"`)
+	}, hangGuard, 10*time.Millisecond)
+	_, body, _ = get("/healthz")
+	assert.Regexp(t, `^\{"status":"degraded","generation":1,"configError":"configuration reload failed, the last good configuration stays in force: \S+g.lua:1:15: lua_syntax: `, body)
+	status, _, _ = get("/readyz")
+	assert.Equal(t, 200, status, "degraded is still ready: the last good plan serves")
+
+	status, body, _ = get("/metrics")
+	require.Equal(t, 200, status)
+	for _, want := range []string{
+		`monad_hooks_dispatches_total{decision="deny",event="BeforeTool"} 2`,
+		`monad_hooks_hook_duration_seconds_count{hook="lua:g.lua#1",outcome="ok"} 2`,
+		"monad_hooks_config_error 1",
+		"monad_hooks_reload_failures_total 1",
+		"monad_hooks_plan_generation 1",
+		"monad_hooks_lua_pool_size ",
+		"go_goroutines ",
+	} {
+		assert.Contains(t, body, want)
+	}
+
+	code, _, errs := runCLI(t, env, "", "serve", "--metrics")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errs, "--metrics needs --listen")
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,8 +19,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/engine/hosts"
+	"github.com/monad-hooks/monad-hooks/engine/promrec"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -48,6 +54,7 @@ type serveFlags struct {
 	maxConcurrent  int
 	reloadInterval time.Duration
 	host           string
+	metrics        bool
 }
 
 func cmdServe(ctx context.Context, inv *invocation, args []string) int {
@@ -59,6 +66,7 @@ func cmdServe(ctx context.Context, inv *invocation, args []string) int {
 	fs.IntVar(&sf.maxConcurrent, "max-concurrent", DefaultMaxConcurrent, "HTTP dispatches that run at once")
 	fs.DurationVar(&sf.reloadInterval, "reload-interval", 0, "check the configuration files for changes at most this often (0: on every dispatch)")
 	fs.StringVar(&sf.host, "host", "monad", "the agent `HOST` whose hook payloads and answers the lines or requests carry")
+	fs.BoolVar(&sf.metrics, "metrics", false, "serve Prometheus metrics at GET /metrics of the --listen address")
 	pos, code := parseArgs(inv, fs, helpServe, args)
 	if code >= 0 {
 		return code
@@ -89,8 +97,29 @@ func cmdServe(ctx context.Context, inv *invocation, args []string) int {
 	if sf.reloadInterval < 0 {
 		return inv.usageErr("--reload-interval must not be negative")
 	}
-	o, code := sf.open(ctx, inv, true, hostOptions(host, engine.WithReloadInterval(sf.reloadInterval))...)
+	if sf.metrics && network == "" {
+		return inv.usageErr("--metrics needs --listen: the metrics are served at GET /metrics of that address")
+	}
+	var srv *httpServer
+	if network != "" {
+		// The socket opens before the configuration loads, so that
+		// /readyz says "not yet" rather than nothing answering.
+		var err error
+		if srv, err = startHTTP(inv, network, address, sf.maxConcurrent, sf.metrics, host); err != nil {
+			inv.errorf("%v", err)
+			return ExitFail
+		}
+		defer srv.cleanup()
+	}
+	extra := []engine.Option{engine.WithReloadInterval(sf.reloadInterval)}
+	if srv != nil && srv.h.metrics != nil {
+		extra = append(extra, engine.WithRecorder(srv.h.metrics))
+	}
+	o, code := sf.open(ctx, inv, true, hostOptions(host, extra...)...)
 	if code >= 0 {
+		if srv != nil {
+			srv.srv.Close()
+		}
 		return code
 	}
 	defer o.close(inv)
@@ -114,7 +143,7 @@ func cmdServe(ctx context.Context, inv *invocation, args []string) int {
 	if network == "" {
 		code = serveLines(ctx, work, inv, o.eng, host)
 	} else {
-		code = serveHTTP(ctx, work, cancelWork, inv, o.eng, host, network, address, sf.grace, sf.maxConcurrent)
+		code = srv.serve(ctx, work, cancelWork, inv, o.eng, sf.grace)
 	}
 	if err := o.saveState(); err != nil {
 		inv.errorf("%v", err)
@@ -167,18 +196,21 @@ func serveLines(ctx, work context.Context, inv *invocation, eng *engine.Engine, 
 		line := bytes.TrimSpace(it.line)
 		switch {
 		case it.tooLong:
-			out = errorBody{fmt.Sprintf("invalid input: line longer than %d bytes", MaxInputSize)}
+			out = errorBody{Error: fmt.Sprintf("invalid input: line longer than %d bytes", MaxInputSize)}
 		case len(line) == 0:
 			// a blank line, or a read error with nothing before it
 		case host.Name != "monad":
 			out, _ = hostAnswer(work, eng, host, line)
 		default:
-			if in, err := events.DecodeInput(line); err != nil {
-				out = errorBody{"invalid input: " + err.Error()}
+			id, idErr := requestID(line)
+			if in, err := events.DecodeInput(line); idErr != nil {
+				out = errorBody{Error: "invalid input: " + idErr.Error()}
+			} else if err != nil {
+				out = errorBody{ID: id, Error: "invalid input: " + err.Error()}
 			} else if res, err := eng.Dispatch(work, in); err != nil {
-				out = errorBody{err.Error()}
+				out = errorBody{ID: id, Error: err.Error()}
 			} else {
-				out = res
+				out = idResult{ID: id, Result: res}
 			}
 		}
 		if out != nil {
@@ -214,8 +246,42 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 	}
 }
 
+// errorBody is every error answer of serve; ID echoes the request's id.
 type errorBody struct {
-	Error string `json:"error"`
+	ID    json.RawMessage `json:"id,omitempty"`
+	Error string          `json:"error"`
+}
+
+// idResult is a Result answered to a JSON line that had an id.
+type idResult struct {
+	ID json.RawMessage `json:"id,omitempty"`
+	engine.Result
+}
+
+// maxRequestID bounds the id of a JSON line, and the X-Request-Id header
+// echoed over HTTP.
+const maxRequestID = 256
+
+// requestID returns the "id" of a JSON line, which serve echoes in the
+// answer so that a client can match answers to requests without relying
+// on their order: a string or a number (JSON-RPC's kinds), at most
+// maxRequestID bytes. A line without one (or that is not a JSON object)
+// has none; any other id is an error. A line without "id" in it is not
+// parsed again.
+func requestID(line []byte) (json.RawMessage, error) {
+	if !bytes.Contains(line, []byte(`"id"`)) {
+		return nil, nil
+	}
+	var v struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &v) != nil || len(v.ID) == 0 || string(v.ID) == "null" {
+		return nil, nil // the decoder of the input says what is wrong
+	}
+	if c := v.ID[0]; c != '"' && c != '-' && (c < '0' || c > '9') || len(v.ID) > maxRequestID {
+		return nil, fmt.Errorf("id: want a string or a number of at most %d bytes", maxRequestID)
+	}
+	return v.ID, nil
 }
 
 // listenAddr parses --listen. TCP addresses must be loopback: the endpoint
@@ -291,57 +357,83 @@ func listen(network, address string) (net.Listener, error) {
 	return ln, nil
 }
 
-// serveHTTP is the HTTP transport. On ctx's end it stops accepting, lets the
-// requests in flight finish (up to grace), then returns.
-func serveHTTP(ctx, work context.Context, cancelWork context.CancelFunc, inv *invocation, eng *engine.Engine, host *hosts.Host, network, address string, grace time.Duration, maxConcurrent int) int {
+// httpServer is the HTTP transport: its listener is open and its handler
+// answers from startHTTP on, the dispatches once the engine is set.
+type httpServer struct {
+	network, address string
+	ln               net.Listener
+	srv              *http.Server
+	h                *httpHandler
+	errc             chan error
+}
+
+// startHTTP opens the listener and serves: until the engine is given to
+// serve, /readyz and /v1/dispatch answer 503 and /healthz "starting".
+func startHTTP(inv *invocation, network, address string, maxConcurrent int, metrics bool, host *hosts.Host) (*httpServer, error) {
 	ln, err := listen(network, address)
 	if err != nil {
-		inv.errorf("%v", err)
-		return ExitFail
+		return nil, err
 	}
-	if network == "unix" {
-		defer os.Remove(address)
+	h := newHTTPHandler(nil, network, ln.Addr().String(), maxConcurrent, MaxInputSize, DefaultBodyMemory)
+	h.host = host
+	if metrics {
+		h.withMetrics()
 	}
-	h := newHTTPHandler(eng, network, ln.Addr().String(), maxConcurrent, MaxInputSize, DefaultBodyMemory)
-	h.work, h.host = work, host
-	srv := &http.Server{
+	s := &httpServer{network: network, address: address, ln: ln, h: h, errc: make(chan error, 1)}
+	s.srv = &http.Server{
 		Handler:           h.mux(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		BaseContext:       func(net.Listener) context.Context { return work },
+		BaseContext:       func(net.Listener) context.Context { return h.workCtx() },
 	}
-	shown := ln.Addr().String()
-	if network == "unix" {
-		shown = "unix:" + address
+	go func() { s.errc <- s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// cleanup removes the unix socket serve created.
+func (s *httpServer) cleanup() {
+	if s.network == "unix" {
+		os.Remove(s.address)
+	}
+}
+
+// serve sets the engine (the server is ready) and serves until ctx ends;
+// then it stops accepting, lets the requests in flight finish (up to
+// grace), and returns.
+func (s *httpServer) serve(ctx, work context.Context, cancelWork context.CancelFunc, inv *invocation, eng *engine.Engine, grace time.Duration) int {
+	h := s.h
+	h.setEngine(eng, work)
+	shown := s.ln.Addr().String()
+	if s.network == "unix" {
+		shown = "unix:" + s.address
 	} else {
 		shown = "http://" + shown
 	}
 	fmt.Fprintf(inv.stderr, "monad-hooks serve: listening on %s\n", shown)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
 	select {
-	case err := <-errc:
+	case err := <-s.errc:
 		inv.errorf("%v", err)
 		return ExitFail
 	case <-ctx.Done():
 	}
+	h.stopping.Store(true) // /readyz: take no new traffic
 	fmt.Fprintf(inv.stderr, "monad-hooks serve: shutting down\n")
 	// work ends when the grace is over (one timer, in serve): Shutdown
 	// gives up then. A dispatch that work cut short may still have been
 	// answered before Shutdown noticed, so h.canceled decides the outcome.
-	shutErr := srv.Shutdown(work)
+	shutErr := s.srv.Shutdown(work)
 	if shutErr != nil {
 		// The grace is over: the dispatches still running are canceled
 		// (their command hooks are killed); wait, bounded, for them.
 		cancelWork()
-		srv.Close()
+		s.srv.Close()
 		for i := 0; i < 500 && h.inflight.Load() > 0; i++ {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	<-errc
+	<-s.errc
 	if shutErr != nil || h.canceled.Load() {
 		inv.errorf("dispatches still running after the %v grace were canceled", grace)
 		return ExitFail
@@ -349,13 +441,16 @@ func serveHTTP(ctx, work context.Context, cancelWork context.CancelFunc, inv *in
 	return ExitOK
 }
 
-// httpHandler serves POST /v1/dispatch and GET /healthz to the local agent
-// only.
+// httpHandler serves POST /v1/dispatch, GET /healthz, GET /readyz and, with
+// --metrics, GET /metrics to the local agent only.
 type httpHandler struct {
-	eng      *engine.Engine
-	work     context.Context // the dispatches' context: canceled when the grace is over
-	slots    chan struct{}   // bounds the dispatches that run at once
-	mem      *weighted       // bounds the body bytes read, decoded and dispatched at once
+	ready    atomic.Pointer[readyState] // nil until the engine is set
+	stopping atomic.Bool                // after a signal: /readyz says so
+	metrics  *promrec.Metrics           // nil without --metrics
+	scrape   http.Handler               // GET /metrics
+	work     context.Context            // the dispatches' context when set directly (tests); see workCtx
+	slots    chan struct{}              // bounds the dispatches that run at once
+	mem      *weighted                  // bounds the body bytes read, decoded and dispatched at once
 	maxBody  int64
 	hosts    map[string]bool // the Host values accepted; nil: any (a unix socket)
 	inflight atomic.Int64
@@ -364,13 +459,65 @@ type httpHandler struct {
 	host     *hosts.Host  // the bodies' host contract; nil: monad
 }
 
-// newHTTPHandler returns the handler of a server listening on address.
+// readyState is the engine a handler dispatches to, and the context of its
+// dispatches.
+type readyState struct {
+	eng  *engine.Engine
+	work context.Context
+}
+
+// newHTTPHandler returns the handler of a server listening on address; eng
+// may be nil, and set later by setEngine.
 func newHTTPHandler(eng *engine.Engine, network, address string, maxConcurrent int, maxBody, bodyMemory int64) *httpHandler {
-	h := &httpHandler{eng: eng, slots: make(chan struct{}, maxConcurrent), mem: newWeighted(bodyMemory), maxBody: maxBody}
+	h := &httpHandler{slots: make(chan struct{}, maxConcurrent), mem: newWeighted(bodyMemory), maxBody: maxBody}
 	if network != "unix" {
 		h.hosts = allowedHosts(address)
 	}
+	if eng != nil {
+		h.setEngine(eng, nil)
+	}
 	return h
+}
+
+// setEngine makes the handler ready: it dispatches to eng, on work (nil:
+// the request's context only).
+func (h *httpHandler) setEngine(eng *engine.Engine, work context.Context) {
+	h.ready.Store(&readyState{eng: eng, work: work})
+	if h.metrics != nil {
+		h.metrics.Watch(eng)
+	}
+}
+
+// engine returns the engine and the dispatches' context, or nil before
+// the configuration loaded.
+func (h *httpHandler) engine() (*engine.Engine, context.Context) {
+	r := h.ready.Load()
+	if r == nil {
+		return nil, nil
+	}
+	if r.work == nil {
+		return r.eng, h.work
+	}
+	return r.eng, r.work
+}
+
+// workCtx is the base context of the server's requests: the dispatches'
+// context once ready, the background before (only the endpoints that
+// dispatch nothing answer then).
+func (h *httpHandler) workCtx() context.Context {
+	if _, w := h.engine(); w != nil {
+		return w
+	}
+	return context.Background()
+}
+
+// withMetrics serves the engine's metrics at GET /metrics, in a registry
+// of their own with the Go runtime's and the process's.
+func (h *httpHandler) withMetrics() {
+	h.metrics = promrec.New()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(h.metrics, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	h.scrape = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
 
 // allowedHosts lists the Host header values of requests to a server
@@ -398,30 +545,79 @@ func (h *httpHandler) mux() http.Handler {
 	mux.HandleFunc("/v1/dispatch", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
-			writeHTTP(w, http.StatusMethodNotAllowed, errorBody{"method " + r.Method + " not allowed: POST a HookInput"})
+			writeHTTP(w, http.StatusMethodNotAllowed, errorBody{Error: "method " + r.Method + " not allowed: POST a HookInput"})
 			return
 		}
 		h.dispatch(w, r)
 	})
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			writeHTTP(w, http.StatusMethodNotAllowed, errorBody{"method " + r.Method + " not allowed"})
-			return
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, "ok\n")
+	get := func(path string, f http.HandlerFunc) {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				w.Header().Set("Allow", "GET, HEAD")
+				writeHTTP(w, http.StatusMethodNotAllowed, errorBody{Error: "method " + r.Method + " not allowed"})
+				return
+			}
+			f(w, r)
+		})
+	}
+	get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeHTTP(w, http.StatusOK, h.health())
 	})
+	get("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		st := h.health()
+		switch st.Status {
+		case "starting", "stopping":
+			writeHTTP(w, http.StatusServiceUnavailable, st)
+		default:
+			writeHTTP(w, http.StatusOK, st)
+		}
+	})
+	endpoints := "POST /v1/dispatch, GET /healthz, GET /readyz"
+	if h.scrape != nil {
+		get("/metrics", h.scrape.ServeHTTP)
+		endpoints += ", GET /metrics"
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeHTTP(w, http.StatusNotFound, errorBody{"no such endpoint: " + r.URL.Path + " (POST /v1/dispatch, GET /healthz)"})
+		writeHTTP(w, http.StatusNotFound, errorBody{Error: "no such endpoint: " + r.URL.Path + " (" + endpoints + ")"})
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The request's id comes back with every answer, errors included.
+		if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= maxRequestID {
+			w.Header().Set("X-Request-Id", id)
+		}
 		if msg := h.foreign(r); msg != "" {
-			writeHTTP(w, http.StatusForbidden, errorBody{msg})
+			writeHTTP(w, http.StatusForbidden, errorBody{Error: msg})
 			return
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// healthState is the answer of /healthz and /readyz: "starting" until the
+// configuration loaded, then "ok", or "degraded" while the configuration on
+// disk is not (all) in force (a failed reload keeps the last good plan;
+// configError says why), "stopping" after a signal; and the plan's
+// generation (see engine.Stats).
+type healthState struct {
+	Status      string `json:"status"`
+	Generation  int64  `json:"generation"`
+	ConfigError string `json:"configError,omitempty"`
+}
+
+func (h *httpHandler) health() healthState {
+	eng, _ := h.engine()
+	if eng == nil {
+		return healthState{Status: "starting"}
+	}
+	s := eng.Stats()
+	st := healthState{Status: "ok", Generation: s.Generation, ConfigError: s.ConfigError}
+	switch {
+	case h.stopping.Load():
+		st.Status = "stopping"
+	case s.ConfigError != "":
+		st.Status = "degraded"
+	}
+	return st
 }
 
 // foreign says why a request does not come from the local agent, or "".
@@ -441,12 +637,17 @@ func (h *httpHandler) foreign(r *http.Request) string {
 func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 	h.inflight.Add(1)
 	defer h.inflight.Add(-1)
+	eng, work := h.engine()
+	if eng == nil {
+		writeHTTP(w, http.StatusServiceUnavailable, errorBody{Error: "starting: the configuration is not loaded yet (GET /readyz says when it is)"})
+		return
+	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		writeHTTP(w, http.StatusUnsupportedMediaType, errorBody{fmt.Sprintf("Content-Type %q: want application/json", r.Header.Get("Content-Type"))})
+		writeHTTP(w, http.StatusUnsupportedMediaType, errorBody{Error: fmt.Sprintf("Content-Type %q: want application/json", r.Header.Get("Content-Type"))})
 		return
 	}
 	if r.ContentLength > h.maxBody {
-		writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)})
+		writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{Error: fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)})
 		return
 	}
 	// The body is read, decoded and dispatched only within the limits:
@@ -462,13 +663,13 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 		defer func() { <-h.slots }()
 	case <-r.Context().Done():
 		h.waiting.Add(-1)
-		writeHTTP(w, http.StatusServiceUnavailable, errorBody{"canceled while waiting for a dispatch slot"})
+		writeHTTP(w, http.StatusServiceUnavailable, errorBody{Error: "canceled while waiting for a dispatch slot"})
 		return
 	}
 	err := h.mem.acquire(r.Context(), max(size, 1))
 	h.waiting.Add(-1)
 	if err != nil {
-		writeHTTP(w, http.StatusServiceUnavailable, errorBody{"canceled while waiting for memory for the body"})
+		writeHTTP(w, http.StatusServiceUnavailable, errorBody{Error: "canceled while waiting for memory for the body"})
 		return
 	}
 	defer h.mem.release(max(size, 1))
@@ -476,15 +677,15 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)})
+			writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{Error: fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)})
 			return
 		}
-		writeHTTP(w, http.StatusBadRequest, errorBody{"reading the body: " + err.Error()})
+		writeHTTP(w, http.StatusBadRequest, errorBody{Error: "reading the body: " + err.Error()})
 		return
 	}
 	if h.host != nil && h.host.Name != "monad" {
-		out, status := hostAnswer(r.Context(), h.eng, h.host, body)
-		if h.work != nil && h.work.Err() != nil {
+		out, status := hostAnswer(r.Context(), eng, h.host, body)
+		if work != nil && work.Err() != nil {
 			h.canceled.Store(true)
 		}
 		writeHTTP(w, status, out)
@@ -493,20 +694,23 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 	in, err := events.DecodeInput(body)
 	body = nil // the input holds what the hooks need
 	if err != nil {
-		writeHTTP(w, http.StatusBadRequest, errorBody{"invalid input: " + err.Error()})
+		writeHTTP(w, http.StatusBadRequest, errorBody{Error: "invalid input: " + err.Error()})
 		return
 	}
-	res, err := h.eng.Dispatch(r.Context(), in)
-	if h.work != nil && h.work.Err() != nil {
+	res, err := eng.Dispatch(r.Context(), in)
+	if work != nil && work.Err() != nil {
 		h.canceled.Store(true)
+	}
+	if err == nil && h.metrics != nil {
+		h.metrics.ObserveDispatch(res)
 	}
 	switch {
 	case errors.Is(err, engine.ErrInvalidInput):
-		writeHTTP(w, http.StatusBadRequest, errorBody{err.Error()})
+		writeHTTP(w, http.StatusBadRequest, errorBody{Error: err.Error()})
 	case errors.Is(err, engine.ErrClosed):
-		writeHTTP(w, http.StatusServiceUnavailable, errorBody{err.Error()})
+		writeHTTP(w, http.StatusServiceUnavailable, errorBody{Error: err.Error()})
 	case err != nil:
-		writeHTTP(w, http.StatusInternalServerError, errorBody{err.Error()})
+		writeHTTP(w, http.StatusInternalServerError, errorBody{Error: err.Error()})
 	default:
 		writeHTTP(w, http.StatusOK, res)
 	}

@@ -226,7 +226,7 @@ func TestServeHTTP(t *testing.T) {
 			}
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode != 200 || string(b) != "ok\n" {
+			if resp.StatusCode != 200 || string(b) != `{"status":"ok","generation":1}`+"\n" {
 				t.Errorf("healthz: %d %q", resp.StatusCode, b)
 			}
 			resp, err = c.Get(base + "/v1/dispatch")
