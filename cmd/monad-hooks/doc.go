@@ -13,6 +13,9 @@
 //	check            load the configuration and print the plan, or every error
 //	explain EVENT    say which hooks an input would run, and why the others not
 //	test [PATH...]   run spec test cases (TOML) against the configuration
+//	init [DIR]       scaffold a working setup: agents.json, a Lua guard, its
+//	                 tests, the editor's type definitions
+//	types [FILE]     print (or write) the LuaLS type definitions of the Lua API
 //	import --from AGENT FILE
 //	                 convert an agent's hook settings into agents.json
 //	install --host AGENT
@@ -214,6 +217,19 @@
 // "ok" or "FAIL" per file, then "N passed, N failed" (", N skipped"). -v
 // prints every case, -run REGEXP selects cases by name. An unknown key in a
 // case file is an error at its file:line:col, with a did-you-mean.
+//
+// # init and types
+//
+// "monad-hooks init [DIR]" scaffolds a working setup in DIR (default: the
+// current directory): agents.json, which loads guards/example.lua (a Lua
+// guard, hook{ name = "no-publish" }, beside the default stdlib set);
+// hook-tests/example.toml, its tests, which pass with "monad-hooks test
+// --config agents.json hook-tests/"; types/monad-hooks.d.lua, the LuaLS type
+// definitions of the Lua API; and .luarc.json, which points LuaLS at them so
+// that an editor completes hook{}, the input and the host modules. It
+// writes nothing when one of these files exists, unless --force, and prints
+// the next commands. "monad-hooks types [FILE|DIR]" prints the type
+// definitions, or writes them to FILE (DIR/monad-hooks.d.lua).
 //
 // # import, install and uninstall
 //

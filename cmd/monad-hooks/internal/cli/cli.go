@@ -129,6 +129,8 @@ func commands() []*command {
 		{"check", "load the configuration and print the plan, or every error", helpCheck, cmdCheck},
 		{"explain", "say which hooks an input would run, and why the others would not", helpExplain, cmdExplain},
 		{"test", "run spec test cases (TOML) against the configuration", helpTest, cmdTest},
+		{"init", "scaffold a working setup: agents.json, a Lua guard, its tests, editor types", helpInit, cmdInit},
+		{"types", "print (or write) the LuaLS type definitions of the Lua API", helpTypes, cmdTypes},
 		{"import", "convert an agent's hook settings into agents.json", helpImport, cmdImport},
 		{"install", "route an agent's hook events through monad-hooks", helpInstall, cmdInstall},
 		{"uninstall", "remove what install wrote from an agent's settings", helpUninstall, cmdUninstall},

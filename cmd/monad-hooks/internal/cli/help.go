@@ -267,6 +267,43 @@ Examples:
 	monad-hooks test --stdlib none -v spec/cases
 `
 
+const helpInit = `Usage: monad-hooks init [--force] [DIR]
+
+Init scaffolds a working setup in DIR (default: the current directory),
+created if needed:
+
+	agents.json              the configuration: loads the guard below (the
+	                         default stdlib set runs too)
+	guards/example.lua       a Lua guard, hook{ name = "no-publish" }: the
+	                         agent may not publish packages
+	hook-tests/example.toml  its tests, which pass with monad-hooks test
+	types/monad-hooks.d.lua  the LuaLS type definitions of the Lua API
+	.luarc.json              points LuaLS at them, so that an editor
+	                         completes hook{}, the input and the modules
+
+It writes nothing when one of these files exists, unless --force. Then it
+prints the next commands: check, test, run and serve.
+` + exitCodesHelp + `
+Examples:
+
+	monad-hooks init my-hooks && cd my-hooks
+	monad-hooks test --config agents.json hook-tests/
+`
+
+const helpTypes = `Usage: monad-hooks types [FILE|DIR]
+
+Types prints the LuaLS type definitions (---@meta) of the Lua API: hook{},
+the input and output tables, params and the host modules (re, json, shell,
+path, log). With FILE it writes them there; with a DIR, to
+DIR/monad-hooks.d.lua. Point LuaLS's workspace.library at the folder (init
+writes a .luarc.json that does).
+` + exitCodesHelp + `
+Examples:
+
+	monad-hooks types > types/monad-hooks.d.lua
+	monad-hooks types types/
+`
+
 const helpStdlib = `Usage: monad-hooks stdlib [NAME]
 
 Stdlib lists the Lua guard packs embedded in the binary with a line each,

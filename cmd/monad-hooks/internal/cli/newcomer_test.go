@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi"
 )
 
 // TestRunHomeDirectory: without $HOME the CLI takes the home directory from
@@ -331,4 +333,57 @@ func TestServeHTTPHealthReadyMetrics(t *testing.T) {
 	code, _, errs := runCLI(t, env, "", "serve", "--metrics")
 	assert.Equal(t, ExitUsage, code)
 	assert.Contains(t, errs, "--metrics needs --listen")
+}
+
+// TestInit: init scaffolds a setup whose tests pass and whose check is
+// clean, with the LuaLS definitions an editor needs; it never overwrites
+// without --force; types writes the definitions alone (issue 14.8).
+func TestInit(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	code, out, errs := runCLI(t, env, "", "init", "my-hooks")
+	require.Equal(t, ExitOK, code, errs)
+	assert.Contains(t, out, "cd my-hooks\n  monad-hooks check --config agents.json\n")
+	dir := filepath.Join(env.Dir, "my-hooks")
+	for _, f := range []string{"agents.json", "guards/example.lua", "hook-tests/example.toml", ".luarc.json", "types/monad-hooks.d.lua"} {
+		assert.FileExists(t, filepath.Join(dir, f))
+	}
+	defs, err := os.ReadFile(filepath.Join(dir, "types/monad-hooks.d.lua"))
+	require.NoError(t, err)
+	assert.Equal(t, luaapi.TypeDefinitions, string(defs))
+	var luarc map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, ".luarc.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &luarc))
+	assert.Equal(t, []any{"types"}, luarc["workspace.library"])
+
+	in := env
+	in.Dir = dir
+	code, out, errs = runCLI(t, in, "", "test", "--config", "agents.json", "hook-tests/")
+	assert.Equal(t, ExitOK, code, out+errs)
+	assert.Contains(t, out, "3 passed, 0 failed")
+	code, out, errs = runCLI(t, in, "", "check", "--config", "agents.json")
+	assert.Equal(t, ExitOK, code, errs)
+	assert.Empty(t, errs, "check is clean")
+	assert.Contains(t, out, "lua:guards/example.lua#no-publish")
+	code, out, errs = runCLI(t, in, `{"toolName":"Bash","toolInput":{"command":"npm publish"}}`, "run", "BeforeTool", "--config", "agents.json")
+	require.Equal(t, ExitOK, code, errs)
+	res := decodeResult(t, out)
+	assert.Equal(t, events.Deny, res.Decision)
+	assert.Equal(t, "lua:guards/example.lua#no-publish", res.Audit[len(res.Audit)-1].Hook)
+	assert.Regexp(t, `^info \S+guards/example.lua:\d+: denied a publish {"program":"npm","tool":"Bash"}$`, res.Audit[len(res.Audit)-1].Logs[0])
+
+	code, _, errs = runCLI(t, env, "", "init", "my-hooks")
+	assert.Equal(t, ExitFail, code)
+	assert.Contains(t, errs, "my-hooks already holds agents.json, guards/example.lua")
+	code, _, errs = runCLI(t, env, "", "init", "--force", "my-hooks")
+	assert.Equal(t, ExitOK, code, errs)
+
+	code, out, _ = runCLI(t, env, "", "types")
+	assert.Equal(t, ExitOK, code)
+	assert.Equal(t, luaapi.TypeDefinitions, out)
+	require.NoError(t, os.Mkdir(filepath.Join(env.Dir, "t"), 0o755))
+	code, _, errs = runCLI(t, env, "", "types", "t")
+	require.Equal(t, ExitOK, code, errs)
+	assert.FileExists(t, filepath.Join(env.Dir, "t", "monad-hooks.d.lua"))
 }
