@@ -16,7 +16,9 @@
 --- for a secret that is recognised by its context (`password=...`,
 --- `Authorization: Bearer ...`, `postgres://user:...@host`) only the value is
 --- replaced and the context stays. The pack knows more than 50 kinds: cloud
---- keys (AWS access key ids, secret and session keys; GCP service-account
+--- keys (AWS access key ids: `AKIA`, `ASIA` or another of AWS's four-letter
+--- prefixes, then 16 characters of `A-Z` and `2-7`, AWS's base32, so that
+--- `AKIA1234567890ABCDEF` is not one and stays; secret and session keys; GCP service-account
 --- private keys and key ids, Google API keys and OAuth secrets and tokens;
 --- Azure storage keys, SAS signatures and AD client secrets; DigitalOcean),
 --- forge and registry tokens (GitHub classic, fine-grained, OAuth, app and
