@@ -111,15 +111,19 @@ func (osFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
 func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 
 // WithFiles adds the hooks configured in files (see [Files]).
+//
+// The Option may be given to several New calls, also at once (a test
+// runner's base options): each gets its own copy of f.
 func WithFiles(f Files) Option {
 	return func(o *options) {
-		if f.FS == nil {
-			f.FS = osFS{}
+		g := f // the closure's f is shared by every New it is given to
+		if g.FS == nil {
+			g.FS = osFS{}
 		}
-		if f.Runner == nil {
-			f.Runner = shell.Exec{}
+		if g.Runner == nil {
+			g.Runner = shell.Exec{}
 		}
-		o.files = &f
+		o.files = &g
 	}
 }
 

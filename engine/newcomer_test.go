@@ -188,3 +188,21 @@ func TestDispatchRecorder(t *testing.T) {
 	assert.Equal(t, []string{"go:g"}, plain)
 	assert.Equal(t, "BeforeTool", seen, "the hook runs in the recorder's context")
 }
+
+// TestOptionsSharedByConcurrentNews: one Option value given to several New
+// calls at once (monad-hooks test's base options, run by parallel cases) is
+// not a data race (-race found WithFiles writing its captured Files).
+func TestOptionsSharedByConcurrentNews(t *testing.T) {
+	dir := t.TempDir()
+	opts := []engine.Option{engine.WithFiles(engine.Files{Root: dir, Home: dir}), engine.WithStdlib("deny-destructive")}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			eng, err := engine.New(t.Context(), opts...)
+			if assert.NoError(t, err) {
+				eng.Close()
+			}
+		})
+	}
+	wg.Wait()
+}
