@@ -114,7 +114,19 @@ func (v *vm) pollConvert() error {
 
 // toLua converts a free-form Go value. depth counts container levels. It
 // polls the stop flag (pollConvert).
-func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
+func (v *vm) toLua(x any, depth int) (lua.LValue, error) { return v.convert(x, depth, true) }
+
+// checkLua returns the error toLua would return for x, building nothing:
+// the input's payloads are checked before the handler runs and converted
+// when it reads them (see inputTable).
+func (v *vm) checkLua(x any, depth int) error {
+	_, err := v.convert(x, depth, false)
+	return err
+}
+
+// convert is toLua, or with build unset only its checks (the value is then
+// nil).
+func (v *vm) convert(x any, depth int, build bool) (lua.LValue, error) {
 	if err := v.pollConvert(); err != nil {
 		return nil, err
 	}
@@ -162,11 +174,19 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 		if depth >= events.MaxDepth {
 			return nil, fmt.Errorf("nested deeper than %d levels", events.MaxDepth)
 		}
+		if !build {
+			for _, e := range x {
+				if _, err := v.convert(e, depth+1, false); err != nil {
+					return nil, v.firstError(x, depth, err)
+				}
+			}
+			return nil, nil
+		}
 		t := v.L.CreateTable(0, len(x))
 		t.Metatable = v.objectMT
 		if len(x) == 1 {
 			for k, e := range x {
-				lv, err := v.toLua(e, depth+1)
+				lv, err := v.convert(e, depth+1, true)
 				if err != nil {
 					return nil, err
 				}
@@ -182,7 +202,7 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			lv, err := v.toLua(x[k], depth+1)
+			lv, err := v.convert(x[k], depth+1, true)
 			if err != nil {
 				return nil, err
 			}
@@ -193,6 +213,9 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 	case map[string]string:
 		if depth >= events.MaxDepth {
 			return nil, fmt.Errorf("nested deeper than %d levels", events.MaxDepth)
+		}
+		if !build {
+			return nil, nil
 		}
 		t := v.L.CreateTable(0, len(x))
 		t.Metatable = v.objectMT
@@ -212,10 +235,18 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 		if len(x) >= MaxArrayIndex {
 			return nil, fmt.Errorf("array of %d elements is longer than %d", len(x), MaxArrayIndex-1)
 		}
+		if !build {
+			for _, e := range x {
+				if _, err := v.convert(e, depth+1, false); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		}
 		t := v.L.CreateTable(len(x), 0)
 		t.Metatable = v.arrayMT
 		for i, e := range x {
-			lv, err := v.toLua(e, depth+1)
+			lv, err := v.convert(e, depth+1, true)
 			if err != nil {
 				return nil, err
 			}
@@ -227,6 +258,9 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 		if len(x) >= MaxArrayIndex {
 			return nil, fmt.Errorf("array of %d elements is longer than %d", len(x), MaxArrayIndex-1)
 		}
+		if !build {
+			return nil, nil
+		}
 		t := v.L.CreateTable(len(x), 0)
 		t.Metatable = v.arrayMT
 		for i, e := range x {
@@ -235,6 +269,26 @@ func (v *vm) toLua(x any, depth int) (lua.LValue, error) {
 		return t, nil
 	}
 	return nil, fmt.Errorf("cannot convert a Go %T to Lua", x)
+}
+
+// firstError returns the error toLua reports for x, whose check failed with
+// err: that of the first entry in key order (toLua's), so that the message
+// does not depend on map iteration order.
+func (v *vm) firstError(x map[string]any, depth int, err error) error {
+	if err == errStopped {
+		return err
+	}
+	keys := make([]string, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, err := v.convert(x[k], depth+1, false); err != nil {
+			return err
+		}
+	}
+	return err
 }
 
 // Number fidelity.
@@ -372,6 +426,9 @@ func numberValue(f float64) (any, error) {
 func (v *vm) tableValue(t *lua.LTable, depth int, b *budget) (any, error) {
 	if info, ok := v.ro[t]; ok {
 		t = info.target
+	}
+	if err := v.materializeAll(t); err != nil {
+		return nil, err
 	}
 	const (
 		auto = iota
@@ -532,8 +589,15 @@ var inputFields = [inFieldCount]string{"event", "sessionId", "cwd", "timestamp",
 // slice.
 func InputFields() []string { return append([]string(nil), inputFields[:]...) }
 
+// lazyFields are the input fields whose values are tables: their tables are
+// built when a handler first reads them, not before every call (most
+// handlers read one or two; BenchmarkLuaGuard, the peer harness's
+// hookengine-lua column).
+const lazyFields = 1<<inToolInput | 1<<inToolResult | 1<<inUsage | 1<<inRequest | 1<<inCaller | 1<<inCompaction | 1<<inTool
+
 // inputBuilder fills the VM's input table.
 type inputBuilder struct {
+	v   *vm
 	t   *lua.LTable
 	set uint32
 }
@@ -549,6 +613,28 @@ func (b *inputBuilder) str(f int, s string) {
 	}
 }
 
+// maxBoxed bounds the length of a string inputBuilder.same keeps: the VM
+// keeps no payload between calls.
+const maxBoxed = 1 << 10
+
+// same sets a string field that a session repeats call after call
+// (sessionId, cwd, toolName), reusing the Lua value of the previous call
+// when the string is the same: boxing a string allocates
+// (BenchmarkLuaGuard).
+func (b *inputBuilder) same(f int, s string) {
+	if s == "" {
+		return
+	}
+	lv := b.v.boxed[f] // an LValue: kept boxed
+	if prev, ok := lv.(lua.LString); !ok || string(prev) != s {
+		lv = lua.LString(s)
+		if len(s) <= maxBoxed {
+			b.v.boxed[f] = lv
+		}
+	}
+	b.put(f, lv)
+}
+
 // inputTable converts a HookInput to the table a handler receives: the
 // contract's JSON field names, empty fields absent (nil), payloads as
 // marked tables.
@@ -560,6 +646,12 @@ func (b *inputBuilder) str(f int, s string) {
 // metatable. Nested tables are fresh on every call. So a call sees nothing
 // an earlier call put in its input, and a handler that keeps its input
 // sees nothing of later calls in it.
+//
+// The tables of the lazyFields are built when the handler first reads the
+// field (the input table's __index), lists it (pairs, next) or converts
+// the table (json.encode, json.object): until then they are pending. The
+// payloads are checked here all the same, so that an input that cannot be
+// converted fails the call before its handler runs, whatever it reads.
 func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 	if v.input == nil || v.inputDirty {
 		v.input = v.L.CreateTable(0, inFieldCount)
@@ -567,7 +659,7 @@ func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 		v.inputSet = 0
 		v.inputDirty = false
 	}
-	b := inputBuilder{t: v.input}
+	b := inputBuilder{v: v, t: v.input}
 	defer func() {
 		if err != nil {
 			v.inputDirty = true
@@ -578,11 +670,12 @@ func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 	} else {
 		b.put(inEvent, lua.LString(in.Event.String()))
 	}
-	b.str(inSessionID, in.SessionID)
-	b.str(inCwd, in.Cwd)
+	b.same(inSessionID, in.SessionID)
+	b.same(inCwd, in.Cwd)
 	b.str(inTimestamp, in.Timestamp)
 	b.str(inPrompt, in.Prompt)
-	b.str(inToolName, in.ToolName)
+	b.same(inToolName, in.ToolName)
+	var pending uint32
 	for _, p := range [...]struct {
 		f int
 		x any
@@ -590,11 +683,10 @@ func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 		if p.x == nil {
 			continue
 		}
-		lv, err := v.toLua(p.x, 0)
-		if err != nil {
+		if err := v.checkLua(p.x, 0); err != nil {
 			return nil, &events.FieldError{Field: inputFields[p.f], Msg: err.Error()}
 		}
-		b.put(p.f, lv)
+		pending |= 1 << p.f
 	}
 	if in.OK != nil {
 		b.put(inOK, lua.LBool(*in.OK))
@@ -605,25 +697,11 @@ func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 		b.put(inCost, lua.LNumber(*in.Cost))
 	}
 	if in.Caller != nil {
-		c := v.L.CreateTable(0, 2)
-		c.Metatable = v.objectMT
-		c.RawSetString("kind", lua.LString(in.Caller.Kind))
-		if in.Caller.AgentName != "" {
-			c.RawSetString("agentName", lua.LString(in.Caller.AgentName))
-		}
-		b.put(inCaller, c)
+		pending |= 1 << inCaller
 	}
 	b.str(inResponse, in.Response)
 	if in.Compaction != nil {
-		c := v.L.CreateTable(0, 2)
-		c.Metatable = v.objectMT
-		if in.Compaction.Trigger != "" {
-			c.RawSetString("trigger", lua.LString(in.Compaction.Trigger))
-		}
-		if in.Compaction.Tokens != 0 {
-			c.RawSetString("tokens", lua.LNumber(in.Compaction.Tokens))
-		}
-		b.put(inCompaction, c)
+		pending |= 1 << inCompaction
 	}
 	b.str(inSubagentName, in.SubagentName)
 	b.str(inSubagentResult, in.SubagentResult)
@@ -632,10 +710,197 @@ func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 	}
 	b.str(inToolCallID, in.ToolCallID)
 	if in.Tool != nil {
-		b.put(inTool, v.toolTable(in.Tool))
+		pending |= 1 << inTool
 	}
 	v.inputSet = b.set
+	v.callIn, v.pending = in, pending
 	return v.input, nil
+}
+
+// lazyField returns the index of the pending field named k, or -1.
+func (v *vm) lazyField(k lua.LValue) int {
+	s, ok := k.(lua.LString)
+	if !ok || v.pending == 0 {
+		return -1
+	}
+	for set := v.pending; set != 0; set &= set - 1 {
+		if f := bits.TrailingZeros32(set); inputFields[f] == string(s) {
+			return f
+		}
+	}
+	return -1
+}
+
+// materialize builds the table of the pending field f and sets it in the
+// input table. Only a stopped call (errStopped) makes it fail: inputTable
+// checked the payloads.
+func (v *vm) materialize(f int) (lua.LValue, error) {
+	v.pending &^= 1 << f
+	v.pl.work.inputTables.Add(1)
+	in := v.callIn
+	var lv lua.LValue
+	var err error
+	switch f {
+	case inToolInput:
+		lv, err = v.payloadTable(&v.reused[0], in.ToolInput)
+	case inToolResult:
+		lv, err = v.payloadTable(&v.reused[1], in.ToolResult)
+	case inUsage:
+		lv, err = v.payloadTable(&v.reused[2], in.Usage)
+	case inRequest:
+		lv, err = v.payloadTable(&v.reused[3], in.Request)
+	case inCaller:
+		c := v.L.CreateTable(0, 2)
+		c.Metatable = v.objectMT
+		c.RawSetString("kind", lua.LString(in.Caller.Kind))
+		if in.Caller.AgentName != "" {
+			c.RawSetString("agentName", lua.LString(in.Caller.AgentName))
+		}
+		lv = c
+	case inCompaction:
+		c := v.L.CreateTable(0, 2)
+		c.Metatable = v.objectMT
+		if in.Compaction.Trigger != "" {
+			c.RawSetString("trigger", lua.LString(in.Compaction.Trigger))
+		}
+		if in.Compaction.Tokens != 0 {
+			c.RawSetString("tokens", lua.LNumber(in.Compaction.Tokens))
+		}
+		lv = c
+	case inTool:
+		lv = v.toolTable(in.Tool)
+	}
+	if err != nil {
+		return nil, &events.FieldError{Field: inputFields[f], Msg: err.Error()}
+	}
+	v.input.RawSetString(inputFields[f], lv)
+	v.inputSet |= 1 << f
+	return lv, nil
+}
+
+// A reusedObject is the table of a payload field (toolInput, toolResult,
+// usage, request) kept from call to call on a VM when the payload is an
+// object: the next call whose payload has the same keys refills it rather
+// than building a table with its key index again (BenchmarkLuaGuard, the
+// peer harness's hookengine-lua column). releaseInput empties it after the
+// call; a table the call tampered with (a key it did not set, another
+// metatable) is dropped. So, as with the input table itself, a handler
+// that keeps the table finds it empty between calls, and keys come in the
+// same (sorted) order as in a fresh table.
+type reusedObject struct {
+	t    *lua.LTable
+	keys []string // the keys the table holds during a call, sorted
+	used bool     // filled for the current call
+}
+
+// maxReusedKeys bounds the keys of a reused table.
+const maxReusedKeys = 32
+
+// payloadTable converts the payload x of an input field, refilling r's
+// table when x is an object with the keys of the last one.
+func (v *vm) payloadTable(r *reusedObject, x any) (lua.LValue, error) {
+	m, isObject := x.(map[string]any)
+	if !isObject || len(m) > maxReusedKeys {
+		return v.toLua(x, 0)
+	}
+	if r.t != nil && r.fits(m) && r.t.Metatable == v.objectMT {
+		if k, _ := r.t.Next(lua.LNil); k != lua.LNil {
+			// A handler that kept the table wrote into it since.
+			emptyTable(r.t)
+		} else {
+			for _, k := range r.keys {
+				e := m[k]
+				lv, err := v.toLua(e, 1)
+				if err != nil {
+					return nil, err
+				}
+				r.t.RawSetString(k, lv)
+				v.keepOrigin(r.t, m, e)
+			}
+			r.used = true
+			return r.t, nil
+		}
+	}
+	lv, err := v.toLua(m, 0)
+	if err != nil {
+		return nil, err
+	}
+	r.t, r.used = lv.(*lua.LTable), true
+	r.keys = r.keys[:0]
+	for k := range m {
+		r.keys = append(r.keys, k)
+	}
+	sort.Strings(r.keys)
+	return lv, nil
+}
+
+// fits reports whether m has exactly the keys of r's table.
+func (r *reusedObject) fits(m map[string]any) bool {
+	if len(m) != len(r.keys) {
+		return false
+	}
+	for _, k := range r.keys {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// release empties r's table after a call, or drops it when the call
+// tampered with it.
+func (r *reusedObject) release(v *vm) {
+	if !r.used {
+		return
+	}
+	r.used = false
+	for _, k := range r.keys {
+		r.t.RawSetString(k, lua.LNil)
+	}
+	if k, _ := r.t.Next(lua.LNil); k != lua.LNil || r.t.Metatable != v.objectMT {
+		emptyTable(r.t)
+		r.t, r.keys = nil, r.keys[:0]
+	}
+}
+
+// emptyTable removes every key of t.
+func emptyTable(t *lua.LTable) {
+	var keys []lua.LValue
+	t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+	for _, k := range keys {
+		t.RawSet(k, lua.LNil)
+	}
+}
+
+// materializeAll builds every pending field of the input table t (when t
+// is the current call's), before something lists or converts it.
+func (v *vm) materializeAll(t *lua.LTable) error {
+	if t != v.input {
+		return nil
+	}
+	for v.pending != 0 {
+		if _, err := v.materialize(bits.TrailingZeros32(v.pending)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// luaInputIndex is the __index of the input table: it builds a pending
+// field on its first read.
+func (v *vm) luaInputIndex(L *lua.LState) int {
+	t := L.CheckTable(1)
+	f := v.lazyField(L.Get(2))
+	if t != v.input || f < 0 {
+		L.Push(lua.LNil)
+		return 1
+	}
+	lv, err := v.materialize(f)
+	if err != nil {
+		L.RaiseError("%s", err.Error())
+	}
+	L.Push(lv)
+	return 1
 }
 
 // toolTable converts the engine's view of a tool call to the table
@@ -677,15 +942,15 @@ func (v *vm) releaseInput() {
 		t.RawSetString(inputFields[bits.TrailingZeros32(set)], lua.LNil)
 	}
 	v.inputSet = 0
+	v.callIn, v.pending = nil, 0
+	for i := range v.reused {
+		v.reused[i].release(v)
+	}
 	// Without allocating: Next skips the keys whose value is nil.
 	if k, _ := t.Next(lua.LNil); k == lua.LNil && !v.inputDirty && t.Metatable == v.inputMT {
 		return
 	}
-	var keys []lua.LValue
-	t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
-	for _, k := range keys {
-		t.RawSet(k, lua.LNil)
-	}
+	emptyTable(t)
 	v.input = nil
 }
 
@@ -693,10 +958,14 @@ func (v *vm) releaseInput() {
 // add keys, and the table is replaced before the next call.
 func (v *vm) luaInputNewIndex(L *lua.LState) int {
 	t := L.CheckTable(1)
-	t.RawSet(L.CheckAny(2), L.Get(3))
+	k := L.CheckAny(2)
 	if t == v.input {
+		if f := v.lazyField(k); f >= 0 {
+			v.pending &^= 1 << f // the handler's value replaces the field
+		}
 		v.inputDirty = true
 	}
+	t.RawSet(k, L.Get(3))
 	return 0
 }
 

@@ -51,10 +51,15 @@
 // or arrays (getmetatable returns "json.object" or "json.array"), and JSON
 // null is the sentinel json.null (a userdata, so it is truthy). A handler
 // may read, change and return parts of its input: no other call sees what
-// it did (the input table is emptied after each call, and replaced when a
-// handler added a key to it or changed its metatable; nested tables are
-// fresh on every call). Do not keep the input table: it holds nothing
-// between calls.
+// it did (the input table, and the object table of a payload whose keys
+// are those of the VM's last call, are refilled from call to call, emptied
+// after each call, and replaced when a handler added a key to one or
+// changed its metatable; other tables are fresh on every call). The
+// tables of the input (its payloads, input.tool, caller, compaction) are
+// built when the handler first reads, lists (pairs, next) or converts
+// them, so a handler pays only for what it reads; the payloads are checked
+// before the handler runs all the same. Do not keep the input table or its
+// tables: they hold nothing between calls.
 //
 // The handler returns nil to proceed or an HookOutput table. Its fields are
 // read raw; unknown keys are ignored, as in JSON; json.null counts as

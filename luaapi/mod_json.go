@@ -153,6 +153,9 @@ func (v *vm) jsonMark(L *lua.LState, mt *lua.LTable) int {
 			L.ArgError(1, "the table already has a metatable")
 		}
 		if t == v.input {
+			if err := v.materializeAll(t); err != nil {
+				L.RaiseError("%s", err.Error())
+			}
 			v.inputDirty = true
 		}
 	default:

@@ -250,6 +250,7 @@ type workCounters struct {
 	listItems    atomic.Int64 // items put in result lists
 	sortCompares atomic.Int64 // comparisons of table.sort
 	retainWalks  atomic.Int64 // measurements of retained memory
+	inputTables  atomic.Int64 // input fields built as tables (see inputTable)
 }
 
 type source struct {

@@ -50,9 +50,10 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	v.arrayMT.RawSetString("__metatable", lua.LString("json.array"))
 	v.objectMT = L.CreateTable(0, 1)
 	v.objectMT.RawSetString("__metatable", lua.LString("json.object"))
-	v.inputMT = L.CreateTable(0, 2)
+	v.inputMT = L.CreateTable(0, 3)
 	v.inputMT.RawSetString("__metatable", lua.LString("json.object"))
 	v.inputMT.RawSetString("__newindex", L.NewFunction(v.luaInputNewIndex))
+	v.inputMT.RawSetString("__index", L.NewFunction(v.luaInputIndex))
 
 	base := L.CreateTable(0, 32)
 	for _, n := range baseNames {
@@ -210,6 +211,9 @@ func (v *vm) luaReadOnlyLen(L *lua.LState) int {
 
 func (v *vm) luaNext(L *lua.LState) int {
 	t := v.unwrap(L.CheckTable(1))
+	if err := v.materializeAll(t); err != nil {
+		L.RaiseError("%s", err.Error())
+	}
 	k, val := t.Next(L.Get(2))
 	if k == lua.LNil {
 		L.Push(lua.LNil)

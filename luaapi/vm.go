@@ -75,10 +75,14 @@ type vm struct {
 	objectMT     *lua.LTable
 	inputMT      *lua.LTable
 	input        *lua.LTable // reused input table, see inputTable
-	inputSet     uint32
+	inputSet     uint32      // the fields set in input (bits: the in* constants)
 	inputDirty   bool
-	origins      map[*lua.LTable]any    // see keepOrigin
-	ro           map[*lua.LTable]roInfo // read-only proxy -> its target
+	callIn       *events.Input            // the call's input, while it runs
+	pending      uint32                   // the lazyFields of callIn not built yet
+	boxed        [inFieldCount]lua.LValue // short strings of the last call, see inputBuilder.same
+	reused       [4]reusedObject          // payload tables, see reusedObject
+	origins      map[*lua.LTable]any      // see keepOrigin
+	ro           map[*lua.LTable]roInfo   // read-only proxy -> its target
 	roMT         *lua.LTable
 	roNewIndex   *lua.LFunction
 	roLen        *lua.LFunction

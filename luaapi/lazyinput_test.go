@@ -1,0 +1,124 @@
+package luaapi
+
+import (
+	"context"
+	"testing"
+
+	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/stretchr/testify/require"
+)
+
+// lazyInput is an input with every table-valued field set.
+func lazyInput() *events.Input {
+	ok := true
+	return &events.Input{
+		Event: events.BeforeTool, SessionID: "s", ToolName: "bash", OK: &ok,
+		ToolInput:  map[string]any{"command": "ls", "n": []any{1.5, "x"}},
+		ToolResult: map[string]any{"out": "y"},
+		Usage:      map[string]any{"tokens": 3.0},
+		Request:    []any{"m"},
+		Caller:     &events.Caller{Kind: "agent", AgentName: "a"},
+		Compaction: &events.Compaction{Trigger: "auto", Tokens: 9},
+		Tool:       &events.ToolView{Kind: "shell", Command: "ls", Paths: []string{"/p"}},
+	}
+}
+
+// TestInputTablesBuiltOnRead: the table-valued fields of the input are
+// built when a handler reads them, not before every call.
+func TestInputTablesBuiltOnRead(t *testing.T) {
+	for _, c := range []struct {
+		body  string
+		built int64
+		want  string
+	}{
+		{`return { reason = input.toolName }`, 0, "bash"},
+		{`return { reason = tostring(input.prompt) }`, 0, "nil"},
+		{`return { reason = input.toolInput.command .. input.toolInput.command }`, 1, "lsls"},
+		{`return { reason = input.tool.kind .. input.tool.paths[1] }`, 1, "shell/p"},
+		{`local n = 0 for k in pairs(input) do n = n + 1 end return { reason = tostring(n) }`, 7, "11"},
+		{`local k, n = next(input), 0 while k do n = n + 1; k = next(input, k) end return { reason = tostring(n) }`, 7, "11"},
+		{`return { reason = json.encode(input) }`, 7, `{"caller":{"agentName":"a","kind":"agent"},"compaction":{"tokens":9,"trigger":"auto"},"event":"BeforeTool","ok":true,"request":["m"],"sessionId":"s","tool":{"command":"ls","contents":[],"kind":"shell","paths":["/p"],"urls":[]},"toolInput":{"command":"ls","n":[1.5,"x"]},"toolName":"bash","toolResult":{"out":"y"},"usage":{"tokens":3}}`},
+		{`json.object(input) return { reason = input.caller.kind }`, 7, "agent"},
+		// The handler's own value replaces a field it did not read.
+		{`input.tool = "mine" return { reason = input.tool }`, 0, "mine"},
+		{`input.toolInput = nil return { reason = tostring(input.toolInput) }`, 0, "nil"},
+	} {
+		p := handlerPool(t, c.body)
+		for round := range 2 { // a fresh table, then the reused one
+			before := p.plan.work.inputTables.Load()
+			out, err := p.Call(context.Background(), 0, lazyInput())
+			require.NoError(t, err, c.body)
+			require.Equal(t, c.want, out.Reason, c.body)
+			require.Equal(t, c.built, p.plan.work.inputTables.Load()-before, "%s (round %d)", c.body, round)
+		}
+	}
+}
+
+// TestLazyInputFieldsAreTheCallsOwn: a handler that keeps its input and
+// reads a field it never read before, in a later call, gets that call's
+// value; after a tampered call the next one gets its fields all the same.
+func TestLazyInputFieldsAreTheCallsOwn(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 1}, "a.lua", `
+local kept
+hook{ event = "BeforeTool", handler = function(i)
+  local seen = "none"
+  if kept then seen = tostring(kept.toolInput and kept.toolInput.command) end
+  kept = i
+  return { reason = seen .. " " .. i.toolInput.command }
+end }`, "b.lua", `hook{ event = "BeforeTool", handler = function(i) i.toolInput = "tampered" end }`)
+	out, err := p.Call(context.Background(), 0, bashInput("one"))
+	require.NoError(t, err)
+	require.Equal(t, "none one", out.Reason)
+	out, err = p.Call(context.Background(), 0, bashInput("two"))
+	require.NoError(t, err)
+	require.Equal(t, "two two", out.Reason, "the same table, refilled for this call")
+	_, err = p.Call(context.Background(), 1, bashInput("three"))
+	require.NoError(t, err)
+	out, err = p.Call(context.Background(), 0, bashInput("four"))
+	require.NoError(t, err)
+	require.Equal(t, "nil four", out.Reason, "the tampered table was emptied and replaced")
+}
+
+// TestReusedPayloadTables: the toolInput table a VM refills from call to
+// call holds only the current call's keys, in sorted order, whatever the
+// calls before it held or a handler did to a table it kept.
+func TestReusedPayloadTables(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 1}, "a.lua", `
+local kept
+hook{ event = "BeforeTool", handler = function(i)
+  local ti = i.toolInput
+  local keys = {}
+  for k, v in pairs(ti) do keys[#keys + 1] = k .. "=" .. tostring(v) end
+  local was = "none"
+  if kept then
+    local n = 0
+    for _ in pairs(kept) do n = n + 1 end
+    was = tostring(n) .. (kept == ti and " same" or " other")
+  end
+  kept = ti
+  return { reason = table.concat(keys, ",") .. " | " .. was }
+end }`, "b.lua", `
+local kept
+hook{ event = "BeforeTool", handler = function(i)
+  if type(i.toolInput) == "table" then kept = i.toolInput
+  elseif kept then kept.stale = "x" end -- writes into the table it kept, while it is not in use
+end }`, "c.lua", `hook{ event = "BeforeTool", handler = function(i) i.toolInput.extra = 1 end }`)
+	call := func(i int, x any) string {
+		out, err := p.Call(context.Background(), i, &events.Input{Event: events.BeforeTool, ToolName: "t", ToolInput: x})
+		require.NoError(t, err)
+		return out.Reason
+	}
+	require.Equal(t, "a=1,b=2 | none", call(0, map[string]any{"b": "2", "a": "1"}))
+	require.Equal(t, "a=3,b=4 | 2 same", call(0, map[string]any{"a": "3", "b": "4"}), "the same keys: the table is refilled")
+	require.Equal(t, "a=5,c=6 | 0 other", call(0, map[string]any{"c": "6", "a": "5"}), "other keys: a fresh table; the kept one is empty")
+	require.Equal(t, "a=7,c=8 | 2 same", call(0, map[string]any{"a": "7", "c": "8"}))
+	// A handler added a key: the table is emptied and not reused.
+	call(2, map[string]any{"a": "9", "c": "10"})
+	require.Equal(t, "a=11,c=12 | 0 other", call(0, map[string]any{"a": "11", "c": "12"}))
+	// b keeps the table, then writes into it while it is not in use: the
+	// next call gets a fresh one.
+	call(1, map[string]any{"a": "13", "c": "14"})
+	call(1, "not an object")
+	require.Equal(t, "a=15,c=16 | 0 other", call(0, map[string]any{"a": "15", "c": "16"}))
+	require.Equal(t, "a=17,c=18 | 2 same", call(0, map[string]any{"a": "17", "c": "18"}))
+}
