@@ -130,6 +130,14 @@ func (v *vm) convert(x any, depth int, build bool) (lua.LValue, error) {
 	if err := v.pollConvert(); err != nil {
 		return nil, err
 	}
+	if !build {
+		// Only the containers and json.Number can fail; boxing a scalar
+		// allocates.
+		switch x.(type) {
+		case nil, string, bool, float64, float32, int, int64, int32, int16, int8, uint, uint64, uint32, uint16, uint8:
+			return nil, nil
+		}
+	}
 	switch x := x.(type) {
 	case nil:
 		return v.null, nil
@@ -144,6 +152,9 @@ func (v *vm) convert(x any, depth int, build bool) (lua.LValue, error) {
 				return nil, fmt.Errorf("number %.40s is out of the range of a 64-bit float", string(x))
 			}
 			return nil, fmt.Errorf("%.40q is not a number", string(x))
+		}
+		if !build {
+			return nil, nil
 		}
 		return lua.LNumber(f), nil
 	case float64:
@@ -1032,20 +1043,31 @@ func (v *vm) readOutput(lv lua.LValue) (events.Output, error) {
 	if o.ModelOverride, _, err = str("modelOverride"); err != nil {
 		return o, err
 	}
-	b := v.newBudget()
-	for _, p := range [...]struct {
-		k   string
-		dst *any
-	}{{"mutatedToolInput", &o.MutatedToolInput}, {"updatedToolOutput", &o.UpdatedToolOutput}, {"mutatedRequest", &o.MutatedRequest}} {
-		x := get(p.k)
+	// The payloads share one budget, made for the first. (No pointers
+	// into o: they would make it escape, an allocation per call.)
+	var b *budget
+	payload := func(k string) (any, error) {
+		x := get(k)
 		if x == lua.LNil {
-			continue
+			return nil, nil
+		}
+		if b == nil {
+			b = v.newBudget()
 		}
 		val, err := v.fromLua(x, 0, b)
 		if err != nil {
-			return o, &events.FieldError{Field: p.k, Msg: err.Error()}
+			return nil, &events.FieldError{Field: k, Msg: err.Error()}
 		}
-		*p.dst = val
+		return val, nil
+	}
+	if o.MutatedToolInput, err = payload("mutatedToolInput"); err != nil {
+		return o, err
+	}
+	if o.UpdatedToolOutput, err = payload("updatedToolOutput"); err != nil {
+		return o, err
+	}
+	if o.MutatedRequest, err = payload("mutatedRequest"); err != nil {
+		return o, err
 	}
 	if s, ok, err = str("mutatedText"); err != nil {
 		return o, err

@@ -381,24 +381,23 @@ func (p *Pool) Stats() Stats {
 // Close). An i out of range or a nil in returns an error that is not a
 // HookError.
 func (p *Pool) Call(ctx context.Context, i int, in *events.Input) (events.Output, error) {
-	return p.call(ctx, i, in, nil)
+	out, _, err := p.call(ctx, i, in, false)
+	return out, err
 }
 
 // CallLogs is Call that also returns what the handler logged (at most
 // [MaxLogEntries] entries), for the audit. Entries are returned on failure
 // too.
 func (p *Pool) CallLogs(ctx context.Context, i int, in *events.Input) (events.Output, []LogEntry, error) {
-	var logs []LogEntry
-	out, err := p.call(ctx, i, in, &logs)
-	return out, logs, err
+	return p.call(ctx, i, in, true)
 }
 
-func (p *Pool) call(ctx context.Context, i int, in *events.Input, logs *[]LogEntry) (out events.Output, err error) {
+func (p *Pool) call(ctx context.Context, i int, in *events.Input, withLogs bool) (out events.Output, logs []LogEntry, err error) {
 	if i < 0 || i >= len(p.plan.hooks) {
-		return out, fmt.Errorf("luaapi: no hook %d (the pool has %d)", i, len(p.plan.hooks))
+		return out, nil, fmt.Errorf("luaapi: no hook %d (the pool has %d)", i, len(p.plan.hooks))
 	}
 	if in == nil {
-		return out, errors.New("luaapi: nil input")
+		return out, nil, errors.New("luaapi: nil input")
 	}
 	h := &p.plan.hooks[i]
 	p.calls.Add(1)
@@ -408,19 +407,19 @@ func (p *Pool) call(ctx context.Context, i int, in *events.Input, logs *[]LogEnt
 		}
 	}()
 	if err := ctx.Err(); err != nil {
-		return out, h.fail(kindOfCtxErr(err), err.Error(), err)
+		return out, nil, h.fail(kindOfCtxErr(err), err.Error(), err)
 	}
 	v, waited, err := p.get(ctx, h.Timeout)
 	if err != nil {
 		if he, ok := err.(*HookError); ok {
 			he.Script, he.Line, he.Event = h.Script, h.Line, h.Event
-			return out, he
+			return out, nil, he
 		}
-		return out, h.fail(kindOfCtxErr(err), "waiting for a VM: "+err.Error(), err)
+		return out, nil, h.fail(kindOfCtxErr(err), "waiting for a VM: "+err.Error(), err)
 	}
-	out, healthy, err := v.call(ctx, i, h.Timeout-waited, in, logs)
+	out, logs, healthy, err := v.call(ctx, i, h.Timeout-waited, in, withLogs)
 	p.put(v, healthy)
-	return out, err
+	return out, logs, err
 }
 
 func (h *Hook) fail(kind FailureKind, msg string, err error) *HookError {

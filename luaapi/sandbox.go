@@ -9,7 +9,23 @@ import (
 )
 
 // baseNames are the base-library functions scripts keep as they are.
-var baseNames = []string{"assert", "error", "select", "tonumber", "tostring", "type", "getmetatable", "_VERSION"}
+var baseNames = []string{"assert", "error", "select", "tonumber", "tostring", "getmetatable", "_VERSION"}
+
+// typeNames are the results of type(), boxed once: gopher-lua's type()
+// boxes its result on every call, and guards call it on most values they
+// read (BenchmarkDefaultSetBeforeTool, BenchmarkLuaGuard).
+var typeNames = func() (out [lua.LTChannel + 1]lua.LValue) {
+	for t := range out {
+		out[t] = lua.LString(lua.LValueType(t).String())
+	}
+	return out
+}()
+
+// luaType is type(v).
+func luaType(L *lua.LState) int {
+	L.Push(typeNames[L.CheckAny(1).Type()])
+	return 1
+}
 
 // stringNames are the string functions scripts get (some replaced, see
 // sandbox).
@@ -59,6 +75,7 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	for _, n := range baseNames {
 		base.RawSetString(n, G.RawGetString(n))
 	}
+	base.RawSetString("type", L.NewFunction(luaType))
 	v.nextFn = L.NewFunction(v.luaNext)
 	v.ipairsAux = L.NewFunction(v.luaIpairsAux)
 	base.RawSetString("next", v.nextFn)

@@ -64,10 +64,11 @@ type vm struct {
 	loadErr   *ScriptError
 
 	// call state
-	curHook int
-	logs    *[]LogEntry
-	tainted bool // a pcall inside the handler caught a Go panic
-	tramp   *lua.LFunction
+	curHook  int
+	logs     []LogEntry // what the call logged, with keepLogs
+	keepLogs bool
+	tainted  bool // a pcall inside the handler caught a Go panic
+	tramp    *lua.LFunction
 
 	// sandbox objects
 	null         *lua.LUserData
@@ -625,14 +626,21 @@ func argTypes(L *lua.LState) string {
 	return strings.Join(parts, ", ")
 }
 
-// call runs hook i's handler. healthy reports whether the VM may be reused.
-func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.Input, logs *[]LogEntry) (out events.Output, healthy bool, err error) {
+// call runs hook i's handler; with withLogs it also returns what the
+// handler logged. healthy reports whether the VM may be reused.
+func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.Input, withLogs bool) (out events.Output, logs []LogEntry, healthy bool, err error) {
+	v.keepLogs, v.logs = withLogs, nil
+	out, healthy, err = v.run(ctx, i, timeout, in)
+	logs, v.logs, v.keepLogs = v.logs, nil, false
+	return out, logs, healthy, err
+}
+
+// run is call without the logs.
+func (v *vm) run(ctx context.Context, i int, timeout time.Duration, in *events.Input) (out events.Output, healthy bool, err error) {
 	h := &v.pl.hooks[i]
 	v.uses++
 	v.curHook = i
-	v.logs = logs
 	v.tainted = false
-	defer func() { v.logs = nil }()
 	L := v.L
 	// The input's conversion counts against the call's time too.
 	v.ctx.begin(v.pl.wd, ctx, timeout, uint64(max(v.pl.opts.MaxCallAlloc, 0)))
@@ -712,7 +720,7 @@ func (v *vm) log(level slog.Level, msg string, fields map[string]any, line int) 
 		}
 		lg.LogAttrs(context.Background(), level, msg, attrs...)
 	}
-	if v.logs != nil && len(*v.logs) < MaxLogEntries {
-		*v.logs = append(*v.logs, LogEntry{Level: level, Msg: msg, Fields: fields, Script: script, Line: line})
+	if v.keepLogs && len(v.logs) < MaxLogEntries {
+		v.logs = append(v.logs, LogEntry{Level: level, Msg: msg, Fields: fields, Script: script, Line: line})
 	}
 }
