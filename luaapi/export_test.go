@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"hash/crc32"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,3 +53,5 @@ func (p *Pool) waitWarm() {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+func crc32Of(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
