@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/engine/internal/config"
+	"github.com/monad-hooks/monad-hooks/engine/internal/precompiled"
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
@@ -145,7 +146,20 @@ type luaScript struct {
 	params map[string]any
 	pos    config.Pos // where it was configured
 	// rules are the rule files the script evaluates, if any.
-	rules []*stdlib.RuleFile
+	rules  []*stdlib.RuleFile
+	stdlib bool // an embedded pack
+}
+
+// compileScript compiles sc, or decodes the embedded pack compiled at build
+// time: compiling the default set was most of the start of monad-hooks run
+// (BenchmarkCLIRun).
+func compileScript(sc luaScript) (*luaapi.Script, error) {
+	if sc.stdlib {
+		if s := precompiled.Script(sc.name, sc.src); s != nil {
+			return s, nil
+		}
+	}
+	return luaapi.Compile(sc.name, sc.src)
 }
 
 // loadLua reads and compiles the Lua atoms, builds one VM pool for all of
@@ -204,7 +218,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		if sc.rules != nil {
 			rulesOf[sc.name] = sc.rules
 		}
-		compiled, err := luaapi.Compile(sc.name, sc.src)
+		compiled, err := compileScript(sc)
 		if err != nil {
 			errs = append(errs, luaError(sc.pos, err))
 			if pack, ok := hostScripts[sc.name]; ok {
@@ -370,7 +384,7 @@ var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) 
 	}
 	libs[stdlib.RulesLibraryName] = stdlib.RulesLibrary(files)
 	for name, src := range libs {
-		s, err := luaapi.Compile(name, src)
+		s, err := compileScript(luaScript{name: name, src: src, stdlib: true})
 		if err != nil {
 			return nil, err
 		}
@@ -415,7 +429,7 @@ func (s *fileSource) stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 	if err != nil {
 		return luaScript{}, ConfigErrors{atomError(CodeBadAtom, a.pos, err)}
 	}
-	return luaScript{name: "stdlib/" + a.stdlib, shown: "stdlib:" + a.stdlib, src: src, params: a.with, pos: a.pos, rules: files}, nil
+	return luaScript{name: "stdlib/" + a.stdlib, shown: "stdlib:" + a.stdlib, src: src, params: a.with, pos: a.pos, rules: files, stdlib: true}, nil
 }
 
 // paramErrors turns the problems of a parameter check (*stdlib.ParamError,

@@ -1,0 +1,197 @@
+// Package precompiled holds the stdlib's packs and libraries compiled at
+// build time (go generate), so that a process decodes them instead of
+// compiling them: compiling the default set was most of the start of
+// `monad-hooks run` (BenchmarkCLIRun).
+//
+// stdlib.luac is written by `go generate ./engine/...` (gen.go) from the
+// embedded sources. A script is served only when its entry was compiled
+// from the very source the caller has (length and CRC-32) by the
+// gopher-lua version the program is built with (when the program carries
+// its module versions; test binaries do not): after a pack changes and
+// before the file is generated again, the engine compiles the pack as
+// before, and TestUpToDate fails.
+package precompiled
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"runtime/debug"
+	"sort"
+	"sync"
+
+	"github.com/monad-hooks/monad-hooks/luaapi"
+	"github.com/monad-hooks/monad-hooks/stdlib"
+)
+
+//go:generate go run gen.go
+
+//go:embed stdlib.luac
+var file string
+
+// fileMagic starts the file; its last byte is the version of the layout.
+const fileMagic = "MHPC\x01"
+
+// luaModule is the module whose version the file records.
+const luaModule = "github.com/yuin/gopher-lua"
+
+// An entry is one compiled script of the file.
+type entry struct {
+	srcLen int
+	srcSum uint32
+	data   string // luaapi's encoding
+}
+
+type index struct {
+	luaVersion string
+	entries    map[string]entry
+}
+
+// parsed is the file's index, read once.
+var parsed = sync.OnceValues(func() (*index, error) { return parse(file) })
+
+// Script returns the compiled script called name when the file has it for
+// exactly src, decoded; nil otherwise (the caller compiles src). The
+// returned Script is the caller's (each call decodes anew). It is safe for
+// concurrent use.
+func Script(name string, src []byte) *luaapi.Script {
+	idx, err := parsed()
+	if err != nil {
+		return nil
+	}
+	e, ok := idx.entries[name]
+	if !ok || e.srcLen != len(src) || crc32.ChecksumIEEE(src) != e.srcSum || !sameLua(idx.luaVersion) {
+		return nil
+	}
+	s, err := luaapi.DecodeScript(e.data)
+	if err != nil || s.Name() != name {
+		return nil
+	}
+	return s
+}
+
+// sameLua reports whether the program runs the gopher-lua version v, as
+// far as it knows its module versions.
+func sameLua(v string) bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return true
+	}
+	for _, m := range bi.Deps {
+		if m.Path == luaModule {
+			if m.Replace != nil {
+				return m.Replace.Version == v
+			}
+			return m.Version == v
+		}
+	}
+	return true // a test binary: its deps are not recorded
+}
+
+func parse(f string) (*index, error) {
+	if len(f) < len(fileMagic) || f[:len(fileMagic)] != fileMagic {
+		return nil, errors.New("precompiled: not a file of this layout")
+	}
+	r := reader{s: f, pos: len(fileMagic)}
+	idx := &index{luaVersion: r.str(), entries: map[string]entry{}}
+	for n := r.uint(); n > 0 && r.err == nil; n-- {
+		name := r.str()
+		e := entry{srcLen: int(r.uint()), srcSum: uint32(r.uint()), data: r.str()}
+		idx.entries[name] = e
+	}
+	if r.err == nil && r.pos != len(f) {
+		r.err = errors.New("precompiled: trailing bytes")
+	}
+	return idx, r.err
+}
+
+type reader struct {
+	s   string
+	pos int
+	err error
+}
+
+func (r *reader) uint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	x, n := binary.Uvarint([]byte(r.s[r.pos:min(len(r.s), r.pos+binary.MaxVarintLen64)]))
+	if n <= 0 {
+		r.err = errors.New("precompiled: malformed number")
+		return 0
+	}
+	r.pos += n
+	return x
+}
+
+func (r *reader) str() string {
+	n := r.uint()
+	if r.err == nil && uint64(len(r.s)-r.pos) < n {
+		r.err = errors.New("precompiled: malformed string")
+	}
+	if r.err != nil {
+		return ""
+	}
+	s := r.s[r.pos : r.pos+int(n)]
+	r.pos += int(n)
+	return s
+}
+
+// Sources returns the scripts the file is made of, by the name the engine
+// compiles them with: "stdlib/<pack>" for each pack, the require name for
+// each library.
+func Sources() (map[string][]byte, error) {
+	out := stdlib.Libraries()
+	for _, p := range stdlib.Packs() {
+		src, err := fs.ReadFile(stdlib.FS(), p.Script)
+		if err != nil {
+			return nil, err
+		}
+		out["stdlib/"+p.Name] = src
+	}
+	return out, nil
+}
+
+// Build compiles the sources and returns the file's content, recording
+// luaVersion as the gopher-lua version they were compiled with.
+func Build(luaVersion string) ([]byte, error) {
+	srcs, err := Sources()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(srcs))
+	for n := range srcs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	b.WriteString(fileMagic)
+	putStr(&b, luaVersion)
+	putUint(&b, uint64(len(names)))
+	for _, n := range names {
+		s, err := luaapi.Compile(n, srcs[n])
+		if err != nil {
+			return nil, fmt.Errorf("precompiled: %w", err)
+		}
+		data, err := s.MarshalBinary()
+		if err != nil {
+			return nil, fmt.Errorf("precompiled: %s: %w", n, err)
+		}
+		putStr(&b, n)
+		putUint(&b, uint64(len(srcs[n])))
+		putUint(&b, uint64(crc32.ChecksumIEEE(srcs[n])))
+		putStr(&b, string(data))
+	}
+	return b.Bytes(), nil
+}
+
+func putUint(b *bytes.Buffer, x uint64) { b.Write(binary.AppendUvarint(nil, x)) }
+
+func putStr(b *bytes.Buffer, s string) {
+	putUint(b, uint64(len(s)))
+	b.WriteString(s)
+}
