@@ -34,7 +34,8 @@ import (
 //   - (Result, nil): the dispatch ran; every decision, rewrite and hook
 //     failure is in the Result and its Audit.
 //   - (Result{}, err): nothing ran: err is [ErrClosed], or wraps
-//     [ErrInvalidInput]: in's event is missing or unknown, or, when a hook
+//     [ErrInvalidInput]: in's event is missing or unknown, or not one the
+//     engine serves ([WithEvents]), or, when a hook
 //     would run or the event touches session state, in fails
 //     [events.Input.Validate] (a dispatch that runs nothing checks only
 //     the event: no hook reads the rest).
@@ -50,6 +51,9 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 	}
 	if !in.Event.Valid() {
 		return Result{}, invalidInput(&events.FieldError{Field: "event", Msg: fmt.Sprintf("missing or unknown event %d", uint8(in.Event))})
+	}
+	if e.opts.someEvents && !e.opts.events[in.Event] {
+		return Result{}, invalidInput(&events.FieldError{Field: "event", Msg: fmt.Sprintf("the engine serves other events than %s (WithEvents)", in.Event)})
 	}
 	g := e.gen.Load()
 	if e.src != nil {
@@ -495,21 +499,23 @@ func truncate(s string, n int) string {
 }
 
 // fieldNameSets holds the JSON names of every set of Output fields, computed
-// once, so that a Record's Fields cost no allocation (BenchmarkDispatchOneGo,
+// once (on first use: not at every start of the CLI, BenchmarkCLIRun), so
+// that a Record's Fields cost no allocation (BenchmarkDispatchOneGo,
 // TestOneHookAllocations). It is never modified.
-var fieldNameSets = func() (t [1 << 8][]string) {
+var fieldNameSets = sync.OnceValue(func() *[1 << 8][]string {
+	var t [1 << 8][]string
 	for f := range t {
 		if names := events.Field(f).Names(); len(names) > 0 {
 			t[f] = names[:len(names):len(names)]
 		}
 	}
-	return t
-}()
+	return &t
+})
 
 // fieldNames returns the shared, read-only names of the fields in f.
 func fieldNames(f events.Field) []string {
-	if int(f) < len(fieldNameSets) {
-		return fieldNameSets[f]
+	if t := fieldNameSets(); int(f) < len(t) {
+		return t[f]
 	}
 	return f.Names()
 }

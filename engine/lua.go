@@ -88,6 +88,60 @@ func WithLuaPool(size int, defaultTimeout time.Duration) Option {
 	}
 }
 
+// WithLuaPoolOnDemand makes each plan generation's Lua pool build a VM
+// only when a call finds every VM busy (see luaapi.Options.OnDemand)
+// instead of building the pool's VMs in the background after the first:
+// for a process that dispatches once or a few times and exits (monad-hooks
+// run), which then builds one VM, and whose Close waits for no build.
+func WithLuaPoolOnDemand() Option {
+	return func(o *options) { o.luaOnDemand = true }
+}
+
+// WithEvents restricts the engine to dispatches of the given events, for a
+// host that knows them before it builds the engine (monad-hooks run knows
+// its one event): stdlib packs that register no hook at any of them (their
+// header's events, stdlib.PackInfo.Events) are not loaded, which spares
+// their load (the default set at BeforeTool loads deny-destructive and
+// protect-paths, not redact-secrets). Their parameters are validated all
+// the same. Every other hook (Go, command, Lua scripts of files and
+// folders) loads as without it. A dispatch of another event fails with an
+// error wrapping [ErrInvalidInput]: no event runs without its guards.
+// Given several times, the sets add up; without it the engine serves every
+// event.
+func WithEvents(evs ...events.Event) Option {
+	return func(o *options) {
+		o.someEvents = true
+		for _, ev := range evs {
+			if ev.Valid() {
+				o.events[ev] = true
+			}
+		}
+	}
+}
+
+// serves reports whether the engine dispatches ev (see WithEvents).
+func (o *options) serves(ev events.Event) bool {
+	return !o.someEvents || (ev.Valid() && o.events[ev])
+}
+
+// skipsPack reports whether the engine leaves out the stdlib pack name:
+// WithEvents excludes every event its header lists.
+func (o *options) skipsPack(name string) bool {
+	if !o.someEvents {
+		return false
+	}
+	info, ok := stdlib.Lookup(name)
+	if !ok {
+		return false
+	}
+	for _, e := range info.Events {
+		if ev, err := events.ParseEvent(e); err != nil || o.serves(ev) {
+			return false
+		}
+	}
+	return true
+}
+
 // WithLuaModule exposes a Go value to every Lua hook as require(name): a
 // host's memory recall, a project lookup, a clock. value is a function, a
 // map[string]any of functions and values, or any other value whose
@@ -196,6 +250,9 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			}
 			continue
 		}
+		if a.stdlib != "" && s.opts.skipsPack(a.stdlib) {
+			continue // validated by readAtom; no hook of it can fire here
+		}
 		if a.host {
 			for _, sc := range more {
 				hostScripts[sc.name] = a.stdlib
@@ -246,6 +303,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			Root:           s.f.Root,
 			Now:            s.opts.now,
 			Modules:        s.opts.luaModules,
+			OnDemand:       s.opts.luaOnDemand,
 		})
 		if err == nil {
 			break

@@ -29,8 +29,11 @@ type options struct {
 	degradedStart    bool
 	luaPoolSize      int
 	luaTimeout       time.Duration
-	tools            []tools.Spec    // WithTools
-	unguarded        events.Decision // WithUnguardedTools
+	luaOnDemand      bool               // WithLuaPoolOnDemand
+	events           [events.Count]bool // WithEvents: the events served
+	someEvents       bool               // WithEvents was given
+	tools            []tools.Spec       // WithTools
+	unguarded        events.Decision    // WithUnguardedTools
 	luaModules       map[string]any
 	startContext     bool // WithSessionContextAtStart
 }

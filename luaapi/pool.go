@@ -49,9 +49,18 @@ const (
 type Options struct {
 	// PoolSize is the number of VMs, hence of concurrent calls: NewPool
 	// builds them all (the first before it returns, the others in the
-	// background). Calls beyond it wait for a VM (bounded by their
-	// context and hook timeout). Default: 2*GOMAXPROCS, at least 4.
+	// background; see OnDemand). Calls beyond it wait for a VM (bounded
+	// by their context and hook timeout). Default: 2*GOMAXPROCS, at
+	// least 4.
 	PoolSize int
+	// OnDemand makes the pool build a VM only when a call finds every
+	// VM busy (the call waits for that build, within its timeout), up
+	// to PoolSize, and not replace a discarded VM ahead of the next
+	// call: for a process that makes one call or a few and exits
+	// (monad-hooks run), which then builds one VM where the default
+	// builds PoolSize, one after the other in the background, and Close
+	// waits for none of them (BenchmarkCLIRun).
+	OnDemand bool
 	// DefaultTimeout is the timeout of a hook that sets no timeoutMs.
 	// Default [DefaultTimeout]; at most [MaxTimeout].
 	DefaultTimeout time.Duration
@@ -342,7 +351,9 @@ func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
 	p.created.Add(1)
 	p.idle = append(p.idle, v)
 	p.avail <- struct{}{}
-	p.fill()
+	if !opts.OnDemand {
+		p.fill()
+	}
 	return p, nil
 }
 
@@ -489,8 +500,8 @@ func (p *Pool) temporary(ctx context.Context, timeout time.Duration) (*vm, time.
 	return v, waited, nil
 }
 
-// fill has the builder build VMs until PoolSize exist, unless the pool is
-// closed.
+// fill has the builder build VMs until PoolSize exist (with OnDemand, one
+// more than exist or are being built), unless the pool is closed.
 func (p *Pool) fill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -498,6 +509,9 @@ func (p *Pool) fill() {
 		return
 	}
 	n := p.plan.opts.PoolSize - p.live
+	if p.plan.opts.OnDemand {
+		n = 1
+	}
 	p.live += n
 	p.pending += n
 	if !p.building {
@@ -565,7 +579,9 @@ func (p *Pool) put(v *vm, healthy bool) {
 		}
 	}
 	p.discard(v)
-	p.fill()
+	if !p.plan.opts.OnDemand {
+		p.fill()
+	}
 }
 
 // push makes v idle; mu must be held. It never blocks: at most PoolSize

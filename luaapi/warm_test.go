@@ -57,3 +57,32 @@ func TestWaitingForABuildCounts(t *testing.T) {
 	_, err = p.Call(context.Background(), 0, bashInput("ls"))
 	require.NoError(t, err)
 }
+
+// TestPoolOnDemand: with OnDemand the pool builds one VM at load, one more
+// for a call that finds every VM busy, and none ahead of use; a discarded
+// VM is replaced by the next call that needs one.
+func TestPoolOnDemand(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 3, OnDemand: true, LoadTimeout: MaxTimeout}, "slow.lua", slowLoad)
+	p.waitWarm()
+	require.EqualValues(t, 1, p.Stats().Created)
+	a, _, err := p.get(context.Background(), MaxTimeout)
+	require.NoError(t, err)
+	b, _, err := p.get(context.Background(), MaxTimeout) // waits for a build
+	require.NoError(t, err)
+	require.NotSame(t, a, b)
+	p.put(a, true)
+	p.put(b, false) // discarded: not replaced ahead of use
+	p.waitWarm()
+	require.EqualValues(t, 2, p.Stats().Created)
+	c, _, err := p.get(context.Background(), MaxTimeout)
+	require.NoError(t, err)
+	require.Same(t, a, c)
+	d, _, err := p.get(context.Background(), MaxTimeout)
+	require.NoError(t, err)
+	p.put(c, true)
+	p.put(d, true)
+	p.waitWarm()
+	require.EqualValues(t, 3, p.Stats().Created)
+	_, err = p.Call(context.Background(), 0, bashInput("ls"))
+	require.NoError(t, err)
+}
