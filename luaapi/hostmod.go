@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -52,7 +53,9 @@ var (
 	typeError   = reflect.TypeOf((*error)(nil)).Elem()
 )
 
-var moduleName = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`)
+// moduleName is compiled on first use: package initialisation is part of
+// every start of the CLI (BenchmarkCLIRunNoStdlib).
+var moduleName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`) })
 
 // hostModule is a validated module: its value and the gopher-luar types
 // reachable from it.
@@ -75,7 +78,7 @@ func ValidateModule(name string, value any) error {
 
 func checkModule(name string, value any) (hostModule, error) {
 	m := hostModule{name: name, value: value}
-	if !moduleName.MatchString(name) {
+	if !moduleName().MatchString(name) {
 		return m, fmt.Errorf("module name %q: want lowercase letters, digits, '_', '.' or '-'", name)
 	}
 	if _, ok := moduleBuilders[name]; ok {

@@ -41,112 +41,120 @@ func o(names ...string) []Spec {
 
 func l(s ...string) []string { return s }
 
-var agentTools = map[string][]Spec{
-	// Claude Code: the hook payload's tool_name and tool_input.
-	"claude-code": append([]Spec{
-		t("Bash", shell, l("command"), nil, nil, nil),
-		t("Read", read, nil, l("file_path"), nil, nil),
-		t("Write", write, nil, l("file_path"), l("content"), nil),
-		t("Edit", edit, nil, l("file_path"), l("new_string"), nil),
-		t("MultiEdit", edit, nil, l("file_path", "edits[].file_path"), l("edits[].new_string"), nil),
-		t("NotebookEdit", edit, nil, l("notebook_path"), l("new_source"), nil),
-		t("Glob", read, nil, l("path"), nil, nil),
-		t("Grep", read, nil, l("path"), nil, nil),
-		t("LS", read, nil, l("path"), nil, nil),
-		t("WebFetch", fetch, nil, nil, nil, l("url")),
-	}, o("WebSearch", "Task", "Agent", "TodoWrite", "BashOutput", "KillShell", "KillBash", "ExitPlanMode", "SlashCommand", "Skill")...),
-	// Gemini CLI (packages/core/src/tools): older versions named the read
-	// path absolute_path and the search tool search_file_content.
-	"gemini-cli": append([]Spec{
-		t("run_shell_command", shell, l("command"), nil, nil, nil),
-		t("read_file", read, nil, l("file_path", "absolute_path", "path", "target_file"), nil, nil),
-		t("read_many_files", read, nil, l("include[]", "paths[]"), nil, nil),
-		t("write_file", write, nil, l("file_path", "path"), l("content"), nil),
-		t("replace", edit, nil, l("file_path"), l("new_string"), nil),
-		t("list_directory", read, nil, l("dir_path", "path"), nil, nil),
-		t("glob", read, nil, l("dir_path", "path"), nil, nil),
-		t("grep_search", read, nil, l("dir_path", "path", "target_directory"), nil, nil),
-		t("search_file_content", read, nil, l("dir_path", "path"), nil, nil),
-		t("web_fetch", fetch, nil, nil, nil, l("url", "prompt")),
-	}, o("google_web_search", "write_todos", "save_memory", "ask_user", "activate_skill", "get_internal_docs", "enter_plan_mode", "exit_plan_mode", "complete_task")...),
-	// Codex: the model's tools (shell takes an argv; write_stdin types into
-	// a running exec_command session) and its hook payloads, which name
-	// shell-like tools Bash and put an apply_patch body in command.
-	"codex": append([]Spec{
-		t("shell", shell, l("command"), nil, nil, nil),
-		t("local_shell", shell, l("command", "action.command"), nil, nil, nil),
-		t("exec_command", shell, l("cmd", "command"), nil, nil, nil),
-		t("write_stdin", shell, l("chars"), nil, nil, nil),
-		t("apply_patch", patch, nil, nil, l("input", "patch", "command", ""), nil),
-		t("view_image", read, nil, l("path"), nil, nil),
-		t("Bash", shell, l("command"), nil, nil, nil),
-	}, o("update_plan")...),
-	// Cursor: preToolUse names (Shell, Read, Write, Delete, ...) and the
-	// agent's model-facing tools.
-	"cursor": append([]Spec{
-		t("Shell", shell, l("command"), nil, nil, nil),
-		t("Read", read, nil, l("file_path"), nil, nil),
-		t("Write", write, nil, l("file_path"), l("content"), nil),
-		t("Delete", del, nil, l("file_path", "path"), nil, nil),
-		t("run_terminal_cmd", shell, l("command"), nil, nil, nil),
-		t("read_file", read, nil, l("target_file"), nil, nil),
-		t("edit_file", edit, nil, l("target_file"), l("code_edit"), nil),
-		t("search_replace", edit, nil, l("file_path"), l("new_string"), nil),
-		t("write", write, nil, l("file_path"), l("contents"), nil),
-		t("delete_file", del, nil, l("target_file"), nil, nil),
-		t("list_dir", read, nil, l("target_directory", "relative_workspace_path"), nil, nil),
-		t("grep_search", read, nil, l("target_directory"), nil, nil),
-		t("glob_file_search", read, nil, l("target_directory"), nil, nil),
-	}, o("file_search", "codebase_search", "web_search", "todo_write", "create_diagram", "fetch_pull_request")...),
-	// OpenCode (packages/opencode/src/tool).
-	"opencode": append([]Spec{
-		t("bash", shell, l("command"), nil, nil, nil),
-		t("read", read, nil, l("filePath"), nil, nil),
-		t("write", write, nil, l("filePath"), l("content"), nil),
-		t("edit", edit, nil, l("filePath"), l("newString"), nil),
-		t("multiedit", edit, nil, l("filePath", "edits[].filePath"), l("edits[].newString"), nil),
-		t("patch", patch, nil, nil, l("patchText"), nil),
-		t("apply_patch", patch, nil, nil, l("patchText"), nil),
-		t("glob", read, nil, l("path"), nil, nil),
-		t("grep", read, nil, l("path"), nil, nil),
-		t("list", read, nil, l("path"), nil, nil),
-		t("webfetch", fetch, nil, nil, nil, l("url")),
-	}, o("websearch", "codesearch", "todowrite", "todoread", "task", "skill", "lsp", "question")...),
-	// Crush (internal/agent/tools): download saves a URL to file_path.
-	"crush": append([]Spec{
-		t("bash", shell, l("command"), nil, nil, nil),
-		t("view", read, nil, l("file_path"), nil, nil),
-		t("write", write, nil, l("file_path"), l("content"), nil),
-		t("edit", edit, nil, l("file_path"), l("new_string"), nil),
-		t("multiedit", edit, nil, l("file_path"), l("edits[].new_string"), nil),
-		t("download", fetch, nil, l("file_path"), nil, l("url")),
-		t("fetch", fetch, nil, nil, nil, l("url")),
-		t("web_fetch", fetch, nil, nil, nil, l("url")),
-		t("agentic_fetch", fetch, nil, nil, nil, l("url")),
-		t("glob", read, nil, l("path"), nil, nil),
-		t("grep", read, nil, l("path"), nil, nil),
-		t("ls", read, nil, l("path"), nil, nil),
-		t("lsp_rename", edit, nil, l("path"), nil, nil),
-		t("lsp_replace_symbol", edit, nil, l("file_path"), l("replacement"), nil),
-	}, o("agent", "web_search", "sourcegraph", "job_output", "job_kill", "todos", "question", "crush_info", "crush_logs",
-		"lsp_diagnostics", "lsp_references", "lsp_definition", "lsp_symbols", "lsp_call_hierarchy", "lsp_restart",
-		"list_mcp_resources", "read_mcp_resource")...),
-	// The seed's own names (shell_exec, file_write) and the generic names
-	// the stdlib packs matched before the table existed; their locations
-	// are the kind's defaults.
-	"monad": {
-		{Name: "shell_exec", Kind: shell}, {Name: "shell", Kind: shell}, {Name: "bash", Kind: shell}, {Name: "terminal", Kind: shell},
-		{Name: "exec_command", Kind: shell}, {Name: "run_shell_command", Kind: shell},
-		{Name: "read_file", Kind: read}, {Name: "file_read", Kind: read}, {Name: "view_file", Kind: read},
-		{Name: "list_dir", Kind: read}, {Name: "list_directory", Kind: read}, {Name: "list_files", Kind: read},
-		{Name: "grep", Kind: read}, {Name: "glob", Kind: read}, {Name: "search", Kind: read},
-		{Name: "write_file", Kind: write}, {Name: "file_write", Kind: write}, {Name: "create_file", Kind: write},
-		{Name: "edit_file", Kind: edit}, {Name: "file_edit", Kind: edit},
-		{Name: "delete_file", Kind: del}, {Name: "file_delete", Kind: del},
-		{Name: "apply_patch", Kind: patch}, {Name: "ApplyPatch", Kind: patch}, {Name: "patch", Kind: patch},
-		{Name: "web_fetch", Kind: fetch}, {Name: "fetch", Kind: fetch}, {Name: "fetch_url", Kind: fetch},
-		{Name: "http_request", Kind: fetch}, {Name: "browser_navigate", Kind: fetch}, {Name: "navigate", Kind: fetch},
-	},
+// agentTools are the tool tables of the agents the project knows, built on
+// first use: package initialisation is part of every start of the CLI
+// (BenchmarkCLIRunNoStdlib).
+var agentTools = sync.OnceValue(agentTables)
+
+// agentTables returns agentTools' content.
+func agentTables() map[string][]Spec {
+	return map[string][]Spec{
+		// Claude Code: the hook payload's tool_name and tool_input.
+		"claude-code": append([]Spec{
+			t("Bash", shell, l("command"), nil, nil, nil),
+			t("Read", read, nil, l("file_path"), nil, nil),
+			t("Write", write, nil, l("file_path"), l("content"), nil),
+			t("Edit", edit, nil, l("file_path"), l("new_string"), nil),
+			t("MultiEdit", edit, nil, l("file_path", "edits[].file_path"), l("edits[].new_string"), nil),
+			t("NotebookEdit", edit, nil, l("notebook_path"), l("new_source"), nil),
+			t("Glob", read, nil, l("path"), nil, nil),
+			t("Grep", read, nil, l("path"), nil, nil),
+			t("LS", read, nil, l("path"), nil, nil),
+			t("WebFetch", fetch, nil, nil, nil, l("url")),
+		}, o("WebSearch", "Task", "Agent", "TodoWrite", "BashOutput", "KillShell", "KillBash", "ExitPlanMode", "SlashCommand", "Skill")...),
+		// Gemini CLI (packages/core/src/tools): older versions named the read
+		// path absolute_path and the search tool search_file_content.
+		"gemini-cli": append([]Spec{
+			t("run_shell_command", shell, l("command"), nil, nil, nil),
+			t("read_file", read, nil, l("file_path", "absolute_path", "path", "target_file"), nil, nil),
+			t("read_many_files", read, nil, l("include[]", "paths[]"), nil, nil),
+			t("write_file", write, nil, l("file_path", "path"), l("content"), nil),
+			t("replace", edit, nil, l("file_path"), l("new_string"), nil),
+			t("list_directory", read, nil, l("dir_path", "path"), nil, nil),
+			t("glob", read, nil, l("dir_path", "path"), nil, nil),
+			t("grep_search", read, nil, l("dir_path", "path", "target_directory"), nil, nil),
+			t("search_file_content", read, nil, l("dir_path", "path"), nil, nil),
+			t("web_fetch", fetch, nil, nil, nil, l("url", "prompt")),
+		}, o("google_web_search", "write_todos", "save_memory", "ask_user", "activate_skill", "get_internal_docs", "enter_plan_mode", "exit_plan_mode", "complete_task")...),
+		// Codex: the model's tools (shell takes an argv; write_stdin types into
+		// a running exec_command session) and its hook payloads, which name
+		// shell-like tools Bash and put an apply_patch body in command.
+		"codex": append([]Spec{
+			t("shell", shell, l("command"), nil, nil, nil),
+			t("local_shell", shell, l("command", "action.command"), nil, nil, nil),
+			t("exec_command", shell, l("cmd", "command"), nil, nil, nil),
+			t("write_stdin", shell, l("chars"), nil, nil, nil),
+			t("apply_patch", patch, nil, nil, l("input", "patch", "command", ""), nil),
+			t("view_image", read, nil, l("path"), nil, nil),
+			t("Bash", shell, l("command"), nil, nil, nil),
+		}, o("update_plan")...),
+		// Cursor: preToolUse names (Shell, Read, Write, Delete, ...) and the
+		// agent's model-facing tools.
+		"cursor": append([]Spec{
+			t("Shell", shell, l("command"), nil, nil, nil),
+			t("Read", read, nil, l("file_path"), nil, nil),
+			t("Write", write, nil, l("file_path"), l("content"), nil),
+			t("Delete", del, nil, l("file_path", "path"), nil, nil),
+			t("run_terminal_cmd", shell, l("command"), nil, nil, nil),
+			t("read_file", read, nil, l("target_file"), nil, nil),
+			t("edit_file", edit, nil, l("target_file"), l("code_edit"), nil),
+			t("search_replace", edit, nil, l("file_path"), l("new_string"), nil),
+			t("write", write, nil, l("file_path"), l("contents"), nil),
+			t("delete_file", del, nil, l("target_file"), nil, nil),
+			t("list_dir", read, nil, l("target_directory", "relative_workspace_path"), nil, nil),
+			t("grep_search", read, nil, l("target_directory"), nil, nil),
+			t("glob_file_search", read, nil, l("target_directory"), nil, nil),
+		}, o("file_search", "codebase_search", "web_search", "todo_write", "create_diagram", "fetch_pull_request")...),
+		// OpenCode (packages/opencode/src/tool).
+		"opencode": append([]Spec{
+			t("bash", shell, l("command"), nil, nil, nil),
+			t("read", read, nil, l("filePath"), nil, nil),
+			t("write", write, nil, l("filePath"), l("content"), nil),
+			t("edit", edit, nil, l("filePath"), l("newString"), nil),
+			t("multiedit", edit, nil, l("filePath", "edits[].filePath"), l("edits[].newString"), nil),
+			t("patch", patch, nil, nil, l("patchText"), nil),
+			t("apply_patch", patch, nil, nil, l("patchText"), nil),
+			t("glob", read, nil, l("path"), nil, nil),
+			t("grep", read, nil, l("path"), nil, nil),
+			t("list", read, nil, l("path"), nil, nil),
+			t("webfetch", fetch, nil, nil, nil, l("url")),
+		}, o("websearch", "codesearch", "todowrite", "todoread", "task", "skill", "lsp", "question")...),
+		// Crush (internal/agent/tools): download saves a URL to file_path.
+		"crush": append([]Spec{
+			t("bash", shell, l("command"), nil, nil, nil),
+			t("view", read, nil, l("file_path"), nil, nil),
+			t("write", write, nil, l("file_path"), l("content"), nil),
+			t("edit", edit, nil, l("file_path"), l("new_string"), nil),
+			t("multiedit", edit, nil, l("file_path"), l("edits[].new_string"), nil),
+			t("download", fetch, nil, l("file_path"), nil, l("url")),
+			t("fetch", fetch, nil, nil, nil, l("url")),
+			t("web_fetch", fetch, nil, nil, nil, l("url")),
+			t("agentic_fetch", fetch, nil, nil, nil, l("url")),
+			t("glob", read, nil, l("path"), nil, nil),
+			t("grep", read, nil, l("path"), nil, nil),
+			t("ls", read, nil, l("path"), nil, nil),
+			t("lsp_rename", edit, nil, l("path"), nil, nil),
+			t("lsp_replace_symbol", edit, nil, l("file_path"), l("replacement"), nil),
+		}, o("agent", "web_search", "sourcegraph", "job_output", "job_kill", "todos", "question", "crush_info", "crush_logs",
+			"lsp_diagnostics", "lsp_references", "lsp_definition", "lsp_symbols", "lsp_call_hierarchy", "lsp_restart",
+			"list_mcp_resources", "read_mcp_resource")...),
+		// The seed's own names (shell_exec, file_write) and the generic names
+		// the stdlib packs matched before the table existed; their locations
+		// are the kind's defaults.
+		"monad": {
+			{Name: "shell_exec", Kind: shell}, {Name: "shell", Kind: shell}, {Name: "bash", Kind: shell}, {Name: "terminal", Kind: shell},
+			{Name: "exec_command", Kind: shell}, {Name: "run_shell_command", Kind: shell},
+			{Name: "read_file", Kind: read}, {Name: "file_read", Kind: read}, {Name: "view_file", Kind: read},
+			{Name: "list_dir", Kind: read}, {Name: "list_directory", Kind: read}, {Name: "list_files", Kind: read},
+			{Name: "grep", Kind: read}, {Name: "glob", Kind: read}, {Name: "search", Kind: read},
+			{Name: "write_file", Kind: write}, {Name: "file_write", Kind: write}, {Name: "create_file", Kind: write},
+			{Name: "edit_file", Kind: edit}, {Name: "file_edit", Kind: edit},
+			{Name: "delete_file", Kind: del}, {Name: "file_delete", Kind: del},
+			{Name: "apply_patch", Kind: patch}, {Name: "ApplyPatch", Kind: patch}, {Name: "patch", Kind: patch},
+			{Name: "web_fetch", Kind: fetch}, {Name: "fetch", Kind: fetch}, {Name: "fetch_url", Kind: fetch},
+			{Name: "http_request", Kind: fetch}, {Name: "browser_navigate", Kind: fetch}, {Name: "navigate", Kind: fetch},
+		},
+	}
 }
 
 // builtin merges agentTools once: one spec per name, its locations the
@@ -154,13 +162,13 @@ var agentTools = map[string][]Spec{
 // defaults), its Agents sorted.
 var builtin = sync.OnceValue(func() []Spec {
 	byName := map[string]*Spec{}
-	agents := make([]string, 0, len(agentTools))
-	for a := range agentTools {
+	agents := make([]string, 0, len(agentTools()))
+	for a := range agentTools() {
 		agents = append(agents, a)
 	}
 	sort.Strings(agents)
 	for _, a := range agents {
-		for _, s := range agentTools[a] {
+		for _, s := range agentTools()[a] {
 			loc := s.Locations()
 			m := byName[s.Name]
 			if m == nil {
@@ -207,8 +215,8 @@ func Builtin() []Spec {
 // claude-code, codex, crush, cursor, gemini-cli, monad (the seed's names)
 // and opencode.
 func Agents() []string {
-	out := make([]string, 0, len(agentTools))
-	for a := range agentTools {
+	out := make([]string, 0, len(agentTools()))
+	for a := range agentTools() {
 		out = append(out, a)
 	}
 	sort.Strings(out)
@@ -219,7 +227,7 @@ func Agents() []string {
 // merged with other agents'), sorted by name, and false for an agent the
 // table does not have. Host adapters use it to know a host's tools.
 func AgentTools(agent string) ([]Spec, bool) {
-	specs, ok := agentTools[agent]
+	specs, ok := agentTools()[agent]
 	if !ok {
 		return nil, false
 	}
