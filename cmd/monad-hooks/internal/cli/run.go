@@ -146,7 +146,12 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 	// broken file must not switch the guards off. The engine starts with
 	// what loads and fails closed when a policy file is broken; the
 	// problems go to stderr and into the Result's configError.
-	o, code := c.open(ctx, inv, true, hostOptions(host, engine.WithDegradedStart())...)
+	if inv.env.oneShot != nil {
+		inv.env.oneShot()
+	}
+	// One dispatch of a known event: the engine loads what can fire at it
+	// and builds one Lua VM (BenchmarkCLIRun).
+	o, code := c.open(ctx, inv, true, hostOptions(host, engine.WithDegradedStart(), engine.WithEvents(in.Event), engine.WithLuaPoolOnDemand())...)
 	if code >= 0 {
 		if host.Name == "monad" {
 			return code
