@@ -11,11 +11,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -52,6 +55,37 @@ func BenchmarkCLIRunNoStdlib(b *testing.B) {
 	dir := b.TempDir()
 	for b.Loop() {
 		benchExec(b, dir, bin, "run", "BeforeTool", "--stdlib", "none")
+	}
+}
+
+// jsonEcho builds testdata/jsonecho once, with the go command and flags
+// that built the monad-hooks binary.
+var jsonEcho = sync.OnceValues(func() (string, error) {
+	out := filepath.Join(filepath.Dir(bin), "jsonecho")
+	args := []string{"build", "-o", out}
+	if os.Getenv("MONAD_HOOKS_E2E_RACE") == "1" {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command(goTool(), append(args, "./testdata/jsonecho")...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building jsonecho: %v: %s", err, b)
+	}
+	return out, nil
+})
+
+// BenchmarkCLIJSONEcho is a Go program that only decodes the same input
+// and encodes it to stdout (testdata/jsonecho), with the same stdin,
+// environment and capture: the floor of BenchmarkCLIRun and
+// BenchmarkCLIRunNoStdlib, a Go process that reads a HookInput and
+// answers.
+func BenchmarkCLIJSONEcho(b *testing.B) {
+	echo, err := jsonEcho()
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	for b.Loop() {
+		benchExec(b, dir, echo)
 	}
 }
 

@@ -55,17 +55,21 @@ func testMain(m *testing.M) int {
 		args = append(args, "-race")
 	}
 	args = append(args, "github.com/monad-hooks/monad-hooks/cmd/monad-hooks")
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		gotool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	cmd := exec.Command(gotool, args...)
+	cmd := exec.Command(goTool(), args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "building monad-hooks: %v\n", err)
 		return 1
 	}
 	return m.Run()
+}
+
+// goTool returns the go command of the toolchain running the tests.
+func goTool() string {
+	if gotool, err := exec.LookPath("go"); err == nil {
+		return gotool
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }
 
 // procEnv is the environment of the processes the tests start.
