@@ -82,14 +82,7 @@ func (e Exec) Run(ctx context.Context, c Command, stdin []byte) (Result, error) 
 	if err != nil {
 		return res, fmt.Errorf("%w: %w", ErrStart, err)
 	}
-	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", c.Line)
-	cmd.Dir = c.Dir
-	cmd.Env = c.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{}
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.inR, p.outW, p.errW
-	newProcessGroup(cmd)
+	cmd := shellCommand(runCtx, c, p)
 	grace := e.TermGrace
 	cmd.Cancel = func() error {
 		if grace > 0 && context.Cause(runCtx) != errStdoutTooLarge {
@@ -157,6 +150,22 @@ func (e Exec) Run(ctx context.Context, c Command, stdin []byte) (Result, error) 
 		return res, fmt.Errorf("shell: wait for command hook: %w", waitErr)
 	}
 	return res, nil
+}
+
+// shellCommand returns c.Line as /bin/sh -c c.Line in c.Dir with exactly
+// c.Env, in a process group of its own, on the child ends of p, stopped
+// by cmd.Cancel when ctx is done: how every command hook is started (Run,
+// Resident).
+func shellCommand(ctx context.Context, c Command, p *pipes) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", c.Line)
+	cmd.Dir = c.Dir
+	cmd.Env = c.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.inR, p.outW, p.errW
+	newProcessGroup(cmd)
+	return cmd
 }
 
 // stopError is the error for a hook stopped for cause.

@@ -134,6 +134,9 @@ var (
 	// ErrInvalidOutput: the hook exited 0 but its stdout is not a valid
 	// HookOutput (not JSON, not an object, or a field of the wrong type).
 	ErrInvalidOutput = errors.New("shell: invalid command hook output")
+	// ErrReported: a resident hook answered {"error": "..."} (see
+	// [InterpretReply]).
+	ErrReported = errors.New("shell: command hook reported an error")
 )
 
 // timeoutError is a hook timeout: it matches both ErrTimeout and
@@ -167,6 +170,7 @@ const (
 	ClassExit           Class = "exit"             // ErrExit
 	ClassSignal         Class = "signal"           // ErrSignal
 	ClassInvalidOutput  Class = "invalid_output"   // ErrInvalidOutput
+	ClassReported       Class = "reported"         // ErrReported
 	ClassOther          Class = "error"            // anything else
 )
 
@@ -191,6 +195,8 @@ func Classify(err error) Class {
 		return ClassSignal
 	case errors.Is(err, ErrInvalidOutput):
 		return ClassInvalidOutput
+	case errors.Is(err, ErrReported):
+		return ClassReported
 	}
 	return ClassOther
 }
