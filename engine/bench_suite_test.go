@@ -198,6 +198,45 @@ func BenchmarkCommandHook(b *testing.B) {
 	}
 }
 
+// residentHookEngine is commandHookEngine with the resident hook of
+// testdata/bench-resident.sh ("persistent": true).
+func residentHookEngine(tb testing.TB) *engine.Engine {
+	tb.Helper()
+	dir := tb.TempDir()
+	line, err := filepath.Abs("testdata/bench-resident.sh")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "agents.json")
+	doc, _ := json.Marshal(map[string]any{"hooks": map[string]any{"BeforeTool": []any{
+		map[string]any{"matcher": "^bash$", "hooks": []any{map[string]any{"command": line, "persistent": true}}}}}})
+	if err := os.WriteFile(cfg, doc, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	e, err := engine.New(context.Background(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir, Env: benchHookEnv}))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { e.Close() })
+	return e
+}
+
+// BenchmarkResidentHook is one BeforeTool dispatch to one resident command
+// hook (a shell loop answering {} per line), against BenchmarkCommandHook.
+func BenchmarkResidentHook(b *testing.B) {
+	e := residentHookEngine(b)
+	ctx := context.Background()
+	if _, err := e.Dispatch(ctx, toolInput); err != nil { // starts the process
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		res, err := e.Dispatch(ctx, toolInput)
+		if err != nil || res.Audit[0].Outcome != engine.OutcomeOK {
+			b.Fatal(res, err)
+		}
+	}
+}
+
 // BenchmarkBareExecHook execs the same /bin/sh -c line as
 // BenchmarkCommandHook, in the same directory and environment, with the
 // same stdin (the input as the engine encodes it) and its output captured:

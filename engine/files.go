@@ -71,6 +71,8 @@ type Files struct {
 	// CREDENTIAL, and more).
 	Env []string
 	// Runner runs command hooks; nil means the real one ([shell.Exec]).
+	// Persistent ("persistent": true) hooks run as shell.Resident
+	// processes, not through it.
 	Runner shell.Runner
 	// FS reads the files; nil means the operating system's.
 	FS FileSystem
@@ -144,6 +146,7 @@ type fileSource struct {
 	f         Files
 	opts      *options
 	lastCheck atomic.Int64 // unix nanoseconds of the last stat check that found no change
+	residents residentSet  // the processes of persistent command hooks
 }
 
 // stamp fingerprints one file or folder as it was when loaded.
@@ -459,41 +462,56 @@ func (s *fileSource) commandSpec(t Tier, ev events.Event, g config.Group, h conf
 	adapter, hev := hookAdapter(h.Input, ev)
 	badInput := h.Input != "" && adapter == nil // the parser checks it: never expected
 	cmd := shell.Command{Line: h.Command, Dir: s.f.Root, Env: env, Timeout: timeout}
-	runner := s.f.Runner
-	return hookSpec{
+	spec := hookSpec{
 		tier: t, kind: "command", id: h.Command, pos: h.Pos, source: h.Pos.String(), registeredBy: h.Pos.String(), event: ev,
 		matcher: g.Matcher, kinds: g.Kinds, onError: onError,
-		// The runner enforces the timeout and kills the process group; the
-		// engine adds no deadline of its own.
+		// The runner (or the resident) enforces the timeout and kills the
+		// process group; the engine adds no deadline of its own.
 		dedup:        h.Command + "\x00" + strconv.FormatInt(int64(timeout/time.Millisecond), 10) + "\x00" + onError.String() + "\x00" + h.Input,
 		shownTimeout: timeout,
-		validated:    true, // shell.Interpret and hosts.Interpret validate
-		run: func(ctx context.Context, c *call) (events.Output, []string, error) {
-			if badInput {
-				return events.Output{}, nil, fmt.Errorf("input %q names no agent event for %s", h.Input, ev)
-			}
-			if adapter != nil {
-				// A hook written for another agent: its payload in, its
-				// answer read its way.
-				stdin, err := adapter.Payload(hev, c.in)
-				if err != nil {
-					return events.Output{}, nil, fmt.Errorf("encode input for %s: %w", adapter.Name, err)
-				}
-				cmd := cmd
-				cmd.Env = append(slices.Clip(cmd.Env), adapter.Env(hev, c.in, cmd.Dir)...)
-				r, err := runner.Run(ctx, cmd, stdin)
-				out, err := adapter.Interpret(hev, c.in, r, err)
-				return out, nil, err
-			}
+		validated:    true, // shell.Interpret, shell.InterpretReply and hosts.Interpret validate
+	}
+	if h.Persistent && h.Input == "" { // the parser refuses both
+		var res *shell.Resident
+		res, spec.resident = s.residents.get(cmd)
+		spec.dedup += "\x00persistent"
+		spec.run = func(ctx context.Context, c *call) (events.Output, []string, error) {
 			stdin, err := c.inputJSON()
 			if err != nil {
 				return events.Output{}, nil, fmt.Errorf("encode input: %w", err)
 			}
-			r, err := runner.Run(ctx, cmd, stdin)
-			out, err := shell.Interpret(r, err)
+			out, err := shell.InterpretReply(res.Call(ctx, stdin))
 			return out, nil, err
-		},
+		}
+		return spec
 	}
+	runner := s.f.Runner
+	spec.run = func(ctx context.Context, c *call) (events.Output, []string, error) {
+		if badInput {
+			return events.Output{}, nil, fmt.Errorf("input %q names no agent event for %s", h.Input, ev)
+		}
+		if adapter != nil {
+			// A hook written for another agent: its payload in, its
+			// answer read its way.
+			stdin, err := adapter.Payload(hev, c.in)
+			if err != nil {
+				return events.Output{}, nil, fmt.Errorf("encode input for %s: %w", adapter.Name, err)
+			}
+			cmd := cmd
+			cmd.Env = append(slices.Clip(cmd.Env), adapter.Env(hev, c.in, cmd.Dir)...)
+			r, err := runner.Run(ctx, cmd, stdin)
+			out, err := adapter.Interpret(hev, c.in, r, err)
+			return out, nil, err
+		}
+		stdin, err := c.inputJSON()
+		if err != nil {
+			return events.Output{}, nil, fmt.Errorf("encode input: %w", err)
+		}
+		r, err := runner.Run(ctx, cmd, stdin)
+		out, err := shell.Interpret(r, err)
+		return out, nil, err
+	}
+	return spec
 }
 
 // hookAdapter resolves a command hook's input ("HOST" or "HOST:EVENT",

@@ -148,6 +148,9 @@ type hookSpec struct {
 	// shownTimeout is the timeout Plan reports when the hook enforces its
 	// own (command hooks, Lua hooks) rather than through timeout.
 	shownTimeout time.Duration
+	// resident is the key of the process of a persistent command hook in
+	// its file source's residentSet; "" for any other hook.
+	resident string
 	// validated is set when run already returns only outputs that pass
 	// events.Output.Validate (luaapi and shell.Interpret do), so the engine
 	// does not check them a second time (BenchmarkLuaGuard,

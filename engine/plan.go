@@ -146,6 +146,9 @@ type PlannedHook struct {
 	TimeoutMs int64 `json:"timeoutMs,omitempty"`
 	// OnError is "skip" or "deny".
 	OnError string `json:"onError"`
+	// Persistent is set for a command hook that runs as one resident
+	// process ("persistent": true).
+	Persistent bool `json:"persistent,omitempty"`
 	// DuplicateOf is set for a command hook whose command spec (command,
 	// timeout and onError) an earlier hook of the event already has: it
 	// names the first such hook ("tier source"). Identical specs run once
@@ -165,7 +168,7 @@ func planned(h *hook) PlannedHook {
 		t = h.shownTimeout
 	}
 	p := PlannedHook{Event: h.event, Tier: h.tier, Kind: h.kind, ID: h.id, Source: h.source, RegisteredBy: h.registeredBy,
-		Matcher: h.matcher, Kinds: h.kinds, TimeoutMs: t.Milliseconds(), OnError: h.onError.String()}
+		Matcher: h.matcher, Kinds: h.kinds, TimeoutMs: t.Milliseconds(), OnError: h.onError.String(), Persistent: h.resident != ""}
 	if h.dupOf != nil {
 		p.DuplicateOf = h.dupOf.tier.String() + " " + h.dupOf.source
 		p.Dropped = h.neverRuns

@@ -129,6 +129,7 @@ func (e *Engine) load(f *flight) {
 	e.luaMu.Lock()
 	e.luaPast.add(past)
 	e.luaMu.Unlock()
+	e.src.residents.keep(g)
 }
 
 // sync waits until the plan in force reflects the files as they are now, or
@@ -192,5 +193,8 @@ func (e *Engine) Close() error {
 	e.swapMu.Lock()
 	defer e.swapMu.Unlock()
 	e.gen.Load().res.release()
+	if e.src != nil {
+		e.src.residents.closeAll()
+	}
 	return nil
 }

@@ -276,6 +276,9 @@ func (r *Runner) options(c *Case, root string) ([]engine.Option, error) {
 			if h.OnError != "" {
 				entry["onError"] = h.OnError
 			}
+			if h.Persistent {
+				entry["persistent"] = true
+			}
 			group := map[string]any{"hooks": []any{entry}}
 			if h.Matcher != "" {
 				group["matcher"] = h.Matcher

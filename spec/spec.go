@@ -126,6 +126,8 @@ type HookDef struct {
 	Lua string `toml:"lua"`
 	// Command is a shell command hook line.
 	Command string `toml:"command"`
+	// Persistent runs Command as a resident hook ("persistent": true).
+	Persistent bool `toml:"persistent"`
 }
 
 // Step is one dispatch of a case.

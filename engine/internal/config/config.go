@@ -141,6 +141,9 @@ type Hook struct {
 	// that agent's payload and its answer is read the agent's way. "" is
 	// the seed's contract (HookInput in, HookOutput out).
 	Input string
+	// Persistent: the command runs as one long-lived process speaking
+	// JSON lines (a resident hook), not once per call.
+	Persistent bool
 	// Pos is the position of the entry in the file.
 	Pos Pos
 }

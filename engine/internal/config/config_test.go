@@ -91,6 +91,26 @@ func TestParseAgentsJSON(t *testing.T) {
 	}, f.Atoms)
 }
 
+// TestPersistent: "persistent" is read in both formats; null and absent
+// are false.
+func TestPersistent(t *testing.T) {
+	for _, c := range []struct {
+		path, doc string
+		want      []bool
+	}{
+		{"a.json", `{"hooks": {"BeforeTool": [{"hooks": [{"command": "a", "persistent": true}, {"command": "b", "persistent": false}, {"command": "c", "persistent": null}, {"command": "d"}]}]}}`, []bool{true, false, false, false}},
+		{"a.toml", "[[hooks.BeforeTool]]\nhooks = [{ command = \"a\", persistent = true }, { command = \"b\", persistent = false }, { command = \"d\" }]\n", []bool{true, false, false}},
+	} {
+		f, err := Parse(c.path, []byte(c.doc), TierUser)
+		noErr(t, err)
+		var got []bool
+		for _, h := range f.Hooks[events.BeforeTool][0].Hooks {
+			got = append(got, h.Persistent)
+		}
+		equal(t, c.want, got, c.path)
+	}
+}
+
 func TestJSONAndTOMLAgree(t *testing.T) {
 	for _, c := range []struct {
 		name string

@@ -38,8 +38,10 @@
 // applies to the tool-scoped events (events.Spec.Matcher); on another event
 // it is kept but draws a CodeMatcherIgnored warning. A hook entry holds
 // "command" (required, not blank), "timeoutMs" (optional integer, 1 to
-// [MaxTimeoutMs]) and "onError" (optional, "deny" or the explicit default
-// "skip"). An atoms entry is a path string, or a table with exactly one of
+// [MaxTimeoutMs]), "onError" (optional, "deny" or the explicit default
+// "skip") and "persistent" (optional boolean: the command runs as one
+// long-lived process speaking JSON lines, see the engine's "Resident
+// command hooks"). An atoms entry is a path string, or a table with exactly one of
 // "path" and "stdlib" plus an optional "with" table of parameters. Any other
 // key inside a group, hook entry or atoms entry is an error. Relative atom
 // paths resolve against the configuration file's directory.

@@ -122,6 +122,8 @@ func TestErrorCodes(t *testing.T) {
 
 		{"bad_on_error/value", "a.json", TierUser, `{"hooks": {"BeforeTool": [{"hooks": [{"command": "x", "onError": "ignore"}]}]}}`, []string{"1:66 bad_on_error hooks.BeforeTool[0].hooks[0].onError"}},
 		{"bad_on_error/type", "a.json", TierUser, `{"hooks": {"BeforeTool": [{"hooks": [{"command": "x", "onError": true}]}]}}`, []string{"1:66 bad_on_error hooks.BeforeTool[0].hooks[0].onError"}},
+		{"bad_persistent/string", "a.json", TierUser, `{"hooks": {"BeforeTool": [{"hooks": [{"command": "x", "persistent": "yes"}]}]}}`, []string{"1:69 wrong_type hooks.BeforeTool[0].hooks[0].persistent"}},
+		{"bad_persistent/toml-number", "a.toml", TierUser, "[[hooks.BeforeTool]]\nhooks = [{ command = \"x\", persistent = 1 }]\n", []string{"2:40 wrong_type hooks.BeforeTool[0].hooks[0].persistent"}},
 		{"bad_on_error/case", "a.toml", TierUser, "[[hooks.BeforeTool]]\n[[hooks.BeforeTool.hooks]]\ncommand = \"x\"\nonError = \"Deny\"\n", []string{"4:11 bad_on_error hooks.BeforeTool[0].hooks[0].onError"}},
 
 		{"bad_input/host", "a.json", TierUser, `{"hooks": {"BeforeTool": [{"hooks": [{"command": "x", "input": "claude"}]}]}}`, []string{"1:64 bad_input hooks.BeforeTool[0].hooks[0].input"}},
@@ -204,7 +206,7 @@ func TestEveryProblemReported(t *testing.T) {
 			equal(t, w, brief(es))
 			// The whole message of one, as a user sees it.
 			pos := strings.Fields(w[2])[0]
-			equal(t, path+":"+pos+`: unknown_key: unknown key "onErorr" in a hook entry: want "command", "timeoutMs", "onError" or "input" (did you mean "onError"?)`,
+			equal(t, path+":"+pos+`: unknown_key: unknown key "onErorr" in a hook entry: want "command", "timeoutMs", "onError", "input" or "persistent" (did you mean "onError"?)`,
 				es[2].Error())
 		})
 	}

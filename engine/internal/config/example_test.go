@@ -63,5 +63,5 @@ hooks = [{ command = "./b.sh", onErorr = "deny" }]
 	// agents.toml:2:11: bad_matcher: matcher "^(shell_exec" is not a valid RE2 regular expression: missing closing ): `^(shell_exec`
 	// agents.toml:3:44: bad_timeout: timeoutMs must be between 1 and 600000 (10 minutes), got -5
 	// agents.toml:5:9: unknown_event: unknown event "BeforeTol" (did you mean "BeforeTool"?); want one of SessionStart, BeforeTurn, BeforeModel, BeforeTool, ApprovalRequest, AfterTool, AfterModel, BeforeCompact, AfterCompact, BeforeSubagent, AfterSubagent, AfterTurn, SessionEnd
-	// agents.toml:6:32: unknown_key: unknown key "onErorr" in a hook entry: want "command", "timeoutMs", "onError" or "input" (did you mean "onError"?)
+	// agents.toml:6:32: unknown_key: unknown key "onErorr" in a hook entry: want "command", "timeoutMs", "onError", "input" or "persistent" (did you mean "onError"?)
 }

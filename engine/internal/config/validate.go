@@ -497,10 +497,26 @@ func (v *validator) hook(n *node, field string, ev events.Event) (Hook, bool) {
 			}
 		case "input":
 			h.Input = v.input(val, mf, ev)
+		case "persistent":
+			switch val.kind {
+			case kindNull:
+			case kindBool:
+				h.Persistent = val.b
+			default:
+				v.errAt(val, CodeWrongType, mf, "persistent must be true or false, got %s", v.kindName(val))
+			}
 		default:
-			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in a hook entry: want "command", "timeoutMs", "onError" or "input"%s`,
-				m.key, didYouMean(m.key, "command", "timeoutMs", "onError", "input"))
+			v.errKey(m, CodeUnknownKey, mf, `unknown key %q in a hook entry: want "command", "timeoutMs", "onError", "input" or "persistent"%s`,
+				m.key, didYouMean(m.key, "command", "timeoutMs", "onError", "input", "persistent"))
 		}
+	}
+	if h.Persistent && h.Input != "" {
+		for _, m := range n.mems {
+			if m.key == "input" {
+				v.errAt(m.val, CodeBadInput, fieldKey(field, "input"), `a persistent hook speaks HookInput and HookOutput lines: "input" (an agent's contract of one call per process) does not apply`)
+			}
+		}
+		h.Input = ""
 	}
 	if !hasCommand {
 		v.errAt(n, CodeMissingCommand, fieldKey(field, "command"), `hook entry has no "command"`)
