@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -85,4 +86,24 @@ func TestPoolOnDemand(t *testing.T) {
 	require.EqualValues(t, 3, p.Stats().Created)
 	_, err = p.Call(context.Background(), 0, bashInput("ls"))
 	require.NoError(t, err)
+}
+
+// TestLongCallNeedsTwoScans: a call counts as long (and makes its VM
+// measure what it retains) when the watchdog found it running at two
+// scans, a tick apart: one scan finds short calls too.
+func TestLongCallNeedsTwoScans(t *testing.T) {
+	w := newWatchdog(0)
+	w.running.Store(true) // no watchdog goroutine: the test scans itself
+	var c vmCtx
+	w.add(&c)
+	c.begin(w, context.Background(), time.Minute, 0)
+	require.False(t, c.ranLong())
+	w.scan(false)
+	require.False(t, c.ranLong(), "one scan: the call may have begun just before it")
+	w.scan(false)
+	require.True(t, c.ranLong(), "two scans: it ran a tick or more")
+	require.NoError(t, c.end())
+	c.begin(w, context.Background(), time.Minute, 0)
+	require.False(t, c.ranLong(), "a new call starts afresh")
+	require.NoError(t, c.end())
 }
