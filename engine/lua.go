@@ -435,12 +435,10 @@ func (s *fileSource) readAtom(v *fileVersion, a luaAtom) ([]luaScript, error) {
 // generation shares them. Only a build defect makes it fail.
 var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) {
 	out := map[string]*luaapi.Script{}
-	libs := stdlib.Libraries()
-	files, err := stdlibRules()
+	libs, err := stdlibLibrarySources()
 	if err != nil {
 		return nil, err
 	}
-	libs[stdlib.RulesLibraryName] = stdlib.RulesLibrary(files)
 	for name, src := range libs {
 		s, err := compileScript(luaScript{name: name, src: src, stdlib: true})
 		if err != nil {
@@ -450,6 +448,39 @@ var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) 
 	}
 	return out, nil
 })
+
+// stdlibLibrarySources returns the sources of the stdlib's libraries by
+// require name, the rules library rendered from the embedded rule files
+// included.
+func stdlibLibrarySources() (map[string][]byte, error) {
+	libs := stdlib.Libraries()
+	files, err := stdlibRules()
+	if err != nil {
+		return nil, err
+	}
+	libs[stdlib.RulesLibraryName] = stdlib.RulesLibrary(files)
+	return libs, nil
+}
+
+// precompiledSources returns every script the engine may load from the
+// stdlib, by the name it compiles it with: the packs ("stdlib/<name>") and
+// the libraries. They make engine/internal/precompiled's stdlib.luac.
+//
+//go:generate go test -run ^TestPrecompiledUpToDate$ -update-precompiled .
+func precompiledSources() (map[string][]byte, error) {
+	srcs, err := stdlibLibrarySources()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range stdlib.Packs() {
+		src, err := fs.ReadFile(stdlib.FS(), p.Script)
+		if err != nil {
+			return nil, err
+		}
+		srcs["stdlib/"+p.Name] = src
+	}
+	return srcs, nil
+}
 
 // stdlibScript resolves an embedded pack and validates its parameters
 // against the pack's declaration (one error per problem, at the position of

@@ -3,8 +3,10 @@
 // compiling them: compiling the default set was most of the start of
 // `monad-hooks run` (BenchmarkCLIRun).
 //
-// stdlib.luac is written by `go generate ./engine/...` (gen.go) from the
-// embedded sources. A script is served only when its entry was compiled
+// stdlib.luac is written by `go generate ./engine/...` (the engine's
+// TestPrecompiledUpToDate with -update-precompiled) from the scripts the
+// engine loads from the stdlib: its packs, its libraries and the rules
+// library it renders. A script is served only when its entry was compiled
 // from the very source the caller has (length and CRC-32) by the
 // gopher-lua version the program is built with (when the program carries
 // its module versions; test binaries do not): after a pack changes and
@@ -19,25 +21,24 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io/fs"
 	"runtime/debug"
 	"sort"
 	"sync"
 
 	"github.com/monad-hooks/monad-hooks/luaapi"
-	"github.com/monad-hooks/monad-hooks/stdlib"
 )
-
-//go:generate go run gen.go
 
 //go:embed stdlib.luac
 var file string
 
+// File returns the content of stdlib.luac.
+func File() string { return file }
+
 // fileMagic starts the file; its last byte is the version of the layout.
 const fileMagic = "MHPC\x01"
 
-// luaModule is the module whose version the file records.
-const luaModule = "github.com/yuin/gopher-lua"
+// LuaModule is the module whose version the file records.
+const LuaModule = "github.com/yuin/gopher-lua"
 
 // An entry is one compiled script of the file.
 type entry struct {
@@ -63,6 +64,11 @@ func Script(name string, src []byte) *luaapi.Script {
 	if err != nil {
 		return nil
 	}
+	return lookup(idx, name, src)
+}
+
+// lookup is Script in idx.
+func lookup(idx *index, name string, src []byte) *luaapi.Script {
 	e, ok := idx.entries[name]
 	if !ok || e.srcLen != len(src) || crc32.ChecksumIEEE(src) != e.srcSum || !sameLua(idx.luaVersion) {
 		return nil
@@ -82,7 +88,7 @@ func sameLua(v string) bool {
 		return true
 	}
 	for _, m := range bi.Deps {
-		if m.Path == luaModule {
+		if m.Path == LuaModule {
 			if m.Replace != nil {
 				return m.Replace.Version == v
 			}
@@ -141,28 +147,9 @@ func (r *reader) str() string {
 	return s
 }
 
-// Sources returns the scripts the file is made of, by the name the engine
-// compiles them with: "stdlib/<pack>" for each pack, the require name for
-// each library.
-func Sources() (map[string][]byte, error) {
-	out := stdlib.Libraries()
-	for _, p := range stdlib.Packs() {
-		src, err := fs.ReadFile(stdlib.FS(), p.Script)
-		if err != nil {
-			return nil, err
-		}
-		out["stdlib/"+p.Name] = src
-	}
-	return out, nil
-}
-
-// Build compiles the sources and returns the file's content, recording
+// Build compiles srcs (by name) and returns the file's content, recording
 // luaVersion as the gopher-lua version they were compiled with.
-func Build(luaVersion string) ([]byte, error) {
-	srcs, err := Sources()
-	if err != nil {
-		return nil, err
-	}
+func Build(luaVersion string, srcs map[string][]byte) ([]byte, error) {
 	names := make([]string, 0, len(srcs))
 	for n := range srcs {
 		names = append(names, n)

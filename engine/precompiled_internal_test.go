@@ -1,0 +1,36 @@
+package engine
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/monad-hooks/monad-hooks/engine/internal/precompiled"
+)
+
+var updatePrecompiled = flag.Bool("update-precompiled", false, "write engine/internal/precompiled/stdlib.luac (go generate ./engine/...)")
+
+// TestPrecompiledUpToDate: engine/internal/precompiled/stdlib.luac holds
+// every script the engine loads from the stdlib, compiled from its
+// current source by the gopher-lua version go.mod requires. With
+// -update-precompiled (go generate ./engine/...) it writes the file.
+func TestPrecompiledUpToDate(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", precompiled.LuaModule).Output()
+	require.NoError(t, err)
+	srcs, err := precompiledSources()
+	require.NoError(t, err)
+	want, err := precompiled.Build(strings.TrimSpace(string(out)), srcs)
+	require.NoError(t, err)
+	if *updatePrecompiled {
+		require.NoError(t, os.WriteFile("internal/precompiled/stdlib.luac", want, 0o644))
+		return
+	}
+	require.True(t, string(want) == precompiled.File(), "stdlib.luac is stale (a pack, a library, a rule file, luaapi's compiler or gopher-lua changed): run go generate ./engine/...")
+	for name, src := range srcs {
+		require.NotNil(t, precompiled.Script(name, src), "%s is not served", name)
+	}
+}
