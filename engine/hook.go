@@ -157,9 +157,11 @@ type hookSpec struct {
 	// BenchmarkCommandHook).
 	validated bool
 	// rules, for a Lua hook that evaluates rule files (ask-irreversible, a
-	// user's rule file), are those files: ExplainRules looks the rule a
-	// reason names up in them.
-	rules []*stdlib.RuleFile
+	// user's rule file), returns those files: ExplainRules looks the rule a
+	// reason names up in them. It is a function so that the stdlib's own
+	// are decoded only when something asks (BenchmarkCLIRun); nil for
+	// other hooks.
+	rules func() []*stdlib.RuleFile
 	// run runs the hook once; logs are what it logged, for the audit.
 	run func(ctx context.Context, c *call) (out events.Output, logs []string, err error)
 }

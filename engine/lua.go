@@ -199,8 +199,8 @@ type luaScript struct {
 	src    []byte
 	params map[string]any
 	pos    config.Pos // where it was configured
-	// rules are the rule files the script evaluates, if any.
-	rules  []*stdlib.RuleFile
+	// rules returns the rule files the script evaluates, if any.
+	rules  func() []*stdlib.RuleFile
 	stdlib bool // an embedded pack
 }
 
@@ -268,7 +268,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 	var srcs []luaapi.Source
 	registeredBy := make(map[string]string, len(scripts)) // script name -> where it was configured
 	shown := make(map[string]string, len(scripts))        // script name -> luaScript.shown
-	rulesOf := map[string][]*stdlib.RuleFile{}
+	rulesOf := map[string]func() []*stdlib.RuleFile{}
 	for _, sc := range scripts {
 		registeredBy[sc.name] = sc.pos.String()
 		shown[sc.name] = sc.shown
@@ -435,7 +435,13 @@ func (s *fileSource) readAtom(v *fileVersion, a luaAtom) ([]luaScript, error) {
 // generation shares them. Only a build defect makes it fail.
 var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) {
 	out := map[string]*luaapi.Script{}
-	libs, err := stdlibLibrarySources()
+	// The rules library is rendered from the embedded rule files, whose
+	// decoding is most of a start (BenchmarkCLIRun): its compiled form is
+	// checked against the files themselves.
+	if s := precompiled.Script(stdlib.RulesLibraryName, rulesLibraryKey()); s != nil {
+		out[stdlib.RulesLibraryName] = s
+	}
+	libs, err := stdlibLibrarySources(out[stdlib.RulesLibraryName] == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -450,36 +456,64 @@ var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) 
 })
 
 // stdlibLibrarySources returns the sources of the stdlib's libraries by
-// require name, the rules library rendered from the embedded rule files
-// included.
-func stdlibLibrarySources() (map[string][]byte, error) {
+// require name, with withRules the rules library rendered from the
+// embedded rule files.
+func stdlibLibrarySources(withRules bool) (map[string][]byte, error) {
 	libs := stdlib.Libraries()
-	files, err := stdlibRules()
-	if err != nil {
-		return nil, err
+	if withRules {
+		files, err := stdlibRules()
+		if err != nil {
+			return nil, err
+		}
+		libs[stdlib.RulesLibraryName] = stdlib.RulesLibrary(files)
 	}
-	libs[stdlib.RulesLibraryName] = stdlib.RulesLibrary(files)
 	return libs, nil
+}
+
+// rulesLibraryKey is what the rules library is made from: the embedded
+// rule files, by name and content (see precompiled.Build).
+func rulesLibraryKey() []byte {
+	src := stdlib.RuleSources()
+	entries, err := fs.ReadDir(src, ".")
+	if err != nil {
+		return nil
+	}
+	var key []byte
+	for _, e := range entries { // sorted by name
+		data, err := fs.ReadFile(src, e.Name())
+		if err != nil {
+			return nil
+		}
+		key = append(key, e.Name()...)
+		key = append(key, 0)
+		key = strconv.AppendInt(key, int64(len(data)), 10)
+		key = append(key, 0)
+		key = append(key, data...)
+	}
+	return key
 }
 
 // precompiledSources returns every script the engine may load from the
 // stdlib, by the name it compiles it with: the packs ("stdlib/<name>") and
-// the libraries. They make engine/internal/precompiled's stdlib.luac.
+// the libraries, and the keys of the scripts checked against what they are
+// made from (see precompiled.Build). They make
+// engine/internal/precompiled's stdlib.luac.
 //
 //go:generate go test -run ^TestPrecompiledUpToDate$ -update-precompiled .
-func precompiledSources() (map[string][]byte, error) {
-	srcs, err := stdlibLibrarySources()
+func precompiledSources() (srcs, keys map[string][]byte, err error) {
+	srcs, err = stdlibLibrarySources(true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	keys = map[string][]byte{stdlib.RulesLibraryName: rulesLibraryKey()}
 	for _, p := range stdlib.Packs() {
 		src, err := fs.ReadFile(stdlib.FS(), p.Script)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		srcs["stdlib/"+p.Name] = src
 	}
-	return srcs, nil
+	return srcs, keys, nil
 }
 
 // stdlibScript resolves an embedded pack and validates its parameters
@@ -490,11 +524,18 @@ func precompiledSources() (map[string][]byte, error) {
 // Files.Root): a pack that would run weakened is refused.
 func (s *fileSource) stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 	info, known := stdlib.Lookup(a.stdlib)
-	var files []*stdlib.RuleFile
+	var rules func() []*stdlib.RuleFile
 	err := stdlib.ValidateParams(a.stdlib, a.with)
 	if err == nil && known && info.Rules {
-		if files, err = stdlibRules(); err == nil {
-			err = stdlib.ValidateRuleParams(a.stdlib, files, a.with)
+		// The embedded rule files are decoded when parameters name
+		// their families or something asks for them, not at every start
+		// (BenchmarkCLIRun): without parameters there is nothing to check.
+		rules = stdlibRuleFiles
+		if len(a.with) > 0 {
+			var files []*stdlib.RuleFile
+			if files, err = stdlibRules(); err == nil {
+				err = stdlib.ValidateRuleParams(a.stdlib, files, a.with)
+			}
 		}
 	}
 	if err != nil {
@@ -518,7 +559,7 @@ func (s *fileSource) stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 	if err != nil {
 		return luaScript{}, ConfigErrors{atomError(CodeBadAtom, a.pos, err)}
 	}
-	return luaScript{name: "stdlib/" + a.stdlib, shown: "stdlib:" + a.stdlib, src: src, params: a.with, pos: a.pos, rules: files, stdlib: true}, nil
+	return luaScript{name: "stdlib/" + a.stdlib, shown: "stdlib:" + a.stdlib, src: src, params: a.with, pos: a.pos, rules: rules, stdlib: true}, nil
 }
 
 // paramErrors turns the problems of a parameter check (*stdlib.ParamError,

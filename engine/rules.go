@@ -90,6 +90,13 @@ var stdlibRules = sync.OnceValues(func() ([]*stdlib.RuleFile, error) {
 	return out, nil
 })
 
+// stdlibRuleFiles returns the embedded rule files (nil if they do not
+// decode: a broken build, reported where they are loaded).
+func stdlibRuleFiles() []*stdlib.RuleFile {
+	files, _ := stdlibRules()
+	return files
+}
+
 // StdlibRules returns the families of the stdlib pack ask-irreversible, one
 // per embedded rule file, in family order: decoded and checked once per
 // process. The files are shared: the caller must not modify them. It is
@@ -145,7 +152,7 @@ func (s *fileSource) readRuleFile(v *fileVersion, a luaAtom) ([]luaScript, error
 	if err := stdlib.ValidateRuleParams(f.Family, files, a.with); err != nil {
 		return nil, paramErrors(err, a.pos, a.withPos)
 	}
-	return []luaScript{{name: a.path, shown: shownPath(a.path, a.pos, s.f.Root), src: stdlib.RulesScript(f), params: a.with, pos: a.pos, rules: files}}, nil
+	return []luaScript{{name: a.path, shown: shownPath(a.path, a.pos, s.f.Root), src: stdlib.RulesScript(f), params: a.with, pos: a.pos, rules: func() []*stdlib.RuleFile { return files }}}, nil
 }
 
 // ruleID returns the rule id a reason names, or "": the stdlib's reasons
@@ -234,7 +241,7 @@ func (e *Engine) ExplainRules(ctx context.Context, in events.Input) []RuleMatch 
 		}
 		m := RuleMatch{Hook: h.id, Decision: res.Decision, Reason: res.Reason}
 		if id := ruleID(res.Reason); id != "" {
-			for _, f := range h.rules {
+			for _, f := range h.rules() {
 				for i := range f.Rules {
 					if f.Rules[i].ID == id {
 						r := f.Rules[i]

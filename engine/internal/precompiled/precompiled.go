@@ -56,7 +56,8 @@ type index struct {
 var parsed = sync.OnceValues(func() (*index, error) { return parse(file) })
 
 // Script returns the compiled script called name when the file has it for
-// exactly src, decoded; nil otherwise (the caller compiles src). The
+// exactly src (or key, see Build), decoded; nil otherwise (the caller
+// compiles src). The
 // returned Script is the caller's (each call decodes anew). It is safe for
 // concurrent use.
 func Script(name string, src []byte) *luaapi.Script {
@@ -148,8 +149,11 @@ func (r *reader) str() string {
 }
 
 // Build compiles srcs (by name) and returns the file's content, recording
-// luaVersion as the gopher-lua version they were compiled with.
-func Build(luaVersion string, srcs map[string][]byte) ([]byte, error) {
+// luaVersion as the gopher-lua version they were compiled with. An entry
+// is served for its source, or for keys[name] when keys has the name: what
+// the source is made from (the rules library, rendered from the rule
+// files, is checked against them, so that a start need not render it).
+func Build(luaVersion string, srcs, keys map[string][]byte) ([]byte, error) {
 	names := make([]string, 0, len(srcs))
 	for n := range srcs {
 		names = append(names, n)
@@ -168,9 +172,13 @@ func Build(luaVersion string, srcs map[string][]byte) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("precompiled: %s: %w", n, err)
 		}
+		key, ok := keys[n]
+		if !ok {
+			key = srcs[n]
+		}
 		putStr(&b, n)
-		putUint(&b, uint64(len(srcs[n])))
-		putUint(&b, uint64(crc32.ChecksumIEEE(srcs[n])))
+		putUint(&b, uint64(len(key)))
+		putUint(&b, uint64(crc32.ChecksumIEEE(key)))
 		putStr(&b, string(data))
 	}
 	return b.Bytes(), nil

@@ -15,13 +15,18 @@ func TestServesOnlyItsSource(t *testing.T) {
 		"a.lua": []byte(`hook{ event = "BeforeTool", handler = function(i) return { reason = "a" } end }`),
 		"lib.x": []byte(`return { n = 1.5, s = "x" }`),
 	}
-	data, err := Build("v0.0.0-test", srcs)
+	data, err := Build("v0.0.0-test", srcs, map[string][]byte{"lib.x": []byte("made from this")})
 	require.NoError(t, err)
 	idx, err := parse(string(data))
 	require.NoError(t, err)
 	require.Equal(t, "v0.0.0-test", idx.luaVersion)
 	for name, src := range srcs {
-		s := lookup(idx, name, src)
+		key := src
+		if name == "lib.x" {
+			require.Nil(t, lookup(idx, name, src), "an entry with a key is served for its key")
+			key = []byte("made from this")
+		}
+		s := lookup(idx, name, key)
 		require.NotNil(t, s, name)
 		c, err := luaapi.Compile(name, src)
 		require.NoError(t, err)
@@ -31,10 +36,10 @@ func TestServesOnlyItsSource(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, b, a, name)
 
-		changed := append([]byte(nil), src...)
+		changed := append([]byte(nil), key...)
 		changed[len(changed)/2] ^= 1
 		require.Nil(t, lookup(idx, name, changed), "%s: changed source", name)
-		require.Nil(t, lookup(idx, name, append(src, '\n')), "%s: longer source", name)
+		require.Nil(t, lookup(idx, name, append(key, '\n')), "%s: longer source", name)
 	}
 	require.Nil(t, lookup(idx, "no-such-script", nil))
 	_, err = parse(string(data[:len(data)-3]))
