@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -438,7 +439,10 @@ var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) 
 	// The rules library is rendered from the embedded rule files, whose
 	// decoding is most of a start (BenchmarkCLIRun): its compiled form is
 	// checked against the files themselves.
-	if s := precompiled.Script(stdlib.RulesLibraryName, rulesLibraryKey()); s != nil {
+	if n, sum, ok := rulesLibraryKeySum(); ok {
+		out[stdlib.RulesLibraryName] = precompiled.ScriptSum(stdlib.RulesLibraryName, n, sum)
+	}
+	if s := out[stdlib.RulesLibraryName]; s != nil {
 		out[stdlib.RulesLibraryName] = s
 	}
 	libs, err := stdlibLibrarySources(out[stdlib.RulesLibraryName] == nil)
@@ -471,26 +475,51 @@ func stdlibLibrarySources(withRules bool) (map[string][]byte, error) {
 }
 
 // rulesLibraryKey is what the rules library is made from: the embedded
-// rule files, by name and content (see precompiled.Build).
+// rule files in name order, each as its name, its length and its content
+// (see precompiled.Build).
 func rulesLibraryKey() []byte {
+	var key []byte
+	if !walkRuleFiles(func(name string, data []byte) { key = append(append(key, rulesKeyHead(name, len(data))...), data...) }) {
+		return nil
+	}
+	return key
+}
+
+// rulesLibraryKeySum returns the length and CRC-32 of rulesLibraryKey,
+// computed file by file.
+func rulesLibraryKeySum() (n int, sum uint32, ok bool) {
+	ok = walkRuleFiles(func(name string, data []byte) {
+		head := rulesKeyHead(name, len(data))
+		sum = crc32.Update(sum, crc32.IEEETable, head)
+		sum = crc32.Update(sum, crc32.IEEETable, data)
+		n += len(head) + len(data)
+	})
+	return n, sum, ok
+}
+
+// rulesKeyHead is what precedes a rule file's content in rulesLibraryKey.
+func rulesKeyHead(name string, size int) []byte {
+	head := append([]byte(name), 0)
+	head = strconv.AppendInt(head, int64(size), 10)
+	return append(head, 0)
+}
+
+// walkRuleFiles calls f for each embedded rule file, in name order; false
+// when one cannot be read (never, in a sound build).
+func walkRuleFiles(f func(name string, data []byte)) bool {
 	src := stdlib.RuleSources()
 	entries, err := fs.ReadDir(src, ".")
 	if err != nil {
-		return nil
+		return false
 	}
-	var key []byte
 	for _, e := range entries { // sorted by name
 		data, err := fs.ReadFile(src, e.Name())
 		if err != nil {
-			return nil
+			return false
 		}
-		key = append(key, e.Name()...)
-		key = append(key, 0)
-		key = strconv.AppendInt(key, int64(len(data)), 10)
-		key = append(key, 0)
-		key = append(key, data...)
+		f(e.Name(), data)
 	}
-	return key
+	return true
 }
 
 // precompiledSources returns every script the engine may load from the

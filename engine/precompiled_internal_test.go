@@ -2,6 +2,7 @@ package engine
 
 import (
 	"flag"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"strings"
@@ -36,4 +37,15 @@ func TestPrecompiledUpToDate(t *testing.T) {
 		}
 		require.NotNil(t, precompiled.Script(name, src), "%s is not served", name)
 	}
+}
+
+// TestRulesLibraryKeySum: the sum a start computes file by file is the
+// key's.
+func TestRulesLibraryKeySum(t *testing.T) {
+	key := rulesLibraryKey()
+	require.NotEmpty(t, key)
+	n, sum, ok := rulesLibraryKeySum()
+	require.True(t, ok)
+	require.Equal(t, len(key), n)
+	require.Equal(t, crc32.ChecksumIEEE(key), sum)
 }

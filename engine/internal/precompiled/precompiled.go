@@ -61,17 +61,27 @@ var parsed = sync.OnceValues(func() (*index, error) { return parse(file) })
 // returned Script is the caller's (each call decodes anew). It is safe for
 // concurrent use.
 func Script(name string, src []byte) *luaapi.Script {
+	return ScriptSum(name, len(src), crc32.ChecksumIEEE(src))
+}
+
+// ScriptSum is Script for a source (or key) of length n and IEEE CRC-32
+// sum, for a caller that computes them without holding it all at once.
+func ScriptSum(name string, n int, sum uint32) *luaapi.Script {
 	idx, err := parsed()
 	if err != nil {
 		return nil
 	}
-	return lookup(idx, name, src)
+	return lookupSum(idx, name, n, sum)
 }
 
 // lookup is Script in idx.
 func lookup(idx *index, name string, src []byte) *luaapi.Script {
+	return lookupSum(idx, name, len(src), crc32.ChecksumIEEE(src))
+}
+
+func lookupSum(idx *index, name string, n int, sum uint32) *luaapi.Script {
 	e, ok := idx.entries[name]
-	if !ok || e.srcLen != len(src) || crc32.ChecksumIEEE(src) != e.srcSum || !sameLua(idx.luaVersion) {
+	if !ok || e.srcLen != n || sum != e.srcSum || !sameLua(idx.luaVersion) {
 		return nil
 	}
 	s, err := luaapi.DecodeScript(e.data)
