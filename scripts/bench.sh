@@ -39,7 +39,7 @@ if ! MONAD_TIMING=1 go test -count=1 ./... >"$out/timing.txt" 2>&1; then
 fi
 
 # Build each test binary once; every round runs the same binaries.
-for pkg in engine events stdlib cmd/monad-hooks/internal/cli; do
+for pkg in engine events stdlib luaapi cmd/monad-hooks/internal/cli; do
   go test -c -o "$out/$(basename "$pkg").test" "./$pkg"
 done
 
@@ -70,10 +70,11 @@ for r in $(seq 1 "$rounds"); do
   bench events events.test 200ms '^BenchmarkDecodeInput$'
   bench stdlib stdlib.test 200ms "$g_setlib"
   bench stdlib stdlib.test 200ms '^BenchmarkRedactSecrets$'
-  bench engine engine.test 200x '^(BenchmarkCommandHook|BenchmarkBareExecHook)$'
+  bench engine engine.test 200x '^(BenchmarkCommandHook|BenchmarkBareExecHook|BenchmarkResidentHook)$'
   bench engine engine.test 5x '^BenchmarkNewDefaultSet$'
   bench engine engine.test 1x '^BenchmarkMemory$'
-  bench cmd/monad-hooks/internal/cli cli.test 20x '^(BenchmarkCLIRun|BenchmarkCLIRunNoStdlib|BenchmarkCLITrue)$'
+  bench luaapi luaapi.test 20x '^(BenchmarkDecodeScript|BenchmarkCompileScript)$'
+  bench cmd/monad-hooks/internal/cli cli.test 20x '^(BenchmarkCLIRun|BenchmarkCLIRunNoStdlib|BenchmarkCLIJSONEcho|BenchmarkCLITrue)$'
   bench cmd/monad-hooks/internal/cli cli.test 2000x '^(BenchmarkServeLines|BenchmarkPipeEcho|BenchmarkServeHTTP|BenchmarkServeHTTPHealthz)$'
 done
 
@@ -102,7 +103,7 @@ echo "load average at end: $(cat "$out/load-end.txt")"
 # proxy, never added to go.mod).
 : >"$out/benchstat.txt"
 benchstat=(go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da)
-for bin in engine.test events.test stdlib.test cli.test; do
+for bin in engine.test events.test stdlib.test luaapi.test cli.test; do
   name=${bin%.test}
   grep "^$bin " "$raw" | sed "s/^$bin //" >"$out/$name.txt"
   if ! (cd "$out" && timeout 300 "${benchstat[@]}" -filter '.unit:sec/op' "$name.txt") >>"$out/benchstat.txt" 2>"$out/benchstat.err"; then
