@@ -162,11 +162,17 @@ func benchHookLine(tb testing.TB) string {
 // commandHookEngine is an engine whose user configuration has one
 // BeforeTool command hook, resolved per call (a stat per dispatch).
 func commandHookEngine(tb testing.TB) *engine.Engine {
+	return hookEngine(tb, map[string]any{"command": benchHookLine(tb)})
+}
+
+// hookEngine is an engine whose user configuration has the one BeforeTool
+// hook entry for bash.
+func hookEngine(tb testing.TB, entry map[string]any) *engine.Engine {
 	tb.Helper()
 	dir := tb.TempDir()
 	cfg := filepath.Join(dir, "agents.json")
 	doc, _ := json.Marshal(map[string]any{"hooks": map[string]any{"BeforeTool": []any{
-		map[string]any{"matcher": "^bash$", "hooks": []any{map[string]any{"command": benchHookLine(tb)}}}}}})
+		map[string]any{"matcher": "^bash$", "hooks": []any{entry}}}}})
 	if err := os.WriteFile(cfg, doc, 0o644); err != nil {
 		tb.Fatal(err)
 	}
@@ -201,24 +207,11 @@ func BenchmarkCommandHook(b *testing.B) {
 // residentHookEngine is commandHookEngine with the resident hook of
 // testdata/bench-resident.sh ("persistent": true).
 func residentHookEngine(tb testing.TB) *engine.Engine {
-	tb.Helper()
-	dir := tb.TempDir()
 	line, err := filepath.Abs("testdata/bench-resident.sh")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg := filepath.Join(dir, "agents.json")
-	doc, _ := json.Marshal(map[string]any{"hooks": map[string]any{"BeforeTool": []any{
-		map[string]any{"matcher": "^bash$", "hooks": []any{map[string]any{"command": line, "persistent": true}}}}}})
-	if err := os.WriteFile(cfg, doc, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	e, err := engine.New(context.Background(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir, Env: benchHookEnv}))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { e.Close() })
-	return e
+	return hookEngine(tb, map[string]any{"command": line, "persistent": true})
 }
 
 // BenchmarkResidentHook is one BeforeTool dispatch to one resident command

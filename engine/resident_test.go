@@ -35,6 +35,19 @@ func writeResidentConfig(t *testing.T, path, hooks string) {
 	require.NoError(t, os.WriteFile(path, []byte(`{"hooks":{"BeforeTool":[{"hooks":[`+hooks+`]}]}}`), 0o644))
 }
 
+// residentEngine builds an engine in dir whose agents.json has the
+// BeforeTool hooks given (closed when the test ends), and returns it and
+// the file.
+func residentEngine(t *testing.T, dir, hooks string) (*engine.Engine, string) {
+	t.Helper()
+	cfg := filepath.Join(dir, "agents.json")
+	writeResidentConfig(t, cfg, hooks)
+	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir}))
+	require.NoError(t, err)
+	t.Cleanup(func() { eng.Close() })
+	return eng, cfg
+}
+
 func hookEntry(cmd string, extra string) string {
 	return fmt.Sprintf(`{"command":%s,"persistent":true%s}`, strconv.Quote(cmd), extra)
 }
@@ -79,10 +92,7 @@ func shellCall(cmd string) events.Input {
 func TestResidentHook(t *testing.T) {
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")
-	cfg := filepath.Join(dir, "agents.json")
-	writeResidentConfig(t, cfg, hookEntry(residentGuard(starts), `,"onError":"deny"`))
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir}))
-	require.NoError(t, err)
+	eng, _ := residentEngine(t, dir, hookEntry(residentGuard(starts), `,"onError":"deny"`))
 	require.Empty(t, startedPids(t, starts), "started on first use, not at load")
 	require.True(t, eng.Plan(t.Context())[0].Persistent)
 	for range 3 {
@@ -110,11 +120,7 @@ func TestResidentHook(t *testing.T) {
 func TestResidentHookTimeout(t *testing.T) {
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")
-	cfg := filepath.Join(dir, "agents.json")
-	writeResidentConfig(t, cfg, hookEntry(residentGuard(starts), `,"timeoutMs":300,"onError":"deny"`))
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir}))
-	require.NoError(t, err)
-	defer eng.Close()
+	eng, _ := residentEngine(t, dir, hookEntry(residentGuard(starts), `,"timeoutMs":300,"onError":"deny"`))
 	res, err := eng.Dispatch(t.Context(), shellCall("hang"))
 	require.NoError(t, err)
 	require.Equal(t, events.Deny, res.Decision)
@@ -134,12 +140,8 @@ func TestResidentHookTimeout(t *testing.T) {
 func TestResidentHookReload(t *testing.T) {
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")
-	cfg := filepath.Join(dir, "agents.json")
-	writeResidentConfig(t, cfg, hookEntry(residentGuard(starts), ""))
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir}))
-	require.NoError(t, err)
-	defer eng.Close()
-	_, err = eng.Dispatch(t.Context(), shellCall("ls"))
+	eng, cfg := residentEngine(t, dir, hookEntry(residentGuard(starts), ""))
+	_, err := eng.Dispatch(t.Context(), shellCall("ls"))
 	require.NoError(t, err)
 	pids := startedPids(t, starts)
 	require.Len(t, pids, 1)
@@ -188,11 +190,7 @@ func TestResidentReadmeExample(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "resident.sh")
 	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
-	cfg := filepath.Join(dir, "agents.json")
-	writeResidentConfig(t, cfg, hookEntry(path, ""))
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir}))
-	require.NoError(t, err)
-	defer eng.Close()
+	eng, _ := residentEngine(t, dir, hookEntry(path, ""))
 	res, err := eng.Dispatch(t.Context(), shellCall("rm -rf build"))
 	require.NoError(t, err)
 	require.Equal(t, events.Deny, res.Decision)
