@@ -32,7 +32,7 @@ nam = "y"
 	assert.Equal(t, `tests/mine.toml:6:3: unknown key "decison" in [case.want] (did you mean "decision"?)
 tests/mine.toml:7:14: unknown key "hok" in [case.want.audit] (did you mean "hook"?)
 tests/mine.toml:9:1: unknown key "nam" in [case] (did you mean "name"?)
-tests/mine.toml:13:3: unknown key "zzz" in [case.hook]; want one of tier, event, matcher, onError, timeoutMs, kind, go, args, lua, command`, err.Error())
+tests/mine.toml:13:3: unknown key "zzz" in [case.hook]; want one of tier, event, matcher, onError, timeoutMs, kind, go, args, lua, command, persistent`, err.Error())
 
 	_, err = spec.Decode("t.toml", []byte("[[case]]\nname = \"a\"\n\n[[case]]\nevent = \"BeforeTool\"\n"))
 	assert.EqualError(t, err, "t.toml:4:1: case #2 has no name")
