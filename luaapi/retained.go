@@ -22,9 +22,9 @@ import (
 //
 // The walk runs after the next call of every VM once the process's live
 // heap grew by MaxRetained since the last mark (the watchdog probes it
-// while calls run; see walkEpoch), after a call that lasted long enough for
-// the watchdog to see it (a tick, 1 ms: a call must run for a while to
-// allocate much; at most every longCallWalks calls), and after every
+// while calls run; see walkEpoch), after a call that lasted a full tick of
+// the watchdog (1 ms: a call must run for a while to allocate much; at most
+// every longCallWalks such calls), and after every
 // retainCheckEvery-th call of a VM. A VM over the bound is
 // discarded and the call reported as failed with ErrRetained (kind
 // FailMemory), so that onError: deny denies.

@@ -655,7 +655,7 @@ func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.
 	case ret != lua.LNil:
 		out, oerr = v.readOutput(ret)
 	}
-	longCall := v.ctx.seenByWatchdog()
+	longCall := v.ctx.lastedATick()
 	stopErr := v.ctx.end()
 	if panicked {
 		return events.Output{}, false, h.fail(FailPanic, "go panic: "+msg, perr)

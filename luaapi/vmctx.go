@@ -67,6 +67,7 @@ type vmCtx struct {
 	timeout    time.Duration
 	maxAlloc   uint64
 	seen       bool      // the watchdog initialised the fields below
+	long       bool      // a later scan saw the call still running (see lastedATick)
 	deadline   time.Time // watchdog's
 	allocStart uint64    // watchdog's
 }
@@ -85,16 +86,19 @@ func (c *vmCtx) begin(w *watchdog, parent context.Context, timeout time.Duration
 	c.timeout = timeout
 	c.maxAlloc = maxAlloc
 	c.seen = false
+	c.long = false
 	c.mu.Unlock()
 	w.ensureRunning()
 }
 
-// seenByWatchdog reports whether the watchdog saw the call running (it
-// lasted about a tick or more).
-func (c *vmCtx) seenByWatchdog() bool {
+// lastedATick reports whether two scans of the watchdog saw the call
+// running, so that it lasted a full tick or more. (One scan sees a call of
+// any length with a probability of its length over a tick: a 100 µs call
+// every tenth time.)
+func (c *vmCtx) lastedATick() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.seen
+	return c.long
 }
 
 // end finishes the call and returns why it was stopped, if it was.
@@ -306,7 +310,9 @@ func (w *watchdog) scan(probeAlloc bool) bool {
 			continue
 		}
 		any = true
-		if !c.seen {
+		if c.seen {
+			c.long = true
+		} else {
 			c.seen = true
 			c.deadline = now.Add(c.timeout)
 			if d, ok := c.parent.Deadline(); ok && d.Before(c.deadline) {
