@@ -234,6 +234,7 @@ type plan struct {
 	opts   Options
 	mods   []hostModule // Options.Modules, by name
 	recach *reCache
+	scans  scanCache // what the scan module compiled
 	wd     *watchdog
 
 	// work counts what host functions that poll the stop flag did:
@@ -250,6 +251,7 @@ type workCounters struct {
 	listItems    atomic.Int64 // items put in result lists
 	sortCompares atomic.Int64 // comparisons of table.sort
 	retainWalks  atomic.Int64 // measurements of retained memory
+	scanBytes    atomic.Int64 // bytes the scan module lowercased or searched
 }
 
 type source struct {
