@@ -191,7 +191,7 @@ func BenchmarkServeHTTPHealthz(b *testing.B) {
 	ctx := context.Background()
 	benchHTTP(b, func() (*http.Request, error) {
 		return http.NewRequestWithContext(ctx, http.MethodGet, base+"/healthz", nil)
-	}, "ok")
+	}, `{"status":"ok"`)
 }
 
 // BenchmarkPipeEcho writes the input line to cat and reads it back: the
