@@ -226,12 +226,18 @@ func (v *vm) scanKeywords(L *lua.LState) int {
 		}
 		return set, nil
 	})
+	return v.pushScanValue(L, "scan.keywords", x, err, 0)
+}
+
+// pushScanValue pushes what scan compiled as a userdata with the
+// metatable scanMTs[mt], or raises err naming fn.
+func (v *vm) pushScanValue(L *lua.LState, fn string, x any, err error, mt int) int {
 	if err != nil {
-		L.RaiseError("scan.keywords: %s", err.Error())
+		L.RaiseError("%s: %s", fn, err.Error())
 	}
 	ud := L.NewUserData()
 	ud.Value = x
-	ud.Metatable = v.scanMTs[0]
+	ud.Metatable = v.scanMTs[mt]
 	L.Push(ud)
 	return 1
 }
@@ -377,14 +383,7 @@ func (v *vm) scanRules(L *lua.LState) int {
 		v.ruleKey(&key, specs[i-1])
 	}
 	x, err := v.pl.scans.get(key.String(), func() (any, error) { return v.compileRules(L, specs) })
-	if err != nil {
-		L.RaiseError("scan.rules: %s", err.Error())
-	}
-	ud := L.NewUserData()
-	ud.Value = x
-	ud.Metatable = v.scanMTs[1]
-	L.Push(ud)
-	return 1
+	return v.pushScanValue(L, "scan.rules", x, err, 1)
 }
 
 // scanRuleFields are the fields of a rule table scan.rules reads; others

@@ -175,15 +175,22 @@ func zeroAllocs(bench string, limit float64) func(data, float64) bool {
 	}
 }
 
-// maxTime checks an absolute time: the median ns/op of bench at most ns
-// (issue 17 states the default set's target in microseconds).
-func maxTime(bench string, ns float64) func(data, float64) bool {
-	return func(d data, _ float64) bool { return d.med(bench, "ns/op") <= ns }
+// medianBound checks an absolute figure (issue 17 states some targets in
+// microseconds and MB/s): the median of bench's unit at most limit, or at
+// least limit when atLeast is set.
+func medianBound(bench, unit string, limit float64, atLeast bool) func(data, float64) bool {
+	return func(d data, _ float64) bool {
+		m := d.med(bench, unit)
+		return m <= limit && !atLeast || m >= limit && atLeast
+	}
 }
 
-// minRate checks a throughput: the median MB/s of bench at least mbs.
+func maxTime(bench string, ns float64) func(data, float64) bool {
+	return medianBound(bench, "ns/op", ns, false)
+}
+
 func minRate(bench string, mbs float64) func(data, float64) bool {
-	return func(d data, _ float64) bool { return d.med(bench, "MB/s") >= mbs }
+	return medianBound(bench, "MB/s", mbs, true)
 }
 
 type section struct {
