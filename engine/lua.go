@@ -163,7 +163,7 @@ func (o *options) skipsPack(name string) bool {
 // call per VM at a time): value must be safe for concurrent use.
 //
 // name is lowercase letters, digits, '_', '.' or '-', and not a built-in
-// module's (json, log, path, re, shell); WithLuaModule with the same name
+// module's (json, log, path, re, scan, shell); WithLuaModule with the same name
 // again replaces the value.
 func WithLuaModule(name string, value any) Option {
 	return func(o *options) {

@@ -87,8 +87,9 @@
 // ipairs, unpack, getmetatable, setmetatable (tables only), print (logs),
 // require, hook, params and _G (the script's own environment). Host modules
 // come from require: "re" (Go RE2), "json", "shell" (command lines, on
-// package syntax; mod_shell.go defines the shape of its tables), "path" and
-// "log", plus the embedder's own Go values ([Options.Modules], see
+// package syntax; mod_shell.go defines the shape of its tables), "path",
+// "log" and "scan" (keyword sets and redaction rules searched in one pass
+// of a keyword automaton, compiled once per pool; see mod_scan.go), plus the embedder's own Go values ([Options.Modules], see
 // hostmod.go: converted by gopher-luar, read-only, restricted to what their
 // types expose); so do the host's Lua libraries (see Libraries below);
 // require of any other name fails. [TypeDefinitions] documents the

@@ -163,7 +163,7 @@ hook{event='BeforeTool', handler=function() return { additionalContext = env.par
 		{"t.a", `library "t.a" requires itself (t.a -> t.b -> t.a)`},
 		{"t.err", "t.err:2: attempt to index a non-table object(nil)"},
 		{"t.hook", `hook{}: cannot be called while library "t.hook" loads`},
-		{"t.none", `module "t.none" not found (available: json, log, path, re, shell, t.a, t.b, t.env, t.err, t.global, t.hook, t.num, t.uses)`},
+		{"t.none", `module "t.none" not found (available: json, log, path, re, scan, shell, t.a, t.b, t.env, t.err, t.global, t.hook, t.num, t.uses)`},
 	} {
 		_, err := newLibPool(t, l, "s.lua", "\n"+`local m = require("`+c.name+`")`)
 		var se *ScriptError

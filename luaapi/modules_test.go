@@ -149,3 +149,40 @@ func TestShellCommandsOneArgument(t *testing.T) {
 	require.Contains(t, got, "shell.commands takes one argument")
 	require.Equal(t, "1", evalLua(t, Options{}, `return { additionalContext = show(#shell.commands("ls", nil)) }`))
 }
+
+// TestScanEntropyIsTheLuaLoop: scan.entropy returns the very float of the
+// Lua loop it replaced in redact-secrets (counts in a table, then pairs),
+// so that a value at the threshold is judged the same.
+func TestScanEntropyIsTheLuaLoop(t *testing.T) {
+	p := newTestPool(t, Options{}, "e.lua", `
+local scan = require("scan")
+local function entropy(s)
+  local n = string.len(s)
+  if n == 0 then
+    return 0
+  end
+  local counts = {}
+  for i = 1, n do
+    local c = string.byte(s, i)
+    counts[c] = (counts[c] or 0) + 1
+  end
+  local h = 0
+  for _, c in pairs(counts) do
+    local p = c / n
+    h = h - p * math.log(p) / math.log(2)
+  end
+  return h
+end
+hook{ event = "BeforeTool", handler = function(input)
+  for _, s in ipairs({ "", "a", "abcdefgh", "aabbccddeeffgghh", "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5z",
+      "\0\1\2\3\255\254", "x\0y\0z", string.rep("ab", 1000) .. "\0", "pässwörd" }) do
+    local want, got = entropy(s), scan.entropy(s)
+    if want ~= got then
+      return { decision = "deny", reason = string.format("%q: %.17g, want %.17g", s, got, want) }
+    end
+  end
+end }`)
+	out, err := p.Call(context.Background(), 0, bashInput("x"))
+	require.NoError(t, err)
+	require.Empty(t, out.Reason)
+}

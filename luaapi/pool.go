@@ -243,6 +243,7 @@ type plan struct {
 	opts   Options
 	mods   []hostModule // Options.Modules, by name
 	recach *reCache
+	scans  scanCache // what the scan module compiled
 	wd     *watchdog
 
 	// work counts what host functions that poll the stop flag did:
@@ -260,6 +261,7 @@ type workCounters struct {
 	sortCompares atomic.Int64 // comparisons of table.sort
 	retainWalks  atomic.Int64 // measurements of retained memory
 	inputTables  atomic.Int64 // input fields built as tables (see inputTable)
+	scanBytes    atomic.Int64 // bytes the scan module lowercased or searched
 }
 
 type source struct {

@@ -108,6 +108,8 @@ func TestHostFunctionsHonourTheDeadline(t *testing.T) {
 		{"table.sort", `table.sort(input.toolInput.list)`, "", func(p *Pool) *atomic.Int64 { return &p.plan.work.sortCompares }, 1 << 20 * 19},
 		{"shell.split", `shell.split(s)`, shellLine, func(p *Pool) *atomic.Int64 { return &p.plan.work.shellPolls }, fullPolls(true)},
 		{"shell.commands", `shell.commands(s)`, cmdLine, func(p *Pool) *atomic.Int64 { return &p.plan.work.shellPolls }, fullPolls(false)},
+		{"scan.keywords", `scan.keywords({ "ab", "cab" }):find(s)`, strings.Repeat("ac", 32<<20/2), func(p *Pool) *atomic.Int64 { return &p.plan.work.scanBytes }, 32 << 20},
+		{"scan.rules", `scan.rules({ { kw = { "ab" }, rx = "()(ab)" } }):candidates(s)`, strings.Repeat("ac", 32<<20/2), func(p *Pool) *atomic.Int64 { return &p.plan.work.scanBytes }, 32 << 20},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -115,6 +117,8 @@ func TestHostFunctionsHonourTheDeadline(t *testing.T) {
 			// machine, so it gets a shorter timeout.
 			timeout := "20"
 			switch c.name {
+			case "scan.keywords", "scan.rules":
+				timeout = "1" // a GB/s search
 			case "shell.commands":
 				timeout = "1"
 			case "table.sort":
@@ -124,7 +128,7 @@ func TestHostFunctionsHonourTheDeadline(t *testing.T) {
 				// call once the sort has started instead.
 				timeout = "60000"
 			}
-			p := newTestPool(t, Options{}, "h.lua", `local re, json, shell = require("re"), require("json"), require("shell")
+			p := newTestPool(t, Options{}, "h.lua", `local re, json, shell, scan = require("re"), require("json"), require("shell"), require("scan")
 hook{ event = "BeforeTool", timeoutMs = `+timeout+`, handler = function(input)
   local s = input.toolInput.command
   local ok, err = pcall(function() return `+c.body+` end)

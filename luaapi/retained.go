@@ -96,7 +96,7 @@ func (v *vm) sandboxTables() map[any]struct{} {
 		fixed[p] = struct{}{}
 		fixed[info.target] = struct{}{}
 	}
-	for _, t := range []*lua.LTable{v.arrayMT, v.objectMT, v.inputMT, v.strMeta, v.roMT} {
+	for _, t := range append([]*lua.LTable{v.arrayMT, v.objectMT, v.inputMT, v.strMeta, v.roMT}, v.scanMTs...) {
 		fixed[t] = struct{}{}
 	}
 	for _, m := range v.pl.mods { // Go values, not Lua state

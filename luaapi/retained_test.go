@@ -116,3 +116,27 @@ func TestSubstringsOwnTheirMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestLongCallNeedsAFullTick: the walk after a long call is due only when
+// two scans of the watchdog saw the call running (it lasted a full tick).
+// One scan sees a short call by chance, in proportion to its length: with
+// that as the criterion, a pack of 100 µs calls was walked every 80 calls
+// (BenchmarkDefaultSetBeforeTool spent a fifth of its time walking).
+func TestLongCallNeedsAFullTick(t *testing.T) {
+	w := newWatchdog(0)
+	w.running.Store(true) // scanned by hand here, not by the goroutine
+	var c vmCtx
+	w.add(&c)
+	c.begin(w, context.Background(), time.Minute, 0)
+	require.False(t, c.ranLong(), "not scanned yet")
+	w.scan(false)
+	require.False(t, c.ranLong(), "one scan saw it: it may have begun just before")
+	w.scan(false)
+	require.True(t, c.ranLong(), "two scans saw it: it lasted a tick")
+	require.NoError(t, c.end())
+
+	c.begin(w, context.Background(), time.Minute, 0)
+	w.scan(false)
+	require.False(t, c.ranLong(), "a new call starts short")
+	require.NoError(t, c.end())
+}

@@ -171,6 +171,7 @@ var moduleBuilders = map[string]func(*vm) *lua.LTable{
 	"log":   (*vm).logModule,
 	"shell": (*vm).shellModule,
 	"path":  (*vm).pathModule,
+	"scan":  (*vm).scanModule,
 }
 
 // ModuleNames returns the names of the host modules require() accepts,

@@ -94,6 +94,7 @@ type vm struct {
 	libSetGlobal *lua.LFunction
 	libStack     []string // the libraries being instantiated, outermost first
 	strMeta      *lua.LTable
+	scanMTs      []*lua.LTable      // the metatables of the scan module's values
 	patOpts      luapattern.Options // the matcher's options, see installPatterns
 	reLocal      map[string]*regexpEntry
 	polledOnly   bool // tests: every regexp search polls (see direct)

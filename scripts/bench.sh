@@ -70,6 +70,7 @@ for r in $(seq 1 "$rounds"); do
   bench events events.test 200ms '^BenchmarkDecodeInput$'
   bench stdlib stdlib.test 200ms "$g_setlib"
   bench stdlib stdlib.test 200ms '^BenchmarkRedactSecrets$'
+  bench stdlib stdlib.test 2x '^BenchmarkRedactPII$'
   bench engine engine.test 200x '^(BenchmarkCommandHook|BenchmarkBareExecHook|BenchmarkResidentHook)$'
   bench engine engine.test 5x '^BenchmarkNewDefaultSet$'
   bench engine engine.test 1x '^BenchmarkMemory$'

@@ -155,7 +155,35 @@ func benchText(n int, secrets bool) string {
 }
 
 func BenchmarkRedactSecrets(b *testing.B) {
-	p, hooks := packPool(b, "redact-secrets")
+	benchRedact(b, "redact-secrets", "secrets", benchText)
+}
+
+// piiText builds n bytes of tool output as benchText does, with a line of
+// personal data (an email address, a phone number, a card number) every
+// 4 KiB when pii is set.
+func piiText(n int, pii bool) string {
+	if !pii {
+		return benchText(n, false)
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "customer %d: jane.doe%d@mail.acme.io, +1 415 555 %04d, card 4111 1111 1111 1111\n", i, i, i%10000)
+		b.WriteString(benchText(4096, false))
+	}
+	return b.String()[:n]
+}
+
+// BenchmarkRedactPII: redact-pii on the same log text; phone numbers, card
+// numbers and IBANs have no keyword, so their expressions run over the
+// whole text.
+func BenchmarkRedactPII(b *testing.B) {
+	benchRedact(b, "redact-pii", "pii", piiText)
+}
+
+// benchRedact runs the AfterTool hook of a redacting pack over texts of
+// 1 KiB, 64 KiB and 1 MiB without and with values to redact.
+func benchRedact(b *testing.B, pack, dirty string, text func(int, bool) string) {
+	p, hooks := packPool(b, pack)
 	idx := -1
 	for i, h := range hooks {
 		if h.Event == events.AfterTool {
@@ -169,12 +197,12 @@ func BenchmarkRedactSecrets(b *testing.B) {
 		for _, secrets := range []bool{false, true} {
 			name := size.name + "/clean"
 			if secrets {
-				name = size.name + "/secrets"
+				name = size.name + "/" + dirty
 			}
-			text := benchText(size.n, secrets)
-			in := events.Input{Event: events.AfterTool, ToolName: "bash", ToolResult: text}
+			s := text(size.n, secrets)
+			in := events.Input{Event: events.AfterTool, ToolName: "bash", ToolResult: s}
 			b.Run(name, func(b *testing.B) {
-				b.SetBytes(int64(len(text)))
+				b.SetBytes(int64(len(s)))
 				b.ReportAllocs()
 				for b.Loop() {
 					out, err := p.Call(context.Background(), idx, &in)

@@ -128,7 +128,8 @@ func (b *luaWriter) field(name string) {
 
 // ruleSet writes the rule set of files as monad.rules reads it: what the
 // prefilter and the index need at once as one function (lookup, see
-// [luaWriter.lookup]), and each family behind a function that builds its
+// [luaWriter.lookup]), the tokens that have a trigger (for the prefilter's
+// keyword set, built once per pool by luaapi's scan), and each family behind a function that builds its
 // rules when a command names one of its programs. A VM keeps only what it
 // built: the rules of the programs its calls named. (What a VM's scripts
 // keep is walked between calls, see luaapi's Options.MaxRetained; the
@@ -149,6 +150,18 @@ func (b *luaWriter) ruleSet(files []*RuleFile) {
 			b.quote(r.Decision)
 		}
 		b.WriteString("},\n")
+	}
+	b.WriteString("} end,\ntriggers = function() return {")
+	trig := make([]string, 0, len(triggers))
+	for t := range triggers {
+		trig = append(trig, t)
+	}
+	sort.Strings(trig)
+	for i, t := range trig {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.quote(t)
 	}
 	b.WriteString("} end,\nlookup = ")
 	b.lookup(keys, triggers, programs)

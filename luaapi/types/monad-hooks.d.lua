@@ -106,6 +106,7 @@ function print(...) end
 ---@overload fun(name: "shell"): shell
 ---@overload fun(name: "path"): path
 ---@overload fun(name: "log"): log
+---@overload fun(name: "scan"): scan
 ---@param name string
 ---@return table
 function require(name) end
@@ -156,6 +157,56 @@ function re.findall(s, pattern, n) end
 ---@param s string
 ---@return string
 function re.quote(s) end
+
+---Keyword search in one pass over a text, whatever the number of keywords
+---(compiled once per pool: build sets and rule sets at load time).
+---@class scan
+scan = {}
+
+---A compiled keyword set (scan.keywords).
+---@class ScanKeywords
+local ScanKeywords = {}
+
+---Compiles a keyword set. With opts.token, an RE2 character class such as
+---"[a-z0-9_.-]", an occurrence counts only where it begins a token (at the
+---start of the text or after a byte the class does not match).
+---@param list string[] non-empty keywords
+---@param opts? {token: string?}
+---@return ScanKeywords
+function scan.keywords(list, opts) end
+
+---Finds the occurrence that ends first (the longest of those that end at
+---the same byte) at or after init (1-based, default 1).
+---@param s string
+---@param init? integer
+---@return integer? start 1-based, nil when no keyword occurs
+---@return integer? finish inclusive
+---@return string? keyword
+function ScanKeywords:find(s, init) end
+
+---The Shannon entropy of s, in bits per byte (0 for "").
+---@param s string
+---@return number
+function scan.entropy(s) end
+
+---A compiled redaction rule set (scan.rules).
+---@class ScanRules
+local ScanRules = {}
+
+---Compiles the redaction rules of monad.redact (stdlib/lib/redact.lua
+---documents the fields: kw, ikw, words, rx, at, bound, back, ahead, custom,
+---name, value, lua).
+---@param rules table[]
+---@return ScanRules
+function scan.rules(rules) end
+
+---Finds the candidate values of the rules in s, before any check of their
+---value: spans is the flat list start1, end1, rule1, start2, ...; wanted
+---lists the rules marked lua = true whose words occur in s.
+---@param s string
+---@return integer[] spans
+---@return integer[] wanted
+function ScanRules:candidates(s) end
 
 ---JSON with null, empty array and empty object fidelity.
 ---@class json

@@ -1,13 +1,14 @@
 --- monad.redact: the rule engine of the redacting packs (redact-secrets,
 --- redact-pii): rules find sensitive values in text, a keyword prefilter
---- keeps the cost on clean text to a few substring searches, and register
---- installs the hooks that rewrite tool results, model requests and
---- responses.
+--- keeps the cost on clean text to one pass of a keyword automaton, and
+--- register installs the hooks that rewrite tool results, model requests
+--- and responses.
 ---
 ---     local R = require("monad.redact")
 ---     R.register(rules, P) -- P: the pack's matcher, events and allow
 
 local re = require("re")
+local scan = require("scan")
 
 -- A rule finds one kind of sensitive value: kind names it; kw lists literal
 -- keywords, ikw keywords of the lowercased text, one of which must occur for
@@ -19,17 +20,37 @@ local re = require("re")
 -- value, searched in a window around each keyword, back and ahead bytes
 -- (default 128 and 640). A rule with custom instead is a
 -- user's expression: its first group, if any, is the value. A rule with
--- find instead is a function(s, lower) that returns candidate spans.
+-- words, name and value is an assignment NAME <separator> VALUE: around
+-- each occurrence of one of its words (lowercase) the identifier (letters,
+-- digits, _ . -, at most 64 bytes on either side), which must match name
+-- (an RE2 expression on the lowercased identifier), and the value, the
+-- first group of value (an RE2 expression anchored right after the
+-- identifier). A rule with find instead is a function(s, lower) that
+-- returns candidate spans, called when one of its words occurs.
+--
+-- The rules are data: host module scan (Go) compiles them once per pool
+-- (scan.rules) and finds, in one pass of a keyword automaton over the text
+-- and its lowercase, the candidate values of every rule whose keywords
+-- occur: at each keyword (a rule whose keywords begin its value), in
+-- windows around them, or over the whole text (a rule without keywords,
+-- more than 4,096 occurrences, or 1,024 for a window rule, or a lowercase
+-- of another length than the text). Lua vets them (check, allow, markers)
+-- and resolves overlaps.
 
 local MARK_OPEN = "[REDACTED:"
 
--- A rule whose keywords begin its value (no context before it but an
--- optional word boundary, r.bound) is matched "at" each keyword
--- occurrence with an anchored expression: a failed attempt costs a few
--- steps, where a search through the text would cost a pass of the regular
--- expression engine per window.
+-- compile_rule completes a rule for scan.rules: rx, the whole expression
+-- (the context before the value and the value as groups 1 and 2), and at,
+-- the same anchored, for a rule whose keywords begin its value (no
+-- context before it but an optional word boundary, r.bound): it is
+-- matched at each keyword occurrence, where a failed attempt costs a few
+-- steps. A find rule is left to Lua (lua = true).
 local function compile_rule(r)
   if r.find then
+    r.lua = true
+    return r
+  end
+  if r.name then
     return r
   end
   if r.custom then
@@ -41,10 +62,6 @@ local function compile_rule(r)
     r.at = (r.flags or "") .. "^()(" .. r.val .. ")" .. (r.post or "")
   end
   return r
-end
-
-local function word_byte(c)
-  return c ~= nil and ((c >= 97 and c <= 122) or (c >= 65 and c <= 90) or (c >= 48 and c <= 57) or c == 95)
 end
 
 -- allowed_value says whether a value is on the allow list.
@@ -63,47 +80,6 @@ local function accept(s, va, vb, off, rule, allow, out)
   local v = string.sub(s, va, vb)
   if string.sub(v, 1, 10) ~= MARK_OPEN and (rule.check == nil or rule.check(v)) and not allowed_value(v, allow) then
     out[#out + 1] = { va + off, vb + off, rule.kind }
-  end
-end
-
--- scan appends to out the spans of rule's values in s[a0..b0]. Every
--- round moves past a match (or one byte), so it ends within the text's
--- length: no cap leaves the rest of the text unread.
-local function scan(s, a0, b0, rule, allow, out)
-  local sub = s
-  if a0 > 1 or b0 < string.len(s) then
-    sub = string.sub(s, a0, b0)
-  end
-  local off = a0 - 1
-  local n = string.len(sub)
-  local init = 1
-  while init <= n do
-    local a, b, c1, c2 = re.find(sub, rule.rx, init)
-    if a == nil then
-      break
-    end
-    local va, vb = a, b
-    if rule.custom then
-      if type(c1) == "string" and c1 ~= "" then
-        local i = string.find(sub, c1, a, true)
-        if i then
-          va, vb = i, i + string.len(c1) - 1
-        end
-      end
-    else
-      va = a + string.len(c1 or "")
-      vb = va + string.len(c2 or "") - 1
-    end
-    if vb >= va and not (rule.bound and word_byte(string.byte(s, va + off - 1))) then
-      accept(sub, va, vb, off, rule, allow, out)
-    end
-    if vb >= va and vb + 1 > init then
-      init = vb + 1
-    elseif b >= init then
-      init = b + 1
-    else
-      init = init + 1
-    end
   end
 end
 
@@ -126,146 +102,6 @@ local function hits(text, k, pos)
     init = i + 1
   end
   return string.find(text, k, init, true) == nil
-end
-
--- matches appends to out the spans {start, end, kind} of the values rule
--- finds in s. Its expression runs only in windows around the occurrences
--- of its keywords (rule.back bytes before, rule.ahead after), so that the
--- cost on long text is that of a few substring searches.
-local function matches(s, lower, rule, allow, out)
-  local n = string.len(s)
-  if rule.find then
-    for _, sp in ipairs(rule.find(s, lower)) do
-      accept(s, sp[1], sp[2], 0, rule, allow, out)
-    end
-    return
-  end
-  if rule.kw == nil and rule.ikw == nil then
-    scan(s, 1, n, rule, allow, out)
-    return
-  end
-  local pos = {}
-  local complete = true
-  for _, k in ipairs(rule.kw or {}) do
-    if not hits(s, k, pos) then
-      complete = false
-    end
-  end
-  if rule.ikw then
-    if string.len(lower) ~= n then
-      -- lowercasing changed byte offsets (rare non-ASCII letters)
-      scan(s, 1, n, rule, allow, out)
-      return
-    end
-    for _, k in ipairs(rule.ikw) do
-      if not hits(lower, k, pos) then
-        complete = false
-      end
-    end
-  end
-  if not complete then
-    -- more keywords than MAX_HITS: the whole text, in one pass
-    scan(s, 1, n, rule, allow, out)
-    return
-  end
-  if #pos == 0 then
-    return
-  end
-  table.sort(pos)
-  if rule.at then
-    local done = 0
-    for _, p in ipairs(pos) do
-      if p > done and not (rule.bound and word_byte(string.byte(s, p - 1))) then
-        local a, b, _, c2 = re.find(s, rule.at, p)
-        if a and c2 then
-          accept(s, a, a + string.len(c2) - 1, 0, rule, allow, out)
-          done = b
-        end
-      end
-    end
-    return
-  end
-  if #pos >= 1024 then
-    scan(s, 1, n, rule, allow, out)
-    return
-  end
-  local back, ahead = rule.back or 128, rule.ahead or 640
-  local wa, wb = nil, nil
-  for _, p in ipairs(pos) do
-    local a, b = p - back, p + ahead
-    if a < 1 then
-      a = 1
-    end
-    if b > n then
-      b = n
-    end
-    if wa ~= nil and a <= wb + 1 then
-      if b > wb then
-        wb = b
-      end
-    else
-      if wa ~= nil then
-        scan(s, wa, wb, rule, allow, out)
-      end
-      wa, wb = a, b
-    end
-  end
-  scan(s, wa, wb, rule, allow, out)
-end
-
--- The prefilter: every keyword (kw in the text; ikw and a find rule's
--- words in the lowercased text) is looked up once per text, a plain
--- substring search; a rule runs only when one of its keywords occurs (a
--- rule without keywords always runs).
-local function keyword_lists(rules)
-  local kw, ikw, seen = {}, {}, {}
-  for _, r in ipairs(rules) do
-    for _, k in ipairs(r.kw or {}) do
-      if not seen["k" .. k] then
-        seen["k" .. k] = true
-        kw[#kw + 1] = k
-      end
-    end
-    for _, k in ipairs(r.ikw or r.words or {}) do
-      if not seen["i" .. k] then
-        seen["i" .. k] = true
-        ikw[#ikw + 1] = k
-      end
-    end
-    r.always = r.custom ~= nil or (r.kw == nil and r.ikw == nil and r.words == nil)
-    rules.any_always = rules.any_always or r.always
-  end
-  rules.kwlist, rules.ikwlist = kw, ikw
-end
-
--- found_set returns the keywords of list that occur in s, and whether any.
-local function found_set(s, list)
-  local set, any = {}, false
-  for _, k in ipairs(list) do
-    if string.find(s, k, 1, true) then
-      set[k], any = true, true
-    end
-  end
-  return set, any
-end
-
--- wanted says whether rule may find something, given the keywords found
--- (nil: no prefilter ran).
-local function wanted(rule, found, ifound)
-  if found == nil or rule.always then
-    return true
-  end
-  for _, k in ipairs(rule.kw or {}) do
-    if found[k] then
-      return true
-    end
-  end
-  for _, k in ipairs(rule.ikw or rule.words or {}) do
-    if ifound[k] then
-      return true
-    end
-  end
-  return false
 end
 
 -- markers returns the spans of the markers already in s ("[REDACTED:" up
@@ -309,21 +145,31 @@ local function redact_string(s, rules, allow)
   if type(s) ~= "string" or string.len(s) < 6 then
     return s, false
   end
-  local lower = string.lower(s)
-  local found, ifound = nil, nil
-  if string.len(lower) == string.len(s) then
-    local any, iany
-    found, any = found_set(s, rules.kwlist)
-    ifound, iany = found_set(lower, rules.ikwlist)
-    if not any and not iany and not rules.any_always then
-      return s, false
-    end
+  local engine = rules.engine
+  if engine == nil then
+    error("monad.redact: the rules have not been through register", 2)
+  end
+  local found, wanted = engine:candidates(s)
+  if #found == 0 and #wanted == 0 then
+    return s, false
   end
   local spans = {}
-  for i, rule in ipairs(rules) do
-    if wanted(rule, found, ifound) then
+  for k = 1, #found, 3 do
+    local i = found[k + 2]
+    local from = #spans
+    accept(s, found[k], found[k + 1], 0, rules[i], allow, spans)
+    if #spans > from then
+      spans[#spans][4] = i
+    end
+  end
+  if #wanted > 0 then
+    local lower = string.lower(s)
+    for _, i in ipairs(wanted) do
+      local rule = rules[i]
       local from = #spans
-      matches(s, lower, rule, allow, spans)
+      for _, sp in ipairs(rule.find(s, lower)) do
+        accept(s, sp[1], sp[2], 0, rule, allow, spans)
+      end
       for k = from + 1, #spans do
         spans[k][4] = i
       end
@@ -341,25 +187,29 @@ local function redact_string(s, rules, allow)
     end
     return x[1] < y[1]
   end)
+  -- out: the spans taken so far, disjoint and sorted by start (so by end
+  -- too); a span overlaps one of them when the last one that starts at or
+  -- before its end ends at or after its start
   local out = {}
   for _, sp in ipairs(spans) do
-    local free = not in_marker(marks, sp)
-    if free then
-      for _, k in ipairs(out) do
-        if sp[1] <= k[2] and k[1] <= sp[2] then
-          free = false
-          break
+    if not in_marker(marks, sp) then
+      local lo, hi = 1, #out
+      while lo <= hi do
+        local mid = math.floor((lo + hi) / 2)
+        if out[mid][1] <= sp[2] then
+          lo = mid + 1
+        else
+          hi = mid - 1
         end
       end
-    end
-    if free then
-      out[#out + 1] = sp
+      if hi == 0 or out[hi][2] < sp[1] then
+        table.insert(out, hi + 1, sp)
+      end
     end
   end
   if #out == 0 then
     return s, false
   end
-  table.sort(out, function(x, y) return x[1] < y[1] end)
   local parts, pos = {}, 1
   for _, sp in ipairs(out) do
     parts[#parts + 1] = string.sub(s, pos, sp[1] - 1)
@@ -458,7 +308,7 @@ local function register(rules, cfg)
   for _, r in ipairs(rules) do
     compile_rule(r)
   end
-  keyword_lists(rules)
+  rules.engine = scan.rules(rules)
   local allow = cfg.allow
   local on = {}
   for _, e in ipairs(cfg.events) do

@@ -774,6 +774,10 @@ local function register(pack, P, load)
     return
   end
   local lookup, loaders = rs.lookup, rs.families
+  -- the prefilter's first step: a token with a trigger begins at a token
+  -- of the line (through a version or .exe suffix too), found by one pass
+  -- of a keyword automaton in Go (BenchmarkDefaultSetBeforeTool)
+  local trigger_set = require("scan").keywords(rs.triggers(), { token = "[a-z0-9_.:+@-]" })
   rs = nil
 
   -- families[i]: family i, compiled (loaded on first use)
@@ -886,6 +890,9 @@ local function register(pack, P, load)
     local s = lower(line)
     if find(s, "[\\'\"]") then
       s = string.gsub(s, "[\\'\"]", "")
+    end
+    if trigger_set:find(s) == nil then
+      return false
     end
     local list = re.findall(s, "[a-z0-9_.:+@-]+")
     local set = nil -- built at the first trigger: most lines have none

@@ -43,7 +43,8 @@
 --- random enough (an entropy check).
 ---
 --- Each kind has literal keywords that must occur before its expression
---- runs, so text without secrets costs a few substring searches. Redaction
+--- runs, all searched in one pass over the text (a keyword automaton in
+--- Go, the scan module), so text without secrets costs about that pass. Redaction
 --- is idempotent (a marker is never matched again) and only the secret is
 --- replaced, so the output is never longer than the input by more than the
 --- markers themselves. It leaves alone placeholders (`${API_KEY}`,
@@ -88,24 +89,9 @@ local register, has = R.register, R.has
 -- Checks
 ---------------------------------------------------------------------------
 
--- entropy returns the Shannon entropy of s in bits per character.
-local function entropy(s)
-  local n = string.len(s)
-  if n == 0 then
-    return 0
-  end
-  local counts = {}
-  for i = 1, n do
-    local c = string.byte(s, i)
-    counts[c] = (counts[c] or 0) + 1
-  end
-  local h = 0
-  for _, c in pairs(counts) do
-    local p = c / n
-    h = h - p * math.log(p) / math.log(2)
-  end
-  return h
-end
+-- entropy returns the Shannon entropy of s in bits per character (in Go:
+-- the Lua loop cost more than everything else a candidate value costs).
+local entropy = require("scan").entropy
 
 local PLACEHOLDER = [[(?i)^(\$\{?[A-Za-z_]|\{\{|<[^>]*>?$|%\(?[A-Za-z_]|\[[A-Za-z_ -]*\]$|x{4,}|\*{3,}|\.{3,}|(changeme|change_me|password|passw0rd|secret|example|sample|dummy|placeholder|redacted|your[_-]|my[_-]|test[_-]?(key|token|secret)?$|none$|null$|nil$|undefined$|true$|false$|string$|optional|required|todo))]]
 local CODE_REF = [=[^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+(\(|\[|$)|^[A-Za-z_][A-Za-z0-9_]*[(\[]|^(os|process|env|ENV|config|settings|self|this|args|opts|options|req|request|params)[.\[]]=]
@@ -299,63 +285,16 @@ local RULES = {
     check = url_password },
 }
 
--- assign_find finds KEY <separator> VALUE: from the occurrences of words
--- (lowercase) it takes the identifier around each (letters, digits, _ . -),
--- which must match name (an RE2 expression on the lowercased identifier),
--- and matches value (an anchored RE2 expression whose first group is the
--- value) on the text after it. Its cost on long text is that of the
--- substring searches.
-local function ident_byte(c)
-  return (c >= 97 and c <= 122) or (c >= 65 and c <= 90) or (c >= 48 and c <= 57) or c == 95 or c == 46 or c == 45
-end
-
--- Every occurrence of every word is examined (a loop bounded by the
--- text's length, not by a count that decoys could exhaust); an identifier
--- longer than 64 bytes is judged by its last 64 before the word.
-local function assign_find(s, lower, words, name, value)
-  local out = {}
-  local n = string.len(s)
-  if string.len(lower) ~= n then
-    lower = s -- offsets must agree; fall back to the text as it is
-  end
-  for _, k in ipairs(words) do
-    local init, done = 1, 0
-    while true do
-      local p = string.find(lower, k, init, true)
-      if p == nil then
-        break
-      end
-      init = p + 1
-      if p > done then
-        local a = p
-        while a > 1 and p - a < 64 and ident_byte(string.byte(s, a - 1)) do
-          a = a - 1
-        end
-        local e = p
-        while e <= n and e - p < 64 and ident_byte(string.byte(s, e)) do
-          e = e + 1
-        end
-        done = e
-        if re.match(string.sub(lower, a, e - 1), name) then
-          local va, _, v = re.find(s, value, e)
-          if va and v and v ~= "" then
-            local i = string.find(s, v, va, true)
-            if i then
-              out[#out + 1] = { i, i + string.len(v) - 1 }
-            end
-          end
-        end
-      end
-    end
-  end
-  return out
-end
-
--- assign builds a rule of kind for assign_find.
+-- assign builds an assignment rule of kind (see monad.redact): KEY
+-- <separator> VALUE around each occurrence of words (lowercase), the
+-- identifier around the word matching name (an RE2 expression on the
+-- lowercased identifier) and value (an anchored RE2 expression whose first
+-- group is the value) matching the text after it. Every occurrence of
+-- every word is examined (a loop bounded by the text's length, not by a
+-- count that decoys could exhaust); an identifier longer than 64 bytes is
+-- judged by its last 64 before the word.
 local function assign(kind, words, name, value, check)
-  return { kind = kind, check = check, words = words, find = function(s, lower)
-    return assign_find(s, lower, words, name, value)
-  end }
+  return { kind = kind, check = check, words = words, name = name, value = value }
 end
 
 local SEP = [=[^["']?\s*(?::=|=>|[:=])\s*["'`]?]=]

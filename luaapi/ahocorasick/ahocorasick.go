@@ -1,0 +1,172 @@
+// Package ahocorasick finds every occurrence of a set of keywords in a text
+// in one pass, whatever the number of keywords: an Aho-Corasick automaton
+// compiled to a table-driven DFA over byte classes (each byte that occurs
+// in a keyword is a class of its own, every other byte one class), so
+// that a text costs one table lookup per byte. It is what luaapi's scan
+// module runs (the keyword prefilters of the stdlib's guards and the
+// candidate search of its redaction rules). It imports nothing of ours.
+//
+// A Matcher is immutable once built and safe for concurrent use.
+package ahocorasick
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// MaxTable bounds the size of a Matcher's transition table (states times
+// byte classes); New refuses keyword sets that need more. A set of a few
+// hundred keywords needs a few hundred thousand entries.
+const MaxTable = 1 << 22
+
+// ErrEmptyKeyword is returned by New for an empty keyword (it would occur
+// at every position).
+var ErrEmptyKeyword = errors.New("ahocorasick: empty keyword")
+
+// A Matcher finds the occurrences of its keywords.
+type Matcher struct {
+	class  [256]uint8
+	nclass int
+	delta  []int32 // delta[state*nclass+class]: the next state
+	// out[state] is the range of outs holding the keywords that end at
+	// state (own and through suffix links), longest first; empty when
+	// outLo == outHi.
+	outLo, outHi []int32
+	outs         []int32
+	lens         []int     // keyword lengths
+	stay         [256]bool // at the root, the byte leads back to the root
+}
+
+// New builds the matcher of keywords (the same keyword twice is found
+// twice). It fails for an empty keyword and for a set whose table would
+// exceed MaxTable.
+func New(keywords []string) (*Matcher, error) {
+	m := &Matcher{lens: make([]int, len(keywords))}
+	var used [256]bool
+	total := 0
+	for i, k := range keywords {
+		if k == "" {
+			return nil, ErrEmptyKeyword
+		}
+		m.lens[i] = len(k)
+		total += len(k)
+		for j := 0; j < len(k); j++ {
+			used[k[j]] = true
+		}
+	}
+	m.nclass = 1
+	for b := range 256 {
+		if used[b] {
+			m.class[b] = uint8(m.nclass)
+			m.nclass++
+		}
+	}
+	if m.nclass > 256 { // every byte is used: class 0 is then a byte too
+		m.nclass = 256
+		for b := range 256 {
+			m.class[b] = uint8(b)
+		}
+	}
+	if (total+1)*m.nclass > MaxTable {
+		return nil, fmt.Errorf("ahocorasick: %d keywords of %d bytes need a table of more than %d entries", len(keywords), total, MaxTable)
+	}
+	// The trie: goto edges in delta (-1: none), own outputs per state.
+	nc := m.nclass
+	newState := func() int32 {
+		m.delta = append(m.delta, make([]int32, nc)...)
+		for c := len(m.delta) - nc; c < len(m.delta); c++ {
+			m.delta[c] = -1
+		}
+		return int32(len(m.delta)/nc - 1)
+	}
+	newState()
+	own := [][]int32{nil}
+	for i, k := range keywords {
+		s := int32(0)
+		for j := 0; j < len(k); j++ {
+			c := int(m.class[k[j]])
+			next := m.delta[int(s)*nc+c]
+			if next < 0 {
+				next = newState()
+				own = append(own, nil)
+				m.delta[int(s)*nc+c] = next
+			}
+			s = next
+		}
+		own[s] = append(own[s], int32(i))
+	}
+	// Breadth first: suffix links, complete transitions and outputs.
+	n := len(own)
+	fail := make([]int32, n)
+	outs := make([][]int32, n)
+	queue := make([]int32, 0, n)
+	for c := 0; c < nc; c++ {
+		if t := m.delta[c]; t < 0 {
+			m.delta[c] = 0
+		} else {
+			fail[t] = 0
+			queue = append(queue, t)
+		}
+	}
+	outs[0] = own[0]
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		outs[s] = append(slices.Clone(own[s]), outs[fail[s]]...)
+		for c := 0; c < nc; c++ {
+			t := m.delta[int(s)*nc+c]
+			if t < 0 {
+				m.delta[int(s)*nc+c] = m.delta[int(fail[s])*nc+c]
+				continue
+			}
+			fail[t] = m.delta[int(fail[s])*nc+c]
+			queue = append(queue, t)
+		}
+	}
+	m.outLo = make([]int32, n)
+	m.outHi = make([]int32, n)
+	for s, o := range outs {
+		slices.SortStableFunc(o, func(a, b int32) int { return m.lens[b] - m.lens[a] })
+		m.outLo[s] = int32(len(m.outs))
+		m.outs = append(m.outs, o...)
+		m.outHi[s] = int32(len(m.outs))
+	}
+	for b := range 256 {
+		m.stay[b] = m.delta[int(m.class[b])] == 0
+	}
+	return m, nil
+}
+
+// Len returns the length of keyword k.
+func (m *Matcher) Len(k int) int { return m.lens[k] }
+
+// Scan reports the keywords that end in text[lo:hi], scanning from state
+// (0 at the start of a text, else the state an earlier Scan returned for
+// the bytes before lo): emit gets each occurrence's start (an index into
+// the text, which may be before lo) and keyword index, in the order of
+// their ends, the longest first among those that end at the same byte.
+// Scan stops early when emit returns false. It returns the state after
+// the last byte scanned, and whether it scanned up to hi.
+func (m *Matcher) Scan(text string, lo, hi int, state int32, emit func(start, k int) bool) (int32, bool) {
+	nc := m.nclass
+	for i := lo; i < hi; i++ {
+		if state == 0 {
+			for i < hi && m.stay[text[i]] {
+				i++
+			}
+			if i == hi {
+				break
+			}
+		}
+		state = m.delta[int(state)*nc+int(m.class[text[i]])]
+		if lo, hi := m.outLo[state], m.outHi[state]; lo < hi {
+			for _, k := range m.outs[lo:hi] {
+				if !emit(i+1-m.lens[k], int(k)) {
+					return state, false
+				}
+			}
+		}
+	}
+	return state, true
+}

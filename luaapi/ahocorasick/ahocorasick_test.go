@@ -1,0 +1,116 @@
+package ahocorasick
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+type hit struct{ start, k int }
+
+// naive lists the occurrences as Scan promises them: by end, the longest
+// first among those that end at the same byte (then in keyword order).
+func naive(keywords []string, text string) []hit {
+	var out []hit
+	for end := 1; end <= len(text); end++ {
+		var at []hit
+		for k, w := range keywords {
+			if end >= len(w) && text[end-len(w):end] == w {
+				at = append(at, hit{end - len(w), k})
+			}
+		}
+		for i := range at { // stable by length, longest first
+			for j := i; j > 0 && len(keywords[at[j].k]) > len(keywords[at[j-1].k]); j-- {
+				at[j], at[j-1] = at[j-1], at[j]
+			}
+		}
+		out = append(out, at...)
+	}
+	return out
+}
+
+func scanAll(t *testing.T, m *Matcher, text string, chunk int) []hit {
+	var out []hit
+	state := int32(0)
+	for lo := 0; lo < len(text); lo += chunk {
+		var done bool
+		state, done = m.Scan(text, lo, min(lo+chunk, len(text)), state, func(start, k int) bool {
+			out = append(out, hit{start, k})
+			return true
+		})
+		require.True(t, done)
+	}
+	return out
+}
+
+func TestMatchesNaiveSearch(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	word := func(alpha string, n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteByte(alpha[r.IntN(len(alpha))])
+		}
+		return b.String()
+	}
+	for round := range 300 {
+		alpha := "abc"
+		if round%3 == 0 {
+			alpha = "ab\x00\xff-"
+		}
+		kws := make([]string, 1+r.IntN(12))
+		for i := range kws {
+			kws[i] = word(alpha, 1+r.IntN(5))
+		}
+		m, err := New(kws)
+		require.NoError(t, err)
+		text := word(alpha+"xyz", r.IntN(200))
+		want := naive(kws, text)
+		for _, chunk := range []int{1, 7, 1 << 20} {
+			require.Equal(t, want, scanAll(t, m, text, chunk), "keywords %q text %q chunk %d", kws, text, chunk)
+		}
+	}
+}
+
+func TestEveryByte(t *testing.T) {
+	var kws []string
+	for b := range 256 {
+		kws = append(kws, string([]byte{byte(b), byte(255 - b)}))
+	}
+	m, err := New(kws)
+	require.NoError(t, err)
+	text := "\x00\xff\x01\xfe\x10"
+	require.Equal(t, naive(kws, text), scanAll(t, m, text, 3))
+}
+
+func TestStopsWhenEmitSaysSo(t *testing.T) {
+	m, err := New([]string{"a"})
+	require.NoError(t, err)
+	n := 0
+	_, done := m.Scan("aaaa", 0, 4, 0, func(int, int) bool { n++; return n < 2 })
+	require.False(t, done)
+	require.Equal(t, 2, n)
+}
+
+func TestBounds(t *testing.T) {
+	_, err := New([]string{"a", ""})
+	require.ErrorIs(t, err, ErrEmptyKeyword)
+	var kws []string
+	for b := range 256 {
+		kws = append(kws, strings.Repeat(string(rune('a'+b%26)), 64)+string([]byte{byte(b)}))
+	}
+	_, err = New(append(kws, strings.Repeat("z", MaxTable/256)))
+	require.ErrorContains(t, err, "table of more than")
+}
+
+func BenchmarkScan(b *testing.B) {
+	kws := []string{"ghp_", "github_pat_", "AKIA", "xox", "sk-", "-----BEGIN", "eyJ", "://", "AIza", "glpat-", "npm_", "hf_", "SK", "key-"}
+	text := strings.Repeat("2026-01-15T10:20:30Z INFO  server: listening on 0.0.0.0:8080 (pid 4242) and more plain text\n", 1<<13)
+	m, err := New(kws)
+	require.NoError(b, err)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		m.Scan(text, 0, len(text), 0, func(int, int) bool { return true })
+	}
+}
