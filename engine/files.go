@@ -17,6 +17,7 @@ import (
 	"github.com/monad-hooks/monad-hooks/engine/hosts"
 	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/internal/regfile"
 	"github.com/monad-hooks/monad-hooks/shell"
 )
 
@@ -100,6 +101,11 @@ type Pack struct {
 }
 
 // FileSystem is what the engine reads configuration and scripts through.
+// Whoever can write the project can put a FIFO or a device where a script
+// is expected: ReadFile must refuse what is not a regular file without
+// blocking or reading without end, as the operating system's one does (an
+// error matching fs.ErrInvalid, which the engine reports as a
+// configuration error of the file).
 type FileSystem interface {
 	ReadFile(name string) ([]byte, error)
 	Stat(name string) (fs.FileInfo, error)
@@ -108,7 +114,7 @@ type FileSystem interface {
 
 type osFS struct{}
 
-func (osFS) ReadFile(name string) ([]byte, error)       { return os.ReadFile(name) }
+func (osFS) ReadFile(name string) ([]byte, error)       { return regfile.Read(name, maxFileSize) }
 func (osFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
 func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 
@@ -228,10 +234,10 @@ func (s *fileSource) read(v *fileVersion, path string) ([]byte, error) {
 		if before == after && (err != nil || !before.mode.IsRegular() || int64(len(data)) == before.size) {
 			v.stamps = append(v.stamps, before)
 			switch {
+			case errors.Is(err, regfile.ErrTooLarge), err == nil && len(data) > maxFileSize:
+				return nil, &ConfigError{Code: CodeTooLarge, File: path, Msg: fmt.Sprintf("file is larger than the limit of %d bytes", maxFileSize)}
 			case err != nil && !permanentReadError(err):
 				return nil, &transientError{err}
-			case err == nil && len(data) > maxFileSize:
-				return nil, &ConfigError{Code: CodeTooLarge, File: path, Msg: fmt.Sprintf("file is larger than the limit of %d bytes", maxFileSize)}
 			}
 			return data, err
 		}

@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/engine"
+	"github.com/monad-hooks/monad-hooks/internal/regfile"
 )
 
 // maxStateSize bounds the --state file.
@@ -20,20 +20,12 @@ const maxStateSize = 64 << 20
 // readState reads a --state file: a JSON object of engine.SessionState by
 // session id. A missing or empty file is an empty state.
 func readState(path string) (map[string]engine.SessionState, error) {
-	f, err := os.Open(path)
+	b, err := regfile.Read(path, maxStateSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]engine.SessionState{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxStateSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("state: %w", err)
-	}
-	if len(b) > maxStateSize {
-		return nil, fmt.Errorf("state: %s is larger than %d bytes", path, maxStateSize)
 	}
 	st := map[string]engine.SessionState{}
 	if len(bytes.TrimSpace(b)) == 0 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/internal/regfile"
 	"github.com/monad-hooks/monad-hooks/spec"
 )
 
@@ -270,20 +271,10 @@ func loadSpecFiles(env Env, paths []string) ([]*spec.File, error) {
 	return files, nil
 }
 
+// readBounded reads a regular file of at most max bytes (see package
+// regfile: a FIFO or a device is refused without blocking).
 func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
-	}
-	return b, nil
+	return regfile.Read(path, max)
 }
 
 // filterCases keeps the cases whose name matches re (all when re is nil) and

@@ -1,0 +1,58 @@
+// Package regfile reads regular files, bounded: a path that names anything
+// else (a FIFO, a device, a socket, a folder) is an error at once, never an
+// open that waits for a writer or a read that never ends (/dev/zero), and
+// a file larger than the bound is an error without being read whole. It is
+// how monad-hooks reads files that someone other than its user may have
+// put in place (a project's configuration, scripts, state).
+//
+// Its functions are safe for concurrent use.
+package regfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ErrNotRegular marks a path that is not a regular file (after symbolic
+// links). It matches fs.ErrInvalid too.
+var ErrNotRegular = fmt.Errorf("not a regular file: %w", fs.ErrInvalid)
+
+// ErrTooLarge marks a file larger than the bound of Read.
+var ErrTooLarge = errors.New("file too large")
+
+// Read returns the content of the regular file at path, at most max bytes.
+// A path that is not a regular file is an error matching ErrNotRegular
+// (opening it does not block: a FIFO is opened non-blocking, then refused);
+// a file longer than max is an error matching ErrTooLarge. Other errors are
+// those of the operating system (fs.ErrNotExist, fs.ErrPermission, ...),
+// wrapped in an *fs.PathError.
+func Read(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: ErrNotRegular}
+	}
+	size := fi.Size()
+	if size > max {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes, more than %d", ErrTooLarge, size, max)}
+	}
+	// The size is a hint: the file may grow while it is read.
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)}
+	}
+	return b, nil
+}
