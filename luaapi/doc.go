@@ -25,7 +25,7 @@
 //
 // # The Lua API
 //
-// hook{event=, name=, matcher=, kind=, handler=, onError=, timeoutMs=} is
+// hook{event=, name=, matcher=, kind=, prefilter=, handler=, onError=, timeoutMs=} is
 // valid only while a script loads; unknown keys and wrong types are load
 // errors ([ScriptError], kind [ScriptHook]) naming the script, the line and
 // the column of the key or value at fault, with a did-you-mean for a
@@ -38,7 +38,14 @@
 // host's tool table, which the engine matches ([Hook.Kinds]); with a
 // matcher, both must match. onError is "deny" or "skip" (the default,
 // written "" in [Hook.OnError]); timeoutMs is an integer from 1 to 60000 (default
-// [Options.DefaultTimeout], 1 s). A script may register any number of
+// [Options.DefaultTimeout], 1 s). prefilter, only with kind = "shell", is a
+// test of the scan module (scan.any, or a scan.keywords set): the hook
+// promises that its handler proceeds on a shell call whose command
+// (input.tool.command, at most 64 KiB) the test finds nothing in, and
+// [Pool.Call] answers such a call "proceed" in Go without borrowing a VM
+// ([Stats.Skipped]; [Options.IgnorePrefilters] turns this off). A handler
+// keeps the promise by testing its lines with the same test first. A
+// script may register any number of
 // hooks, and must register the same ones every time it loads (each VM of the
 // pool loads it again).
 //

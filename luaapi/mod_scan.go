@@ -27,6 +27,15 @@ import (
 //	set:find(s [, init]) -> start, end, keyword | nil
 //	    The occurrence that ends first (the longest of those that end at
 //	    the same byte) in s from init (1-based, default 1) on.
+//	scan.any(list [, {lower = true, drop = "bytes"}]) -> test
+//	    list: keyword sets, RE2 expressions (strings) and other tests.
+//	    With lower, they search string.lower of the text; with drop, the
+//	    text without the bytes of drop (after lower).
+//	test:test(s) -> boolean
+//	    Whether one of them finds something in s: a keyword of a set
+//	    (where a token begins, for a set with token), a match of an
+//	    expression, a test that is true. A keyword set or a test is also
+//	    what hook{ prefilter = ... } takes (see the package doc).
 //	scan.rules(list) -> rules
 //	    The redaction rules of stdlib's monad.redact, as data (see
 //	    readScanRule): keywords, expressions and how each runs.
@@ -51,6 +60,14 @@ const (
 	defaultAhead   = 640
 	scanKeywordsMT = "scan.keywords"
 	scanRulesMT    = "scan.rules"
+	scanAnyMT      = "scan.any"
+)
+
+// The indexes of the scan module's metatables in vm.scanMTs.
+const (
+	scanKeywordsIdx = iota
+	scanRulesIdx
+	scanAnyIdx
 )
 
 // scanCache holds what scan compiled for a pool, by key; it is bounded
@@ -98,12 +115,14 @@ func (v *vm) scanModule() *lua.LTable {
 		return t
 	}
 	v.scanMTs = []*lua.LTable{
-		mt(scanKeywordsMT, map[string]lua.LGFunction{"find": v.scanFind}),
-		mt(scanRulesMT, map[string]lua.LGFunction{"candidates": v.scanCandidates}),
+		scanKeywordsIdx: mt(scanKeywordsMT, map[string]lua.LGFunction{"find": v.scanFind}),
+		scanRulesIdx:    mt(scanRulesMT, map[string]lua.LGFunction{"candidates": v.scanCandidates}),
+		scanAnyIdx:      mt(scanAnyMT, map[string]lua.LGFunction{"test": v.scanTest}),
 	}
 	return v.funcs(map[string]lua.LGFunction{
 		"keywords": v.scanKeywords,
 		"rules":    v.scanRules,
+		"any":      v.scanAny,
 		"entropy":  scanEntropy,
 	})
 }
@@ -226,7 +245,7 @@ func (v *vm) scanKeywords(L *lua.LState) int {
 		}
 		return set, nil
 	})
-	return v.pushScanValue(L, "scan.keywords", x, err, 0)
+	return v.pushScanValue(L, "scan.keywords", x, err, scanKeywordsIdx)
 }
 
 // pushScanValue pushes what scan compiled as a userdata with the
@@ -245,18 +264,52 @@ func (v *vm) pushScanValue(L *lua.LState, fn string, x any, err error, mt int) i
 // scanText runs m over text[from:] block by block, polling the stop flag
 // between blocks (raising it).
 func (v *vm) scanText(L *lua.LState, m *ahocorasick.Matcher, text string, from int, emit func(start, k int) bool) {
+	if scanBlocks(m, text, from, v.blockPoll, emit) {
+		L.RaiseError("%s", errStopped.Error())
+	}
+}
+
+// blockPoll counts a block of n bytes the scan module is about to search
+// and reports whether the call must stop.
+func (v *vm) blockPoll(n int) bool {
+	if v.ctx.stopped() {
+		return true
+	}
+	v.pl.work.scanBytes.Add(int64(n))
+	return false
+}
+
+// scanBlocks runs m over text[from:] block by block, asking stop (with the
+// size of the block) before each: it reports whether stop said to stop.
+func scanBlocks(m *ahocorasick.Matcher, text string, from int, stop func(n int) bool, emit func(start, k int) bool) (stopped bool) {
 	state := int32(0)
 	for lo := from; lo < len(text); lo += scanBlock {
-		if v.ctx.stopped() {
-			L.RaiseError("%s", errStopped.Error())
+		hi := min(lo+scanBlock, len(text))
+		if stop(hi - lo) {
+			return true
 		}
 		var done bool
-		state, done = m.Scan(text, lo, min(lo+scanBlock, len(text)), state, emit)
-		v.pl.work.scanBytes.Add(int64(min(scanBlock, len(text)-lo)))
+		state, done = m.Scan(text, lo, hi, state, emit)
 		if !done {
-			return
+			return false
 		}
 	}
+	return false
+}
+
+// first returns where the first occurrence of a keyword of set begins in
+// text from from on (see set:find) and its index, or -1; stopped reports
+// that stop said to stop (see scanBlocks).
+func (set *kwSet) first(text string, from int, stop func(n int) bool) (start, word int, stopped bool) {
+	start, word = -1, -1
+	stopped = scanBlocks(set.m, text, from, stop, func(at, k int) bool {
+		if set.token != nil && at > 0 && set.token[text[at-1]] {
+			return true
+		}
+		start, word = at, k
+		return false
+	})
+	return start, word, stopped
 }
 
 // lowerText is strings.ToLower(s) (string.lower), block by block at rune
@@ -302,14 +355,10 @@ func (v *vm) scanFind(L *lua.LState) int {
 		init = len(s) + init + 1
 	}
 	init = max(init, 1)
-	start, word := -1, -1
-	v.scanText(L, set.m, s, init-1, func(at, k int) bool {
-		if set.token != nil && at > 0 && set.token[s[at-1]] {
-			return true
-		}
-		start, word = at, k
-		return false
-	})
+	start, word, stopped := set.first(s, init-1, v.blockPoll)
+	if stopped {
+		L.RaiseError("%s", errStopped.Error())
+	}
 	if start < 0 {
 		L.Push(lua.LNil)
 		return 1
@@ -319,6 +368,184 @@ func (v *vm) scanFind(L *lua.LState) int {
 	L.Push(lua.LString(set.words[word]))
 	return 3
 }
+
+// maxTestDepth bounds the nesting of scan.any tests, maxDropBytes the
+// bytes of its drop option.
+const (
+	maxTestDepth = 16
+	maxDropBytes = 32
+)
+
+// dropBytes returns s without the bytes drop holds (s itself when it has
+// none).
+func dropBytes(s string, drop *[256]bool) string {
+	i := 0
+	for i < len(s) && !drop[s[i]] {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := make([]byte, i, len(s))
+	copy(b, s[:i])
+	for ; i < len(s); i++ {
+		if !drop[s[i]] {
+			b = append(b, s[i])
+		}
+	}
+	return string(b)
+}
+
+// A scanTest is a compiled scan.any test: its items in the order given,
+// each a keyword set, an RE2 expression or a nested test. It is immutable,
+// so a hook's prefilter is shared by the pool's VMs and searched without
+// one (see Hook.skips).
+type scanTest struct {
+	lower bool
+	drop  *[256]bool // bytes removed from the text before searching; nil: none
+	items []testItem
+	depth int // 1 + the depth of the deepest nested test
+}
+
+type testItem struct {
+	set  *kwSet
+	re   *regexpEntry
+	test *scanTest
+}
+
+// A tester is how a scanTest searches: in a handler, polling the call's
+// stop flag (raising it), or outside any call (a hook's prefilter).
+type tester interface {
+	lower(s string) string
+	find(set *kwSet, s string) bool
+	match(e *regexpEntry, s string) bool
+}
+
+// test reports whether an item of t finds something in s.
+func (t *scanTest) test(s string, by tester) bool {
+	if t.lower {
+		s = by.lower(s)
+	}
+	if t.drop != nil {
+		s = dropBytes(s, t.drop)
+	}
+	for _, it := range t.items {
+		switch {
+		case it.set != nil && by.find(it.set, s),
+			it.re != nil && by.match(it.re, s),
+			it.test != nil && it.test.test(s, by):
+			return true
+		}
+	}
+	return false
+}
+
+// scan.any(list [, opts]) -> test
+func (v *vm) scanAny(L *lua.LState) int {
+	list := v.unwrap(L.CheckTable(1))
+	t := &scanTest{depth: 1}
+	if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+		opts := v.unwrap(L.CheckTable(2))
+		opts.ForEach(func(k, val lua.LValue) {
+			if k != lua.LString("lower") && k != lua.LString("drop") {
+				L.ArgError(2, fmt.Sprintf("unknown option %s", k.String()))
+			}
+		})
+		t.lower = lua.LVAsBool(opts.RawGetString("lower"))
+		switch d := opts.RawGetString("drop").(type) {
+		case *lua.LNilType:
+		case lua.LString:
+			if d == "" || len(d) > maxDropBytes {
+				L.ArgError(2, fmt.Sprintf("drop: want from 1 to %d bytes", maxDropBytes))
+			}
+			t.drop = new([256]bool)
+			for i := 0; i < len(d); i++ {
+				t.drop[d[i]] = true
+			}
+		default:
+			L.ArgError(2, "drop: want a string of the bytes to remove")
+		}
+	}
+	n := list.Len()
+	if n == 0 || n > maxScanItems {
+		L.RaiseError("scan.any: want from 1 to %d items", maxScanItems)
+	}
+	for i := 1; i <= n; i++ {
+		switch x := list.RawGetInt(i).(type) {
+		case lua.LString:
+			e := v.pl.recach.get(string(x))
+			if e.err != nil {
+				L.RaiseError("scan.any: item %d: %s", i, e.err.Error())
+			}
+			t.items = append(t.items, testItem{re: e})
+		case *lua.LUserData:
+			switch y := x.Value.(type) {
+			case *kwSet:
+				t.items = append(t.items, testItem{set: y})
+				continue
+			case *scanTest:
+				if y.depth >= maxTestDepth {
+					L.RaiseError("scan.any: item %d: tests nested deeper than %d", i, maxTestDepth)
+				}
+				t.depth = max(t.depth, y.depth+1)
+				t.items = append(t.items, testItem{test: y})
+				continue
+			}
+			L.RaiseError("scan.any: item %d: want a keyword set, an RE2 expression or a test, got userdata", i)
+		default:
+			L.RaiseError("scan.any: item %d: want a keyword set, an RE2 expression or a test, got %s", i, x.Type())
+		}
+	}
+	return v.pushScanValue(L, "scan.any", t, nil, scanAnyIdx)
+}
+
+// test:test(s) -> boolean
+func (v *vm) scanTest(L *lua.LState) int {
+	t, ok := L.CheckUserData(1).Value.(*scanTest)
+	if !ok {
+		L.ArgError(1, "want a scan.any test")
+	}
+	L.Push(lua.LBool(t.test(L.CheckString(2), vmTester{v, L})))
+	return 1
+}
+
+// vmTester searches in a handler (or a script's top level), polling the
+// call's stop flag and raising it.
+type vmTester struct {
+	v *vm
+	L *lua.LState
+}
+
+func (t vmTester) lower(s string) string { return t.v.lowerText(t.L, s) }
+
+func (t vmTester) find(set *kwSet, s string) bool {
+	start, _, stopped := set.first(s, 0, t.v.blockPoll)
+	if stopped {
+		t.L.RaiseError("%s", errStopped.Error())
+	}
+	return start >= 0
+}
+
+func (t vmTester) match(e *regexpEntry, s string) bool { return t.v.matchString(t.L, e, s) }
+
+// maxPrefilterText bounds the command a hook's prefilter searches outside
+// a VM: one block of lowerText and set.first, which then do exactly what
+// goTester does. A longer command runs the handler.
+const maxPrefilterText = scanBlock
+
+// goTester searches a hook's prefilter outside any VM (see Hook.skips), in
+// a text of at most maxPrefilterText bytes: lowerText and the handler's
+// searches of such a text are strings.ToLower, one Scan and MatchString.
+type goTester struct{}
+
+func (goTester) lower(s string) string { return strings.ToLower(s) }
+
+func (goTester) find(set *kwSet, s string) bool {
+	start, _, _ := set.first(s, 0, func(int) bool { return false })
+	return start >= 0
+}
+
+func (goTester) match(e *regexpEntry, s string) bool { return e.re.MatchString(s) }
 
 // How a redaction rule runs (see ruleSet.run).
 const (
@@ -383,7 +610,7 @@ func (v *vm) scanRules(L *lua.LState) int {
 		v.ruleKey(&key, specs[i-1])
 	}
 	x, err := v.pl.scans.get(key.String(), func() (any, error) { return v.compileRules(L, specs) })
-	return v.pushScanValue(L, "scan.rules", x, err, 1)
+	return v.pushScanValue(L, "scan.rules", x, err, scanRulesIdx)
 }
 
 // scanRuleFields are the fields of a rule table scan.rules reads; others

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/stretchr/testify/require"
 )
 
@@ -117,4 +118,110 @@ func TestLowerTextIsToLower(t *testing.T) {
 	}
 	plain := strings.Repeat("abc", scanBlock)
 	require.Equal(t, plain, v.lowerText(v.L, plain))
+}
+
+func TestScanAny(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		// a keyword set, an expression, a nested test: any one finds
+		{`return tostring(scan.any({ scan.keywords({ "zz" }), "a+b" }):test("xaab"))`, "true"},
+		{`return tostring(scan.any({ scan.keywords({ "zz" }), "a+b" }):test("xab_zz"))`, "true"},
+		{`return tostring(scan.any({ scan.keywords({ "zz" }), "a+b" }):test("xa b"))`, "false"},
+		{`return tostring(scan.any({ scan.any({ "q" }) }):test("q"))`, "true"},
+		// lower: the items search the lowercase text; drop removes bytes after it
+		{`return tostring(scan.any({ scan.keywords({ "rm" }) }):test("RM"))`, "false"},
+		{`return tostring(scan.any({ scan.keywords({ "rm" }) }, { lower = true }):test("RM"))`, "true"},
+		{`return tostring(scan.any({ scan.keywords({ "rm" }) }, { lower = true, drop = "\\'" }):test("R\\'M"))`, "true"},
+		{`return tostring(scan.any({ scan.keywords({ "rm" }) }, { drop = "x" }):test("rxm"))`, "true"},
+		{`return tostring(scan.any({ scan.keywords({ "rm" }) }, { drop = "x" }):test("r m"))`, "false"},
+		// the token rule of a set holds inside a test
+		{`return tostring(scan.any({ scan.keywords({ "rm" }, { token = "[a-z]" }) }):test("form"))`, "false"},
+	} {
+		require.Equal(t, c.want, scanHook(t, c.body, false), c.body)
+	}
+	deep := `local t = scan.any({ "a" }) for _ = 1, 20 do t = scan.any({ t }) end`
+	for _, c := range []struct{ body, want string }{
+		{`scan.any({})`, "scan.any: want from 1 to"},
+		{`scan.any({ 1 })`, "item 1: want a keyword set, an RE2 expression or a test, got number"},
+		{`scan.any({ "(" })`, "item 1: bad RE2 pattern"},
+		{`scan.any({ "a" }, { upper = true })`, "unknown option upper"},
+		{`scan.any({ "a" }, { drop = "" })`, "drop: want from 1 to 32 bytes"},
+		{`scan.any({ "a" }, { drop = 1 })`, "drop: want a string"},
+		{deep, "tests nested deeper than 16"},
+		{`local s = scan.any({ "a" }) s.x = 1`, "cannot modify a scan.any value"},
+	} {
+		require.Contains(t, scanHook(t, c.body, true), c.want, c.body)
+	}
+}
+
+// prefilterPool loads one BeforeTool hook of kind shell whose handler
+// denies every call, with the prefilter scan.any({ scan.keywords({ "rm" }) }).
+func prefilterPool(t *testing.T, opts Options) *Pool {
+	return newTestPool(t, opts, "p.lua", `local scan = require("scan")
+hook{ event = "BeforeTool", kind = "shell", prefilter = scan.any({ scan.keywords({ "rm" }) }),
+  handler = function(input) return { decision = "deny", reason = "ran" } end }`)
+}
+
+// shellCall is a shell call whose command is the engine's view of it.
+func shellCall(cmd string) *events.Input {
+	in := bashInput(cmd)
+	in.Tool = &events.ToolView{Kind: events.ToolShell, Command: cmd}
+	return in
+}
+
+func TestHookPrefilter(t *testing.T) {
+	ctx := context.Background()
+	p := prefilterPool(t, Options{})
+	decide := func(in *events.Input) events.Decision {
+		out, err := p.Call(ctx, 0, in)
+		require.NoError(t, err)
+		return out.Decision
+	}
+	// nothing found: proceed without the handler
+	require.Equal(t, events.Decision(""), decide(shellCall("ls -la")))
+	require.Equal(t, events.Decision(""), decide(shellCall("")))
+	require.Equal(t, Stats{Size: p.Stats().Size, Skipped: 2, Created: p.Stats().Created}, p.Stats())
+	// found, no view of the tool, another kind, a command beyond the
+	// bound: the handler runs
+	require.Equal(t, events.Deny, decide(shellCall("sudo rm x")))
+	require.Equal(t, events.Deny, decide(bashInput("ls")))
+	in := shellCall("ls")
+	in.Tool.Kind = events.ToolRead
+	require.Equal(t, events.Deny, decide(in))
+	require.Equal(t, events.Deny, decide(shellCall(strings.Repeat("x", maxPrefilterText+1))))
+	require.Equal(t, int64(4), p.Stats().Calls)
+	require.Equal(t, int64(2), p.Stats().Skipped)
+	// a canceled call fails, prefilter or not
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := p.Call(canceled, 0, shellCall("ls"))
+	require.ErrorIs(t, err, context.Canceled)
+
+	// IgnorePrefilters: every call runs the handler
+	all := prefilterPool(t, Options{IgnorePrefilters: true})
+	out, err := all.Call(ctx, 0, shellCall("ls -la"))
+	require.NoError(t, err)
+	require.Equal(t, events.Deny, out.Decision)
+	require.Zero(t, all.Stats().Skipped)
+}
+
+func TestHookPrefilterErrors(t *testing.T) {
+	for _, c := range []struct{ hook, want string }{
+		{`kind = "shell", prefilter = "rm"`, "prefilter: want a scan.any test or a scan.keywords set, got string"},
+		{`kind = "shell", prefilter = scan.rules({ { kw = { "a" }, rx = "()(a)" } })`, "prefilter: want a scan.any test or a scan.keywords set, got userdata"},
+		{`prefilter = scan.any({ "rm" })`, `prefilter: needs kind = "shell"`},
+		{`kind = { "shell", "read" }, prefilter = scan.any({ "rm" })`, `prefilter: needs kind = "shell"`},
+		{`kind = "shell", prefiltr = scan.any({ "rm" })`, `unknown key "prefiltr"`},
+	} {
+		s, err := Compile("p.lua", []byte(`local scan = require("scan")
+hook{ event = "BeforeTool", `+c.hook+`, handler = function() end }`))
+		require.NoError(t, err)
+		_, err = NewPool(context.Background(), []Source{{Script: s}}, Options{})
+		require.ErrorContains(t, err, c.want, c.hook)
+	}
+	// a keyword set is a prefilter too
+	p := newTestPool(t, Options{}, "k.lua", `hook{ event = "BeforeTool", kind = "shell", prefilter = require("scan").keywords({ "rm" }),
+  handler = function(input) return { decision = "deny", reason = "ran" } end }`)
+	out, err := p.Call(context.Background(), 0, shellCall("ls"))
+	require.NoError(t, err)
+	require.Equal(t, events.Decision(""), out.Decision)
 }

@@ -123,6 +123,10 @@ type Options struct {
 	// is discarded. Default [DefaultMaxRetained]; negative disables. The
 	// pool's VMs together may retain PoolSize times this.
 	MaxRetained int64
+	// IgnorePrefilters runs every call's handler, even when the hook's
+	// prefilter (hook{ prefilter = ... }) finds nothing: for tests that
+	// compare the decisions made with and without the prefilters.
+	IgnorePrefilters bool
 }
 
 func (o Options) normalized() Options {
@@ -199,7 +203,21 @@ type Hook struct {
 	// Source is the index of the Source in the slice given to NewPool.
 	Source int
 
-	re *regexp.Regexp
+	re        *regexp.Regexp
+	prefilter *scanTest // hook{ prefilter = ... }; see skips
+}
+
+// skips reports whether the call in need not run h's handler: h has a
+// prefilter, in is a shell call (the engine's view, of at most
+// maxPrefilterText bytes of command), and the prefilter finds nothing in
+// its command. A hook with a prefilter promises that its handler then
+// proceeds, so the call answers that without a VM
+// (BenchmarkDefaultSetBeforeTool).
+func (h *Hook) skips(in *events.Input) bool {
+	if h.prefilter == nil || in.Tool == nil || in.Tool.Kind != events.ToolShell || len(in.Tool.Command) > maxPrefilterText {
+		return false
+	}
+	return !h.prefilter.test(in.Tool.Command, goTester{})
 }
 
 // Matches reports whether the hook applies to a call of toolName: always at
@@ -230,6 +248,7 @@ type LogEntry struct {
 type Stats struct {
 	Size      int   // the most VMs the pool keeps (Options.PoolSize)
 	Calls     int64 // calls that ran a handler (or tried to)
+	Skipped   int64 // calls answered "proceed" by the hook's prefilter, without a handler
 	Created   int64 // VMs built, including the first one built by NewPool
 	Discarded int64 // VMs closed after a failure, at MaxUses, or because the pool was closed
 	Failures  int64 // calls that returned an error
@@ -294,7 +313,7 @@ type Pool struct {
 	cancelBuild context.CancelFunc
 	builder     sync.WaitGroup
 
-	calls, created, discarded, failures atomic.Int64
+	calls, skipped, created, discarded, failures atomic.Int64
 }
 
 // NewPool loads every source in a fresh VM, collects the hook{}
@@ -367,7 +386,7 @@ func (p *Pool) Hooks() []Hook {
 
 // Stats returns the pool's counters. It is safe for concurrent use.
 func (p *Pool) Stats() Stats {
-	return Stats{Size: cap(p.avail), Calls: p.calls.Load(), Created: p.created.Load(), Discarded: p.discarded.Load(), Failures: p.failures.Load()}
+	return Stats{Size: cap(p.avail), Calls: p.calls.Load(), Skipped: p.skipped.Load(), Created: p.created.Load(), Discarded: p.discarded.Load(), Failures: p.failures.Load()}
 }
 
 // Call runs the handler of hook i with in and returns its Output. It is
@@ -377,7 +396,10 @@ func (p *Pool) Stats() Stats {
 // The call is bounded by ctx and by the hook's Timeout (both the wait for
 // a VM and the run). Outcomes:
 //
-//   - the handler returned nil: the zero Output ("proceed"), nil error;
+//   - the handler returned nil, or the hook's prefilter found nothing in
+//     the command of a shell call (see hook{ prefilter } in the package
+//     doc: the handler does not run): the zero Output ("proceed"), nil
+//     error;
 //   - it returned a valid HookOutput table: that Output (validated with
 //     [events.Output.Validate]; fields the event does not honour are kept,
 //     the engine filters them), nil error;
@@ -413,6 +435,10 @@ func (p *Pool) call(ctx context.Context, i int, in *events.Input, withLogs bool)
 		return out, nil, errors.New("luaapi: nil input")
 	}
 	h := &p.plan.hooks[i]
+	if ctx.Err() == nil && !p.plan.opts.IgnorePrefilters && h.skips(in) {
+		p.skipped.Add(1)
+		return out, nil, nil
+	}
 	p.calls.Add(1)
 	defer func() {
 		if err != nil {

@@ -443,10 +443,10 @@ func callerLine(L *lua.LState, level int) int {
 	return dbg.CurrentLine
 }
 
-var hookKeys = map[string]bool{"event": true, "name": true, "matcher": true, "kind": true, "handler": true, "onError": true, "timeoutMs": true}
+var hookKeys = map[string]bool{"event": true, "name": true, "matcher": true, "kind": true, "prefilter": true, "handler": true, "onError": true, "timeoutMs": true}
 
 // hookKeyList lists hookKeys in the order the documentation gives them.
-var hookKeyList = []string{"event", "name", "matcher", "kind", "handler", "onError", "timeoutMs"}
+var hookKeyList = []string{"event", "name", "matcher", "kind", "prefilter", "handler", "onError", "timeoutMs"}
 
 // MaxHookName bounds the name of hook{ name = ... }, in bytes.
 const MaxHookName = 100
@@ -529,6 +529,7 @@ func (v *vm) luaHook(L *lua.LState) int {
 		h.Matcher, h.re = m, re
 	}
 	h.Kinds = v.hookKinds(spec.RawGetString("kind"), ev, bad)
+	h.prefilter = hookPrefilter(spec.RawGetString("prefilter"), h.Kinds, bad)
 	if oe, ok := str("onError", false); ok {
 		switch oe {
 		case "deny", "skip":
@@ -613,6 +614,30 @@ func (v *vm) hookKinds(val lua.LValue, ev events.Event, bad func(string, string,
 		out = append(out, k)
 	}
 	return out
+}
+
+// hookPrefilter reads the prefilter key of hook{}: a scan.any test or a
+// keyword set, for a hook of kind "shell" only.
+func hookPrefilter(val lua.LValue, kinds []events.ToolKind, bad func(string, string, ...any)) *scanTest {
+	var t *scanTest
+	switch x := val.(type) {
+	case *lua.LNilType:
+		return nil
+	case *lua.LUserData:
+		switch y := x.Value.(type) {
+		case *scanTest:
+			t = y
+		case *kwSet:
+			t = &scanTest{items: []testItem{{set: y}}, depth: 1}
+		}
+	}
+	if t == nil {
+		bad("prefilter=", "prefilter: want a scan.any test or a scan.keywords set, got %s", val.Type())
+	}
+	if len(kinds) != 1 || kinds[0] != events.ToolShell {
+		bad("prefilter=", "prefilter: needs kind = \"shell\" (it searches the command of a shell call)")
+	}
+	return t
 }
 
 func argTypes(L *lua.LState) string {

@@ -81,6 +81,7 @@
 ---@field name? string names the hook in the audit (up to 100 bytes, unique in its script); default: the script's path and the hook's index in it
 ---@field matcher? string Go RE2 regular expression on the tool name (tool events only)
 ---@field kind? ToolKind|ToolKind[] only tools of this kind (or these kinds), per the host's tool table (tool events only); with matcher, both must match
+---@field prefilter? ScanAny|ScanKeywords kind "shell" only: a call whose command (input.tool.command, up to 64 KiB) it finds nothing in proceeds without the handler, which must then return nil
 ---@field onError? HookOnError what a failure of the handler means; default: skipped
 ---@field timeoutMs? integer 1..60000; default 1000 (configurable by the host)
 ---@field handler fun(input: HookInput): HookOutput?
@@ -183,6 +184,26 @@ function scan.keywords(list, opts) end
 ---@return integer? finish inclusive
 ---@return string? keyword
 function ScanKeywords:find(s, init) end
+
+---A compiled test (scan.any): keyword sets, RE2 expressions and other
+---tests, one of which must find something.
+---@class ScanAny
+local ScanAny = {}
+
+---Compiles a test. With opts.lower, its items search string.lower of the
+---text; with opts.drop (up to 32 bytes), the text without those bytes
+---(after lower).
+---@param list (ScanKeywords|ScanAny|string)[] keyword sets, tests, RE2 expressions
+---@param opts? {lower: boolean?, drop: string?}
+---@return ScanAny
+function scan.any(list, opts) end
+
+---Whether one of the test's items finds something in s: a keyword of a
+---set (where a token begins, for a set with token), a match of an
+---expression, a nested test that is true.
+---@param s string
+---@return boolean
+function ScanAny:test(s) end
 
 ---The Shannon entropy of s, in bits per byte (0 for "").
 ---@param s string

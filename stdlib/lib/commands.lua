@@ -77,14 +77,18 @@ end
 -- tool-name matcher), it also registers check for the tools the matcher
 -- names that the table does not know, with texts from cfg.texts(input).
 -- check is called only when there are texts; what it returns is the
--- hook's output. Both hooks fail closed.
+-- hook's output. Both hooks fail closed. cfg.prefilter (a scan.any test,
+-- for kind "shell" only) goes to the kind hook's hook{ prefilter }: check
+-- must return nil for a command line in which it finds nothing, and the
+-- hook then runs only for the other lines (a Go search without a VM,
+-- BenchmarkDefaultSetBeforeTool).
 local function on_kind(cfg, check)
   local first = cfg.kind
   if type(first) == "table" then
     first = first[1]
   end
   local part = cfg.part or DEFAULT_PART[first] or "paths"
-  hook{ event = cfg.event, kind = cfg.kind, onError = "deny", timeoutMs = 1000, handler = function(input)
+  hook{ event = cfg.event, kind = cfg.kind, prefilter = cfg.prefilter, onError = "deny", timeoutMs = 1000, handler = function(input)
     if input.tool == nil then
       return nil
     end

@@ -777,8 +777,14 @@ local function register(pack, P, load)
   -- the prefilter's first step: a token with a trigger begins at a token
   -- of the line (through a version or .exe suffix too), found by one pass
   -- of a keyword automaton in Go (BenchmarkDefaultSetBeforeTool)
-  local trigger_set = require("scan").keywords(rs.triggers(), { token = "[a-z0-9_.:+@-]" })
+  local scan = require("scan")
+  local trigger_set = scan.keywords(rs.triggers(), { token = "[a-z0-9_.:+@-]" })
   rs = nil
+  -- TRIGGERED is that step as a test of the line itself (lowercased, quotes
+  -- and backslashes dropped, as hits does), which is also the hook's
+  -- prefilter (hook{ prefilter }, a Go search that skips the call without
+  -- a VM, BenchmarkDefaultSetBeforeTool).
+  local TRIGGERED = scan.any({ trigger_set }, { lower = true, drop = "\\'\"" })
 
   -- families[i]: family i, compiled (loaded on first use)
   local families = {}
@@ -887,12 +893,12 @@ local function register(pack, P, load)
   -- dropped first, so that "terraform" and terr\aform are seen. It sets
   -- tokens.
   local function hits(line)
+    if not TRIGGERED:test(line) then
+      return false
+    end
     local s = lower(line)
     if find(s, "[\\'\"]") then
       s = string.gsub(s, "[\\'\"]", "")
-    end
-    if trigger_set:find(s) == nil then
-      return false
     end
     local list = re.findall(s, "[a-z0-9_.:+@-]+")
     local set = nil -- built at the first trigger: most lines have none
@@ -1125,7 +1131,8 @@ local function register(pack, P, load)
     return best
   end
 
-  C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
+  -- a line on which hits is false proceeds
+  C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher, prefilter = TRIGGERED,
     texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
     function(lines)
       local best = nil

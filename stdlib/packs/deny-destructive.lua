@@ -3376,11 +3376,15 @@ NAMES["."] = nil
 -- (one Go pass) and two expressions run only when their first character
 -- occurs: an RE2 alternation without a literal prefix cost more than the
 -- rest of the prefilter (BenchmarkDefaultSetBeforeTool).
-local HIDING = require("scan").keywords({ "\\", "$", "`", "'", "\"", "{", "/dev/", "<(", ">(", "IFS" })
+-- Both are items of one scan.any test (Go's matcher finds their literal
+-- first byte before it tries them).
+local scan = require("scan")
+local HIDING = scan.any({
+  scan.keywords({ "\\", "$", "`", "'", "\"", "{", "/dev/", "<(", ">(", "IFS" }),
+  [=[>\s*[/~]]=], [=[\(\s*\)]=],
+})
 local function hiding(line)
-  return HIDING:find(line) ~= nil
-    or string.find(line, ">", 1, true) ~= nil and re.find(line, [=[>\s*[/~]]=]) ~= nil
-    or string.find(line, "(", 1, true) ~= nil and re.find(line, [=[\(\s*\)]=]) ~= nil
+  return HIDING:test(line)
 end
 
 -- NAME_SET: the words of NAMES (and mkfs) where a word of the line begins
@@ -3393,17 +3397,22 @@ for n in pairs(NAMES) do
   end
 end
 table.sort(NAME_LIST)
-local NAME_SET = require("scan").keywords(NAME_LIST, { token = "[a-z0-9_.+-]" })
+local NAME_SET = scan.any({ scan.keywords(NAME_LIST, { token = "[a-z0-9_.+-]" }) }, { lower = true })
 NAME_LIST = nil
+
+-- TRIGGERS is the hook's prefilter (hook{ prefilter }, a Go search that
+-- skips the call without a VM, BenchmarkDefaultSetBeforeTool): triggers
+-- is false for a line in which it finds nothing.
+local TRIGGERS = scan.any({ HIDING, NAME_SET })
 
 local function triggers(line)
   if hiding(line) then
     return true
   end
-  local lower = string.lower(line)
-  if NAME_SET:find(lower) == nil then
+  if not NAME_SET:test(line) then
     return false
   end
+  local lower = string.lower(line)
   for _, w in ipairs(re.split(lower, "[^a-z0-9_.+-]+")) do
     if NAMES[w] then
       return true
@@ -3428,7 +3437,10 @@ local function exempt(line)
   return false
 end
 
+-- The handler proceeds on a line that is exempt or in which triggers
+-- finds nothing, unless extraPatterns are set (they run on every line).
 C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
+  prefilter = #P.extraPatterns == 0 and TRIGGERS or nil,
   texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
   function(lines, input)
     local ready = false

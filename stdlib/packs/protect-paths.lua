@@ -610,8 +610,12 @@ local TRIGGER_PATH_AT = scan.keywords({ "/", "~", "$HOME", "${HOME", "..", "file
 -- BenchmarkDefaultSetBeforeTool).
 local TRIGGER_SET = scan.keywords({ "\\", "$(", "`", unpack(TRIGGER_WORDS) })
 
+-- SHELL_TRIGGER is also the shell hook's prefilter (hook{ prefilter }, a Go
+-- search that skips the call without a VM, BenchmarkDefaultSetBeforeTool).
+local SHELL_TRIGGER = scan.any({ TRIGGER_PATH_AT, scan.any({ TRIGGER_SET }, { lower = true }) })
+
 local function shell_trigger(line)
-  return TRIGGER_PATH_AT:find(line) ~= nil or TRIGGER_SET:find(string.lower(line)) ~= nil
+  return SHELL_TRIGGER:test(line)
 end
 
 local RANK = { ask = 1, deny = 2 }
@@ -712,7 +716,10 @@ C.on_kind({ event = "BeforeTool", kind = "patch", matcher = P.patchMatcher,
     return strongest(acts, path_env(input))
   end)
 
+-- A line in which shell_trigger finds nothing adds no act (unless extra
+-- paths are set), and no act is no decision.
 C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.shellMatcher,
+  prefilter = #EXTRA == 0 and #EXTRA_CONFIG == 0 and SHELL_TRIGGER or nil,
   texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
   function(lines, input)
     local acts = {}
