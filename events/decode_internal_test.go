@@ -1,0 +1,61 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestObjectMembersIsUnmarshal: the members objectMembers splits out of
+// valid objects are those json.Unmarshal decodes into a map of RawMessage.
+func TestObjectMembersIsUnmarshal(t *testing.T) {
+	for _, doc := range []string{
+		`{}`, ` { } `, `{"a":1}`, "{ \"a\" :\t1 ,\n\"b\": [1, {\"c\": \"]}\"}] , \"d\":\"x\\\"y\" }",
+		`{"a":null,"b":true,"c":false,"d":-1.5e3,"e":"","f":{},"g":[]}`,
+		`{"a":1,"a":2}`, `{"a":{"b":{"c":[[],[{}]]}},"z":"\\"}`, `{"é":"ü","k":"\u00e9"}`,
+		`{"event":"BeforeTool","toolInput":{"command":"rm -rf / # \"x\" {y} [z]"}}`,
+	} {
+		b := bytes.TrimSpace([]byte(doc))
+		require.True(t, json.Valid(b), doc)
+		got, ok := objectMembers(b)
+		require.True(t, ok, doc)
+		var want map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(b, &want))
+		require.Equal(t, len(want), len(got), doc)
+		for k, v := range want {
+			require.Equal(t, string(v), string(got[k]), "%s: %s", doc, k)
+		}
+	}
+	// a key with an escape or invalid UTF-8 is left to Unmarshal
+	for _, doc := range []string{`{"a\"b":1}`, `{"a\u0062":1}`, "{\"\xff\":1}"} {
+		_, ok := objectMembers([]byte(doc))
+		require.False(t, ok, doc)
+	}
+}
+
+// FuzzObjectMembers: on any valid object, objectMembers agrees with
+// json.Unmarshal.
+func FuzzObjectMembers(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a":[1,{"b":"}"}],"c":"\\"}`, `{"event":"BeforeTool","toolInput":{"command":"ls"}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		b := []byte(doc)
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 || b[0] != '{' || !json.Valid(b) {
+			return
+		}
+		var want map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(b, &want))
+		got, ok := objectMembers(b)
+		if !ok {
+			return
+		}
+		require.Equal(t, len(want), len(got))
+		for k, v := range want {
+			require.Equal(t, string(v), string(got[k]), k)
+		}
+	})
+}
