@@ -155,75 +155,87 @@ func cmdServe(ctx context.Context, inv *invocation, args []string) int {
 // serveLines is the JSON-lines transport: one HookInput per line of stdin,
 // one Result (or {"error": ...}) per line of stdout, in order. Blank lines are
 // skipped. It returns at EOF, or when ctx ends, after the line in flight.
+//
+// The lines are read, dispatched and answered on a goroutine of their own,
+// without a handoff per line (BenchmarkServeLines), so that ctx need not
+// wait for a read that blocks: answering holds mu, which the end of ctx
+// takes to wait for the line in flight and stop the next one.
 func serveLines(ctx, work context.Context, inv *invocation, eng *engine.Engine, host *hosts.Host) int {
-	type item struct {
-		line    []byte
-		tooLong bool
-		err     error
-	}
-	items := make(chan item)
-	done := make(chan struct{})
-	defer close(done)
+	var mu sync.Mutex
+	stopped := false
+	ended := make(chan int, 1)
 	go func() {
-		defer close(items)
 		br := bufio.NewReaderSize(inv.stdin, 64<<10)
 		for {
 			line, tooLong, err := readLine(br, MaxInputSize)
-			if len(line) > 0 || tooLong || (err != nil && err != io.EOF) {
-				select {
-				case items <- item{line, tooLong, err}:
-				case <-done:
-					return
-				}
+			mu.Lock()
+			if stopped {
+				mu.Unlock()
+				return
 			}
-			if err != nil {
+			code, end := answerLine(work, inv, eng, host, line, tooLong, err)
+			mu.Unlock()
+			if end {
+				ended <- code
 				return
 			}
 		}
 	}()
-	for {
-		var it item
-		var ok bool
+	select {
+	case code := <-ended:
+		return code
+	case <-ctx.Done():
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
 		select {
-		case <-ctx.Done():
-			return ExitOK
-		case it, ok = <-items:
-		}
-		if !ok {
-			return ExitOK
-		}
-		var out any
-		line := bytes.TrimSpace(it.line)
-		switch {
-		case it.tooLong:
-			out = errorBody{Error: fmt.Sprintf("invalid input: line longer than %d bytes", MaxInputSize)}
-		case len(line) == 0:
-			// a blank line, or a read error with nothing before it
-		case host.Name != "monad":
-			out, _ = hostAnswer(work, eng, host, line)
+		case code := <-ended: // the line in flight was the last
+			return code
 		default:
-			id, idErr := requestID(line)
-			if in, err := events.DecodeInput(line); idErr != nil {
-				out = errorBody{Error: "invalid input: " + idErr.Error()}
-			} else if err != nil {
-				out = errorBody{ID: id, Error: "invalid input: " + err.Error()}
-			} else if res, err := eng.Dispatch(work, in); err != nil {
-				out = errorBody{ID: id, Error: err.Error()}
-			} else {
-				out = idResult{ID: id, Result: res}
-			}
-		}
-		if out != nil {
-			if err := writeJSONLine(inv.stdout, out); err != nil {
-				inv.errorf("writing stdout: %v", err)
-				return ExitFail
-			}
-		}
-		if it.err != nil && it.err != io.EOF {
-			inv.errorf("reading stdin: %v", it.err)
-			return ExitFail
+			return ExitOK
 		}
 	}
+}
+
+// answerLine answers one line read by readLine (with its tooLong and
+// error) on stdout. end reports that serving ends, with its exit code: at
+// the end of stdin, or after an error reading stdin or writing stdout.
+func answerLine(work context.Context, inv *invocation, eng *engine.Engine, host *hosts.Host, line []byte, tooLong bool, readErr error) (code int, end bool) {
+	var out any
+	line = bytes.TrimSpace(line)
+	switch {
+	case tooLong:
+		out = errorBody{Error: fmt.Sprintf("invalid input: line longer than %d bytes", MaxInputSize)}
+	case len(line) == 0:
+		// a blank line, or a read error with nothing before it
+	case host.Name != "monad":
+		out, _ = hostAnswer(work, eng, host, line)
+	default:
+		id, idErr := requestID(line)
+		if in, err := events.DecodeInput(line); idErr != nil {
+			out = errorBody{Error: "invalid input: " + idErr.Error()}
+		} else if err != nil {
+			out = errorBody{ID: id, Error: "invalid input: " + err.Error()}
+		} else if res, err := eng.Dispatch(work, in); err != nil {
+			out = errorBody{ID: id, Error: err.Error()}
+		} else {
+			out = idResult{ID: id, Result: res}
+		}
+	}
+	if out != nil {
+		if err := writeJSONLine(inv.stdout, out); err != nil {
+			inv.errorf("writing stdout: %v", err)
+			return ExitFail, true
+		}
+	}
+	switch {
+	case readErr == io.EOF:
+		return ExitOK, true
+	case readErr != nil:
+		inv.errorf("reading stdin: %v", readErr)
+		return ExitFail, true
+	}
+	return ExitOK, false
 }
 
 // readLine reads one line (without its newline) of at most max bytes. A
