@@ -364,16 +364,108 @@ func (d *fieldDecoder) value(key string, dst *any) {
 // Numbers keep their text; a number out of the range of a float64 (1e400)
 // and values nested deeper than [MaxDepth] are errors.
 func DecodeValue(raw []byte) (any, error) {
+	var v any
+	// a valid value is parsed by hand, a Decoder says what is wrong with
+	// the rest (BenchmarkDecodeInput, BenchmarkServeLines)
+	ok := false
+	if json.Valid(raw) {
+		var end int
+		v, end, ok = parseValue(raw, skipSpace(raw, 0), 0)
+		ok = ok && skipSpace(raw, end) == len(raw)
+	}
+	if !ok {
+		var err error
+		if v, err = decodeValue(raw); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkJSONValue(v, 0); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// decodeValue decodes the first JSON value of raw with a Decoder, numbers
+// as json.Number.
+func decodeValue(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if err := checkJSONValue(v, 0); err != nil {
-		return nil, err
-	}
 	return v, nil
+}
+
+// parseValue parses the value at i of valid JSON as decodeValue does
+// (objects as map[string]any, the last of a repeated key winning; arrays
+// as []any; numbers as json.Number) and returns it with the index after
+// it. ok is false beyond MaxDepth+1 levels and for an object key that is
+// not a plain string (see plainString): decodeValue decides those.
+func parseValue(b []byte, i, depth int) (v any, end int, ok bool) {
+	if depth > MaxDepth+1 {
+		return nil, 0, false
+	}
+	switch b[i] {
+	case '{':
+		m := map[string]any{}
+		i = skipSpace(b, i+1)
+		if b[i] == '}' {
+			return m, i + 1, true
+		}
+		for {
+			kend := valueEnd(b, i)
+			key, plain := plainString(b[i:kend])
+			if !plain {
+				return nil, 0, false
+			}
+			i = skipSpace(b, skipSpace(b, kend)+1) // past ':'
+			if m[key], i, ok = parseValue(b, i, depth+1); !ok {
+				return nil, 0, false
+			}
+			i = skipSpace(b, i)
+			if b[i] == '}' {
+				return m, i + 1, true
+			}
+			i = skipSpace(b, i+1) // past ','
+		}
+	case '[':
+		a := []any{}
+		i = skipSpace(b, i+1)
+		if b[i] == ']' {
+			return a, i + 1, true
+		}
+		for {
+			var e any
+			if e, i, ok = parseValue(b, i, depth+1); !ok {
+				return nil, 0, false
+			}
+			a = append(a, e)
+			i = skipSpace(b, i)
+			if b[i] == ']' {
+				return a, i + 1, true
+			}
+			i = skipSpace(b, i+1) // past ','
+		}
+	case '"':
+		end = valueEnd(b, i)
+		if s, plain := plainString(b[i:end]); plain {
+			return s, end, true
+		}
+		var s string
+		if json.Unmarshal(b[i:end], &s) != nil {
+			return nil, 0, false
+		}
+		return s, end, true
+	case 't':
+		return true, i + 4, true
+	case 'f':
+		return false, i + 5, true
+	case 'n':
+		return nil, i + 4, true
+	}
+	end = valueEnd(b, i)
+	return json.Number(b[i:end]), end, true
 }
 
 func isNull(raw json.RawMessage) bool {

@@ -3,6 +3,7 @@ package events
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -57,5 +58,55 @@ func FuzzObjectMembers(f *testing.F) {
 		for k, v := range want {
 			require.Equal(t, string(v), string(got[k]), k)
 		}
+	})
+}
+
+// sameAsDecoder checks that DecodeValue's hand parse of raw, when it
+// takes one, is what the Decoder makes of it.
+func sameAsDecoder(t *testing.T, raw []byte) {
+	if !json.Valid(raw) {
+		return
+	}
+	got, end, ok := parseValue(raw, skipSpace(raw, 0), 0)
+	if !ok {
+		return
+	}
+	require.Equal(t, len(raw), skipSpace(raw, end), "%q", raw)
+	want, err := decodeValue(raw)
+	require.NoError(t, err)
+	require.Equal(t, want, got, "%q", raw)
+}
+
+// TestParseValueIsDecoder: the values parseValue reads out of valid JSON
+// are those a Decoder with UseNumber decodes.
+func TestParseValueIsDecoder(t *testing.T) {
+	for _, doc := range []string{
+		`1`, ` -1.5e+300 `, `"a"`, `"a\"b\u00e9\n"`, "\"\xff\"", `true`, `false`, `null`, `[]`, `{}`, ` [ 1 , "x" , [ ] , { } ] `,
+		`{"a":{"b":[1,{"c":null}]},"a":2,"d":"}]"}`, `{"command":"rm -rf / # \"x\""}`, `[[[[[]]]]]`, `12345678901234567890`,
+	} {
+		sameAsDecoder(t, []byte(doc))
+		_, _, ok := parseValue([]byte(doc), skipSpace([]byte(doc), 0), 0)
+		require.True(t, ok, doc)
+	}
+	// too deep, or a key with an escape: the Decoder decides
+	deep := []byte(strings.Repeat("[", MaxDepth+3) + strings.Repeat("]", MaxDepth+3))
+	_, _, ok := parseValue(deep, 0, 0)
+	require.False(t, ok)
+	_, err := DecodeValue(deep)
+	require.ErrorContains(t, err, "deeper")
+	_, _, ok = parseValue([]byte(`{"a\"":1}`), 0, 0)
+	require.False(t, ok)
+	v, err := DecodeValue([]byte(`{"a\"":1}`))
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{`a"`: json.Number("1")}, v)
+}
+
+// FuzzParseValue: on any valid JSON, parseValue agrees with the Decoder.
+func FuzzParseValue(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":"}"}],"c":"\\"}`, `[1, 2.5e3, "x", null, true]`, `{"command":"ls"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		sameAsDecoder(t, []byte(doc))
 	})
 }
