@@ -4,9 +4,11 @@ import (
 	"context"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -195,6 +197,23 @@ func TestHookPrefilter(t *testing.T) {
 	cancel()
 	_, err := p.Call(canceled, 0, shellCall("ls"))
 	require.ErrorIs(t, err, context.Canceled)
+
+	// concurrent calls share the prefilter (run with -race)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range 50 {
+				cmd, want := "ls -la", events.Decision("")
+				if (g+k)%2 == 0 {
+					cmd, want = "rm -rf x", events.Deny
+				}
+				out, err := p.Call(ctx, 0, shellCall(cmd))
+				assert.NoError(t, err)
+				assert.Equal(t, want, out.Decision, cmd)
+			}
+		})
+	}
+	wg.Wait()
 
 	// IgnorePrefilters: every call runs the handler
 	all := prefilterPool(t, Options{IgnorePrefilters: true})
