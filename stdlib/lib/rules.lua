@@ -250,6 +250,14 @@ local function word_ok(p, x)
       end
     end
   end
+  -- a list of kinds (kubectl delete deploy,svc,ing NAME): any of them
+  if find(x, ",", 1, true) and not find(x, "[%s=]") then
+    for part in string.gmatch(x, "[^,]+") do
+      if word_ok(p, part) then
+        return true
+      end
+    end
+  end
   return false
 end
 
@@ -686,6 +694,10 @@ local function matches(r, prog, v, c, w, state)
 end
 
 local RANK = { ask = 1, deny = 2 }
+
+-- HELP are the words that make a command print its manual and do nothing
+-- else (terraform and other Go programs take -help too).
+local HELP = { ["--help"] = true, ["-help"] = true }
 local NONE = {}
 
 -- settings_of reads the parameters deny, ask and off (names of rules,
@@ -958,6 +970,12 @@ local function register(pack, P, load)
       end
       w = inner
       prog = prog_key(w[1])
+    end
+    -- PROG ... --help prints the manual and changes nothing
+    for k = 2, #w do
+      if HELP[w[k]] then
+        return best
+      end
     end
     local list = entries_of(prog)
     if list == nil then

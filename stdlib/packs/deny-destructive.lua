@@ -1495,14 +1495,32 @@ local KUBE_BIG = {
   pvc = false, cluster = true, clusters = true,
 }
 
+-- KUBE_GLOBAL_TAKES are the options of kubectl and oc that take a value
+-- (the next word) and may come before the subcommand.
+local KUBE_GLOBAL_TAKES = {}
+for _, o in ipairs({ "-n", "--namespace", "--context", "--cluster", "--kubeconfig", "-s", "--server", "--user",
+  "--token", "--as", "--as-group", "--certificate-authority", "--client-certificate", "--client-key",
+  "--request-timeout", "-v", "--v", "--cache-dir", "--tls-server-name" }) do
+  KUBE_GLOBAL_TAKES[o] = true
+end
+
 local function kube(name)
   return function(w)
-    local d = nil
-    for k = 2, #w do
-      if w[k] == "delete" then
-        d = k
+    -- the subcommand is the first word that is not an option or the
+    -- value of one (kubectl auth can-i delete ns asks, it deletes nothing)
+    local d, k = nil, 2
+    while k <= #w do
+      local x = w[k]
+      if string.sub(x, 1, 1) ~= "-" then
+        if x == "delete" then
+          d = k
+        end
         break
       end
+      if KUBE_GLOBAL_TAKES[x] then
+        k = k + 1
+      end
+      k = k + 1
     end
     if d == nil then
       return nil
@@ -1512,11 +1530,12 @@ local function kube(name)
       return deny("delete-cluster", name .. " delete --all would delete every resource of a kind")
     end
     for k = 2, #f.args do
-      for kind in string.gmatch(string.lower(f.args[k]), "[^,/]+") do
+      -- KIND, KIND,KIND or KIND/NAME
+      local kinds = string.match(string.lower(f.args[k]), "^[^/]*")
+      for kind in string.gmatch(kinds, "[^,]+") do
         if KUBE_BIG[kind] then
           return deny("delete-cluster", name .. " delete " .. kind .. " would delete a namespace, node or volume with everything in it")
         end
-        break
       end
     end
   end
@@ -1588,6 +1607,11 @@ H.aws = function(w)
   if svc == nil or op == nil then
     return nil
   end
+  -- --dry-run (ec2 and others) and --dryrun (s3) check permissions and
+  -- change nothing; help (or --help) prints the manual
+  if f.l["dry-run"] or f.l.dryrun or f.l.help or f.args[#f.args] == "help" then
+    return nil
+  end
   -- options that take a value were counted as operands: find the operation
   if svc == "s3" then
     if op == "rb" then
@@ -1609,6 +1633,9 @@ end
 local function positional_delete(name)
   return function(w)
     local f = parse_flags(w, 2, "")
+    if f.l.help or f.l["dry-run"] then
+      return nil
+    end
     for _, x in ipairs(f.args) do
       if x == "delete" or x == "destroy" or string.sub(x, 1, 7) == "delete-" then
         return deny("destroy-cloud", name .. " " .. x .. " would delete cloud resources")
@@ -2576,6 +2603,87 @@ local function substituted_secret(words)
   return nil
 end
 
+-- DATA_OPTS are the options whose value is the body a sender posts (a
+-- secret variable there is sent, unlike one in a header).
+local DATA_OPTS = {
+  ["-d"] = true, ["--data"] = true, ["--data-binary"] = true, ["--data-raw"] = true,
+  ["--data-urlencode"] = true, ["--data-ascii"] = true, ["-F"] = true, ["--form"] = true,
+  ["--form-string"] = true, ["--json"] = true, ["--post-data"] = true, ["--body-data"] = true,
+  ["--body"] = true,
+}
+
+-- GENERIC_WORDS are the words of a secret variable's name that name no
+-- service (AWS_SECRET_ACCESS_KEY: aws is the service).
+local GENERIC_WORDS = {}
+for w in string.gmatch("key keys token tokens secret secrets api access client auth oauth password passwd pwd pass "
+  .. "credential credentials private bot app id my the prod production dev staging test personal pat bearer session "
+  .. "refresh service account user master root admin", "%S+") do
+  GENERIC_WORDS[w] = true
+end
+
+-- url_hosts returns the hosts of the URLs among words (lowered).
+local function url_hosts(words)
+  local out = {}
+  for k = 2, #words do
+    local _, _, h = re.find(words[k], [[^(?:[a-zA-Z][a-zA-Z0-9+.-]*://)?(?:[^/@\s]*@)?([A-Za-z0-9.-]+\.[A-Za-z]{2,}|localhost)(?::\d+)?(?:[/?#]|$)]])
+    if h then
+      out[#out + 1] = string.lower(h)
+    end
+  end
+  return out
+end
+
+-- own_service says whether every host is the service a name is for: one
+-- of the name's words that names a service (GITHUB in GITHUB_TOKEN, gh for
+-- gh auth token) is part of each host, or the host is this machine.
+local function own_service(name, hosts)
+  if #hosts == 0 then
+    return false
+  end
+  for _, h in ipairs(hosts) do
+    local ok = h == "localhost" or string.match(h, "^127%.") ~= nil
+    if not ok then
+      for word in string.gmatch(string.lower(name), "[a-z0-9]+") do
+        if not GENERIC_WORDS[word] and string.len(word) >= 2 and string.find(h, word, 1, true) then
+          ok = true
+          break
+        end
+      end
+    end
+    if not ok then
+      return false
+    end
+  end
+  return true
+end
+
+-- PRINTER_SERVICE: the service whose API a token printer's token is for,
+-- as a word of its hosts.
+local PRINTER_SERVICE = {
+  gh = "github", gcloud = "googleapis", az = "azure", aws = "amazonaws", heroku = "heroku",
+  npm = "npmjs", doppler = "doppler",
+}
+
+-- header_to_own_service says whether word, a header a sender sets, holds
+-- only token printers whose service every host is (curl -H "Authorization:
+-- token $(gh auth token)" https://api.github.com/...).
+local function header_to_own_service(word, hosts)
+  local subs = substitutions(word)
+  if #subs == 0 then
+    return false
+  end
+  for _, text in ipairs(subs) do
+    for _, c in ipairs(commands(text)) do
+      local cw = unwrap(c.words or {})
+      local svc = cw[1] and PRINTER_SERVICE[basename(cw[1])]
+      if svc == nil or not own_service(svc, hosts) then
+        return false
+      end
+    end
+  end
+  return true
+end
+
 local SEND_FILE_OPTS = {
   ["-d"] = true, ["--data"] = true, ["--data-binary"] = true, ["--data-raw"] = false,
   ["--data-urlencode"] = true, ["-F"] = true, ["--form"] = true, ["-T"] = true,
@@ -2587,6 +2695,30 @@ local SEND_FILE_OPTS = {
 -- or nil.
 local function sent_secret(w)
   local name = basename(w[1])
+  local hosts = nil
+  for k = 2, #w do
+    -- a secret variable in the body posted to another service
+    local dv = DATA_OPTS[w[k]] and w[k + 1] or string.match(w[k], "^%-%-[%w-]+=(.*)$") and DATA_OPTS[string.match(w[k], "^(%-%-[%w-]+)=")] and string.match(w[k], "=(.*)$")
+    if dv == nil and (name == "curl") then
+      local cl, att = string.match(w[k], "^%-([A-Za-z]*[dF])(.+)$")
+      if cl then
+        dv = att
+      end
+    end
+    if dv == nil and (name == "http" or name == "https" or name == "xh") and k > 2 then
+      dv = string.match(w[k], "^[%w_.-]+:?=(.*)$")
+    end
+    if type(dv) == "string" then
+      local a, b = re.find(dv, SECRET_VAR)
+      if a then
+        local var = string.gsub(string.sub(dv, a, b), "[${}]", "")
+        hosts = hosts or url_hosts(w)
+        if not own_service(var, hosts) then
+          return "a secret variable ($" .. var .. ")"
+        end
+      end
+    end
+  end
   for k = 2, #w do
     local a, v = w[k], nil
     local opt, val = string.match(a, "^(%-%-[%w-]+)=(.*)$")
@@ -2645,7 +2777,25 @@ local function exfiltration(w, redirects, pipeline)
   for k = 1, #pipeline - 1 do
     upstream[k] = pipeline[k]
   end
-  local what = sent_secret(w) or substituted_secret(w)
+  -- a token printer in a header sent to its own service is how its API
+  -- is called
+  local words, hosts = w, nil
+  for k = 2, #w do
+    local hv = (w[k - 1] == "-H" or w[k - 1] == "--header") and w[k] or string.match(w[k], "^%-%-header=(.*)$")
+    if hv and string.find(hv, "[$`]") then
+      hosts = hosts or url_hosts(w)
+      if header_to_own_service(hv, hosts) then
+        if words == w then
+          words = {}
+          for j = 1, #w do
+            words[j] = w[j]
+          end
+        end
+        words[k] = ""
+      end
+    end
+  end
+  local what = sent_secret(w) or substituted_secret(words)
   if what == nil and type(redirects) == "table" then
     for _, r in ipairs(redirects) do
       if r.op == "<" and type(r.target) == "string" then

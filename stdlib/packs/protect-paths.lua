@@ -400,6 +400,28 @@ local function restrictive(mode)
   return true
 end
 
+-- SSH_CLIENTS log in with the private key of -i KEY (or -o
+-- IdentityFile=KEY).
+local SSH_CLIENTS = { ssh = true, scp = true, sftp = true, autossh = true, sshfs = true }
+
+-- drop_identity returns w without the key file option -LETTER KEY (also
+-- -LETTERKEY and -o IdentityFile=KEY).
+local function drop_identity(w, letter)
+  local out, k = {}, 1
+  while k <= #w do
+    local a = w[k]
+    if a == "-" .. letter or (k > 1 and re.match(a, "^-[A-Za-z]*" .. letter .. "$")) or (a == "-o" and re.match(w[k + 1] or "", "(?i)^identityfile[= ]")) then
+      k = k + 2
+    elseif (k > 1 and string.sub(a, 1, 2) == "-" .. letter and string.len(a) > 2) or re.match(a, "(?i)^-oidentityfile=") then
+      k = k + 1
+    else
+      out[#out + 1] = a
+      k = k + 1
+    end
+  end
+  return out
+end
+
 local function shell_paths(words, redirects, acts)
   local w = unwrap(words)
   local name = basename(w[1])
@@ -431,6 +453,40 @@ local function shell_paths(words, redirects, acts)
   end
   if name == "" or NOT_PATHS[name] then
     return
+  end
+  -- a private key given to ssh to log in with, loaded into the agent, or
+  -- fingerprinted is used, not shown (like source .env)
+  if name == "ssh-add" then
+    return
+  end
+  if SSH_CLIENTS[name] or name == "ssh-keygen" then
+    local shows = false
+    if name == "ssh-keygen" then
+      shows = true
+      for k = 2, #w do
+        if re.match(w[k], "^-[A-Za-z]*[ly][A-Za-z]*$") then
+          shows = false
+        end
+      end
+    end
+    if not shows then
+      w = drop_identity(w, name == "ssh-keygen" and "f" or "i")
+    end
+  end
+  if name == "rsync" then
+    -- -e CMD is the remote shell rsync runs (ssh -i KEY), not a path
+    local out, k = {}, 1
+    while k <= #w do
+      if w[k] == "-e" or w[k] == "--rsh" then
+        k = k + 2
+      else
+        if not string.find(w[k], "^%-%-rsh=") then
+          out[#out + 1] = w[k]
+        end
+        k = k + 1
+      end
+    end
+    w = out
   end
   -- values of -F/--form/-d/--data @file (curl), -T file (curl upload)
   for k = 2, #w do
@@ -575,9 +631,40 @@ local function shell_paths(words, redirects, acts)
   end
 end
 
+-- shell_acts adds the acts of every command of line. A cd (or pushd)
+-- moves the folder the relative paths of the commands after it are in:
+-- cd .. && rm -rf other deletes ../other.
 local function shell_acts(line, acts, depth)
+  local dir = nil
   for _, c in ipairs(commands(line)) do
-    shell_paths(c.words or {}, c.redirects, acts)
+    local w = c.words or {}
+    local name = w[1] and basename(w[1])
+    if name == "cd" or name == "pushd" then
+      local t = w[2]
+      if t == "-P" or t == "-L" or t == "--" then
+        t = w[3]
+      end
+      if t == nil or t == "" then
+        dir = "~"
+      elseif t == "-" then
+        dir = nil
+      elseif string.find(t, "^[/~$]") or string.find(t, "^file:") or dir == nil then
+        dir = t
+      else
+        dir = dir .. "/" .. t
+      end
+    else
+      local n = #acts
+      shell_paths(w, c.redirects, acts)
+      if dir then
+        for k = n + 1, #acts do
+          local p = acts[k][2]
+          if not string.find(p, "^[/~$]") and not string.find(p, "^file:") then
+            acts[k][2] = dir .. "/" .. p
+          end
+        end
+      end
+    end
   end
   local _ = depth
 end
