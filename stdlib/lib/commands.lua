@@ -136,6 +136,9 @@ local WRAPPERS = {
   proxychains = { o = "f" }, proxychains4 = { o = "f" }, sg = { operand = true },
   npx = { o = "pc" }, bunx = {}, pnpx = {}, uvx = {}, sshpass = { o = "pfdP" },
   nsenter = { o = "tSGw" }, unshare = {},
+  -- GNU parallel CMD ::: ARGS runs CMD with each of ARGS (the ::: stays an
+  -- operand: what matters is that the arguments follow the command)
+  parallel = { o = "jSNnsLaEdIC" },
 }
 
 -- unwrap strips wrapper commands (and leading VAR=value words) from a word

@@ -964,6 +964,18 @@ H.cryptsetup = function(w)
   end
 end
 
+H.mdadm = function(w)
+  for k = 2, #w do
+    if w[k] == "--zero-superblock" or re.match(w[k], "^(--create|-C)$") then
+      for j = 2, #w do
+        if device(w[j]) or re.find(w[j], "[$`]") then
+          return deny("format-device", "mdadm " .. w[k] .. " would erase the RAID metadata of a disk")
+        end
+      end
+    end
+  end
+end
+
 H.zpool = function(w)
   if w[2] == "destroy" or w[2] == "labelclear" then
     return deny("format-device", "zpool " .. w[2] .. " would destroy a storage pool")
@@ -1355,7 +1367,7 @@ end
 
 -- Databases and cloud resources.
 
-local SQL_DROP = [[(?i)\b(drop\s+(database|schema|table|owned|cluster|keyspace)\b|truncate\s+(table\s+)?[\w."]+|delete\s+from\s+[\w."]+\s*(;|$)|flushall|flushdb|dropdatabase\s*\(|\.drop\s*\(\s*\)|deletemany\s*\(\s*\{\s*\}\s*\))]]
+local SQL_DROP = [=[(?i)\b(drop\s+(database|schema|table|owned|cluster|keyspace)\b|alter\s+table\s+(if\s+exists\s+)?(only\s+)?[\w."`\[\]]+\s+drop\s+(column\b|(?:if\s+exists\s+)?[\w"`\[\]]+\s*(;|,|$))|truncate\s+(table\s+)?[\w."]+|delete\s+from\s+[\w."]+\s*(;|$)|flushall|flushdb|dropdatabase\s*\(|\.drop\s*\(\s*\)|deletemany\s*\(\s*\{\s*\}\s*\))]=]
 
 -- SQL_RUNS_TEXT finds statements that run SQL built as text (EXECUTE,
 -- PREPARE, DO blocks, psql's \gexec): there the string literals count too.
@@ -1397,7 +1409,17 @@ local SQLC = {
   cqlsh = { takes = "eku", sql = "e", long = { execute = true } },
   mongosh = { takes = "u", sql = "", long = { eval = true } },
   duckdb = { takes = "c", sql = "c", long = {}, positional = 2 },
+  sqlcmd = { takes = "SUPdQqiovHlsctwWaAKkNy", sql = "Qq", long = { query = true } },
+  snowsql = { takes = "qfadswurco", sql = "q", long = { query = true } },
+  usql = { takes = "cfo", sql = "c", long = { command = true } },
+  vsql = { takes = "cdfhpUvPoF", sql = "c", long = { command = true } },
+  mycli = { takes = "ehPuSD", sql = "e", long = { execute = true } },
+  pgcli = { takes = "hpUdW", sql = "", long = {} },
+  beeline = { takes = "eunpfd", sql = "e", long = {} },
+  trino = { takes = "", sql = "", long = { execute = true } },
+  bq = { takes = "", sql = "", long = {}, positional = 2 },
 }
+SQLC.presto, SQLC.hive, SQLC["spark-sql"] = SQLC.trino, SQLC.beeline, SQLC.beeline
 SQLC.mariadb, SQLC.sqlite, SQLC.mongo = SQLC.mysql, SQLC.sqlite3, SQLC.mongosh
 -- cockroach sql (the words after "sql")
 SQLC.cockroach = { takes = "eud", sql = "e", long = { execute = true } }
@@ -1921,6 +1943,16 @@ end
 
 local SHELLS = { sh = true, bash = true, zsh = true, dash = true, ksh = true, mksh = true, fish = true, ash = true, csh = true, tcsh = true, yash = true, pwsh = false }
 
+-- bind_args puts args in for the positional parameters of a script's
+-- text ($1..$9, ${N}, $@, $*).
+local function bind_args(script, args)
+  local all = string.gsub(table.concat(args, " "), "%$", "$$")
+  script = re.gsub(script, [["\$\{?[@*]\}?"|\$\{?[@*]\}?]], all)
+  return (string.gsub(script, "%$%{?([1-9])%}?", function(n)
+    return args[tonumber(n)] or ""
+  end))
+end
+
 local function shell_c(w, ctx)
   for k = 2, #w do
     local a = w[k]
@@ -1929,7 +1961,17 @@ local function shell_c(w, ctx)
     end
     if string.sub(a, 1, 1) == "-" and string.sub(a, 2, 2) ~= "-" and string.find(a, "c", 2, true) then
       if w[k + 1] then
-        return check_line(w[k + 1], ctx.depth + 1)
+        -- sh -c SCRIPT NAME ARGS...: SCRIPT's $1.. are ARGS (find -exec sh
+        -- -c 'rm -rf "$1"' _ {} \;)
+        local script = w[k + 1]
+        if w[k + 3] and string.find(script, "$", 1, true) then
+          local args = {}
+          for j = k + 3, #w do
+            args[#args + 1] = w[j]
+          end
+          script = bind_args(script, args)
+        end
+        return check_line(script, ctx.depth + 1)
       end
       return nil
     end
@@ -1941,6 +1983,56 @@ end
 for n in pairs(SHELLS) do
   H[n] = shell_c
 end
+
+-- PowerShell: -Command (-c, any case and abbreviation) runs its text; a
+-- download handed to Invoke-Expression (irm URL | iex, iex (iwr URL),
+-- iex (New-Object Net.WebClient).DownloadString(URL)) runs code unseen.
+local PS_FETCH = [[(?i)\b(irm|iwr|invoke-restmethod|invoke-webrequest|curl|wget|start-bitstransfer)\b|\.download(string|data|file)\s*\(]]
+local PS_EVAL = [[(?i)\b(iex|invoke-expression)\b|\[scriptblock\]::create|\|\s*&\s*$]]
+-- PS_TAKES are the options of powershell and pwsh that take a value.
+local PS_TAKES = {}
+for o in string.gmatch("executionpolicy ep ex exec windowstyle w win version v outputformat of o inputformat if inp "
+  .. "configurationname config workingdirectory wd psconsolefile settingsfile", "%S+") do
+  PS_TAKES["-" .. o] = true
+end
+
+-- ps_as_sh reads a PowerShell deletion as the rm it is (Remove-Item
+-- -Recurse -Force $HOME: rm -r -f ~; C:\ is /, C:\Users\me a home).
+local function ps_as_sh(text)
+  local t = re.gsub(text, [[(?i)\b(remove-item|ri|rd|rmdir|del|erase)\b]], "rm")
+  t = re.gsub(t, [[(?i)\s-(recurse|r)\b]], " -r")
+  t = re.gsub(t, [[(?i)\s-(force|fo)\b]], " -f")
+  t = re.gsub(t, [[(?i)\s-(path|literalpath|lp)\b]], "")
+  t = re.gsub(t, [[(?i)\$(env:userprofile|env:home|home)\b]], "~")
+  t = re.gsub(t, [[(?i)(^|[\s'"])[a-z]:\\]], "$1/")
+  return (string.gsub(t, "\\", "/"))
+end
+
+local function powershell(w, ctx)
+  local k = 2
+  while k <= #w do
+    local a = string.lower(w[k])
+    if re.match(a, "^[-/](c|co|com|comm|comma|comman|command)$") and w[k + 1] then
+      local text = table.concat(w, " ", k + 1)
+      if re.find(text, PS_EVAL) and re.find(text, PS_FETCH) then
+        return deny("pipe-to-shell", "PowerShell would run downloaded code (Invoke-Expression)")
+      end
+      local rule, detail = check_line(text, ctx.depth + 1)
+      if rule == nil and re.find(text, [[(?i)\b(remove-item|ri|rd|rmdir|del|erase)\b]]) then
+        rule, detail = check_line(ps_as_sh(text), ctx.depth + 1)
+      end
+      return rule, detail
+    end
+    if string.sub(a, 1, 1) ~= "-" then
+      return nil -- a script file
+    end
+    if PS_TAKES[a] then
+      k = k + 1
+    end
+    k = k + 1
+  end
+end
+H.pwsh, H.powershell, H["powershell.exe"], H["pwsh.exe"] = powershell, powershell, powershell, powershell
 
 H.eval = function(w, ctx)
   return check_line(join(w, 2), ctx.depth + 1)
@@ -2199,7 +2291,7 @@ local function check_code(lang, code, ctx)
   if code == nil or code == "" then
     return nil
   end
-  if re.find(code, [[(?i)(while\s*(\(\s*)?(1|true|True)\b[^\n]*fork|fork\s+while\s+fork|fork\(\)\s*while|for\s*\(\s*;\s*;\s*\)\s*fork|loop\s*\{\s*fork)]]) then
+  if re.find(code, [[(?i)(while\s*(\(\s*)?(1|true|True)\b[^\n]*fork|fork(\(\))?\s+while\s+(fork|1|true)\b|fork(\(\))?\s+until\s+0\b|fork\(\)\s*while|for\s*\(\s*;\s*;\s*\)\s*fork|loop\s*\{\s*fork)]]) then
     return deny("fork-bomb", lang .. " code would fork processes without bound")
   end
   if re.find(code, CODE_FETCH) and re.find(code, CODE_EVAL) then
@@ -2922,6 +3014,20 @@ end
 local SUBST_FETCH = [[(\$\(|<\(|`)\s*(sudo\s+)?(curl|wget|fetch|iwr|irm|http|xh)\b]]
 local SUBST_SINK = [[(?i)(^|[\s;&|(])((ba|z|da|k|fi|a|c|tc|mk)?sh|source|eval|python[0-9.]*|perl|ruby|node|php|\.)\s]]
 
+-- printf_output is what printf FMT ARGS prints, for FMT's %s and %b
+-- (the quote around FMT first, from the pattern that found it).
+local function printf_output(_, fmt, argtext)
+  local args = {}
+  for a in string.gmatch(argtext, "%S+") do
+    args[#args + 1] = (string.gsub(a, "^['\"](.*)['\"]$", "%1"))
+  end
+  local n = 0
+  return (string.gsub(fmt, "%%[sb]", function()
+    n = n + 1
+    return args[n] or ""
+  end))
+end
+
 local function expand(words, vars)
   local out = {}
   for _, w in ipairs(words) do
@@ -2931,6 +3037,10 @@ local function expand(words, vars)
         if string.find(w, name, 1, true) then
           w = re.gsub(w, [[\$\{]] .. name .. [[\}|\$]] .. name .. [[\b]], (string.gsub(val, "%$", "$$")))
         end
+      end
+      -- $(printf 'rm -rf %s' "$HOME"): the format with its %s filled in
+      if string.find(w, "printf", 1, true) then
+        w = string.gsub(w, "%$%(%s*printf%s+(['\"])(.-)%1%s*([^()`|;&<>]-)%s*%)", printf_output)
       end
       -- $(echo rm), `printf rm`: the substitution's output
       w = re.gsub(w, [=[\$\(\s*(?:echo|printf)\s+['"]?([^'"()$`|;&<>]*?)['"]?\s*\)|`\s*(?:echo|printf)\s+['"]?([^'"`$|;&<>]*?)['"]?\s*`]=], "${1}${2}")
