@@ -643,6 +643,24 @@ H.chmod = function(w, ctx) return perm_like(w, ctx, "chmod") end
 H.chown = function(w, ctx) return perm_like(w, ctx, "chown") end
 H.chgrp = function(w, ctx) return perm_like(w, ctx, "chgrp") end
 H.setfacl = function(w, ctx) return perm_like(w, ctx, "setfacl") end
+-- chattr -R +i /: its mode (+i, -a, =e) may look like an option
+H.chattr = function(w, ctx)
+  local rest = { w[1], "-R" }
+  local rec = false
+  for k = 2, #w do
+    local a = w[k]
+    if re.match(a, "^-[RVf]+$") then
+      rec = rec or string.find(a, "R", 1, true) ~= nil
+    elseif not re.match(a, "^[-+=][aAcCdDeFijmPsStTux]+$") and not re.match(a, "^-[vpV]$") then
+      rest[#rest + 1] = a
+    end
+  end
+  if not rec then
+    table.remove(rest, 2)
+  end
+  table.insert(rest, rec and 3 or 2, "mode")
+  return perm_like(rest, ctx, "chattr")
+end
 
 H.rsync = function(w)
   local f = parse_flags(w, 2, "eBfT")
