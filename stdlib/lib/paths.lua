@@ -15,6 +15,16 @@ local function env_template(base)
   return re.match(base, ENV_OK) or base == "example.env" or base == "sample.env" or re.match(base, [[^\.env\.?(example|sample|template|dist)$]])
 end
 
+-- CLI_TOKENS are the files where platform and package CLIs keep their
+-- login tokens: Terraform, GitHub Copilot, Maven, Gradle, Wrangler,
+-- doctl, Fly, Netlify, Vercel, Supabase, Stripe, Databricks, Snowflake,
+-- OCI, IBM Cloud, Railway, Firebase, Podman.
+local CLI_TOKENS = [[(^|/)(\.terraformrc|terraform\.rc|\.config/github-copilot/(hosts|apps)\.json|\.m2/settings(-security)?\.xml|\.gradle/gradle\.properties|\.wrangler/config/[^/]+|\.config/\.wrangler/config/[^/]+|doctl/config\.yaml|\.fly/config\.yml|netlify/config\.json|\.netlify/config\.json|com\.vercel\.cli/(auth|config)\.json|\.vercel/auth\.json|\.supabase/access-token|\.config/stripe/config\.toml|\.databrickscfg|\.snowsql/config|\.snowflake/(config|connections)\.toml|\.oci/config|\.bluemix/config\.json|\.ibmcloud/config\.json|\.railway/config\.json|\.config/configstore/firebase-tools\.json|\.config/containers/auth\.json|containers/auth\.json)$]]
+
+-- HISTORIES are the history files of shells and database and language
+-- clients.
+local HISTORIES = [[(^|/)(\.(bash|zsh|sh|ksh|ash|psql|mysql|sqlite|python|node_repl|rediscli|irb|mongosh_repl|mongo|dbshell|lesshst|php)_?history|\.zhistory|\.histfile|\.local/share/fish/fish_history|\.mongosh/mongosh_repl_history|\.dbshell)$]]
+
 -- secret_kind says what credentials the (lowercased) path holds, or nil.
 local function secret_kind(p)
   local base = string.match(p, "([^/]*)$") or p
@@ -63,8 +73,28 @@ local function secret_kind(p)
   if re.find(p, [[(^|/)\.azure/]]) and re.find(base, [[(token|msal|credential|accesstokens|service_principal)]]) then
     return "Azure credentials"
   end
-  if re.find(p, [[(^|/)\.kube/config$]]) or base == "kubeconfig" then
+  if re.find(p, [[(^|/)\.kube/(config[^/]*|[^/]+\.(ya?ml|kubeconfig|conf))$]]) or re.match(base, [[^(kubeconfig([-_.][^/]*)?|.*\.kubeconfig)$]]) then
     return "a Kubernetes config with cluster credentials"
+  end
+  if re.find(p, [[^/(var/)?run/secrets/.]]) then
+    return "a mounted secret (container or Kubernetes service account)"
+  end
+  -- the login tokens of platform CLIs and package managers (what the
+  -- families of ask-irreversible guard), as their tools store them
+  if re.find(p, CLI_TOKENS) then
+    return "a CLI's stored login token (" .. base .. ")"
+  end
+  if re.find(p, [[(^|/)\.local/share/keyrings/]]) then
+    return "a desktop keyring"
+  end
+  if re.match(base, [[^(\.?vault[-_]?pass(word)?(\.txt)?|\.?ansible[-_]vault[-_]pass(word)?(\.txt)?)$]]) then
+    return "an Ansible Vault password"
+  end
+  if re.match(base, [[^\.?secrets?\.(ya?ml|json|toml|ini|env|txt|properties|xml)$|^\.secrets$]]) or re.find(p, [[(^|/)\.?secrets/[^/]+\.(ya?ml|json|toml|ini|env|txt|properties|xml|key|pem|p12)$]]) then
+    return "a secrets file (" .. base .. ")"
+  end
+  if re.find(p, HISTORIES) then
+    return "a shell or client history (it holds what was typed: passwords, tokens)"
   end
   if re.find(p, [[(^|/)\.docker/config\.json$]]) then
     return "Docker registry credentials"

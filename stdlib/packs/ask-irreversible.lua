@@ -30,7 +30,7 @@
 --- pipelines and here-documents into a shell, absolute program paths and
 --- versioned names (`python3.12`). It leaves alone the same tools used to
 --- read (`list`, `get`, `describe`, `status`, `plan`, `--dry-run`, `GET`),
---- and text that only mentions a command.
+--- a manual (`--help`, `-help`), and text that only mentions a command.
 
 local PACK = "ask-irreversible"
 

@@ -21,7 +21,8 @@
 ---   or `echo`, `rsync --delete` into such a directory, `mv` and `shred`;
 --- - write to a block device (`dd of=/dev/sda`, `> /dev/nvme0n1`, `tee`,
 ---   `cp`), make or wipe file systems and partition tables (`mkfs*`,
----   `wipefs`, `sgdisk --zap-all`, `fdisk`, `zpool destroy`, ...);
+---   `wipefs`, `sgdisk --zap-all`, `fdisk`, `mdadm --zero-superblock`,
+---   `zpool destroy`, ...);
 --- - fork-bomb the host (a function that runs itself in a pipeline or in
 ---   the background, an endless loop such as `while true` that starts
 ---   commands with `&`), shut it down (`shutdown`, `reboot`, `halt`,
@@ -46,7 +47,8 @@
 ---   `restore .`, `stash clear`, `branch -D` of a protected branch,
 ---   `filter-branch`, `filter-repo`, `reflog expire`;
 --- - drop databases and cloud resources through their command-line
----   clients (`dropdb`, `psql -c 'DROP DATABASE ...'`, `mysql -e`,
+---   clients (`dropdb`, `psql -c 'DROP DATABASE ...'` or `ALTER TABLE ...
+---   DROP COLUMN`, `mysql -e`, `sqlcmd -Q`, `snowsql -q`, `bq query`,
 ---   `redis-cli flushall`, `mongosh --eval 'db.dropDatabase()'`,
 ---   `kubectl delete ns`, `kubectl delete --all`, `terraform destroy`,
 ---   `aws s3 rb`, `aws ... delete-*`/`terminate-*`, `gcloud ... delete`,
@@ -61,12 +63,14 @@
 --- `~/.aws/credentials`, `.env`, ...) piped, redirected or substituted into
 --- a sender (`curl`, `wget`, `nc`, `ssh`, `dig`, ...), given to one as a
 --- file (`curl -F f=@~/.aws/credentials`, `scp ~/.ssh/id_rsa host:`,
---- `rsync ~/.gnupg host:`), or posted by a one-line program. Sending a
---- token in a header to its own service (`curl -H "Authorization: Bearer
---- $GITHUB_TOKEN" ...`) is left alone.
+--- `rsync ~/.gnupg host:`), posted in a body (`curl -d "k=$AWS_SECRET_ACCESS_KEY"`,
+--- `wget --post-data`) or posted by a one-line program. Sending a token
+--- to its own service (`curl -H "Authorization: Bearer $GITHUB_TOKEN"
+--- ...`, `-H "... $(gh auth token)" https://api.github.com/...`, `-d
+--- "token=$SLACK_BOT_TOKEN" https://slack.com/...`) is left alone.
 ---
 --- It sees through `sudo`, `env X=1`, `nohup`, `time`, `timeout`, `xargs`,
---- `exec`, `command`, `busybox`, `;`/`&&`/`||`/`|` chains, `$(...)`,
+--- `exec`, `command`, `busybox`, `parallel`, `;`/`&&`/`||`/`|` chains, `$(...)`,
 --- backticks, `bash -c`/`sh -c`/`eval`/`su -c`/`watch`, `ssh host '...'`,
 --- `gcloud compute ssh --command`, `vagrant ssh -c`, `ansible -m
 --- shell|command -a`, `docker exec`, `docker compose exec|run`, `kubectl
@@ -80,8 +84,10 @@
 --- `-fr`, `-r -f`), `$IFS` and brace expansion (`{rm,-rf,/}`), variables
 --- and aliases set earlier on the line (`R=rm; $R -rf /`), functions
 --- defined on the line and called (`f(){ rm -rf "$1"; }; f ~`, the
---- arguments put in for `$1`..`$9`, `$@`, `$*`), `$(which rm)` and
---- `$(command -v rm)`, and one-line
+--- arguments put in for `$1`..`$9`, `$@`, `$*`; so too for `sh -c SCRIPT
+--- NAME ARGS`, as in `find ~ -exec sh -c 'rm -rf "$1"' _ {} \;`), `$(which
+--- rm)`, `$(command -v rm)` and `$(printf 'rm -rf %s' ~)`, PowerShell
+--- (`pwsh -Command`, `Remove-Item -Recurse -Force`, `irm URL | iex`), and one-line
 --- programs (`python -c "shutil.rmtree('/')"`, `node -e`, `bun -e`,
 --- `deno eval`, `perl -e`, `ruby -e`, `php -r`, `lua -e`, `Rscript -e`,
 --- `osascript -e`, awk programs that call `system()` or pipe to a

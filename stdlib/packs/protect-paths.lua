@@ -18,7 +18,9 @@
 ---   (but not `.env.example`, `.env.sample`, `.env.template`, `.env.dist`),
 ---   `.envrc`, SSH private keys (`~/.ssh/*` but not `*.pub`, `known_hosts`,
 ---   `config`, `authorized_keys`), `~/.aws/credentials`, `~/.aws/config`
----   and the AWS SSO cache, `~/.config/gcloud`, `~/.azure`, `~/.kube/config`,
+---   and the AWS SSO cache, `~/.config/gcloud`, `~/.azure`, kubeconfigs
+---   (`~/.kube/config`, `~/.kube/*.yaml`, `*.kubeconfig`), mounted secrets
+---   (`/run/secrets/`, `/var/run/secrets/`),
 ---   `~/.docker/config.json`, `.npmrc`, `.pypirc`, `.netrc`,
 ---   `.git-credentials`, `.pgpass`, `.my.cnf`, cargo, gem, terraform and gh
 ---   credentials, `~/.gnupg`, `.vault-token`, `*.pem`, `*.key`, `*.p12`,
@@ -29,7 +31,13 @@
 ---   credentials (`~/.claude/.credentials.json`, `~/.codex/auth.json`,
 ---   `~/.gemini/oauth_creds.json`), `rclone.conf`, macOS keychains,
 ---   password vaults (`*.kdbx`, `*.1pux`, ...), browsers' saved passwords
----   and cookies, sops age keys, `.dev.vars`,
+---   and cookies, desktop keyrings, sops age keys, `.dev.vars`, the login
+---   tokens of platform and package CLIs (`.terraformrc`, Copilot, Maven
+---   `~/.m2/settings.xml`, `~/.gradle/gradle.properties`, wrangler, doctl,
+---   fly, netlify, vercel, supabase, stripe, databricks, snowsql, oci,
+---   firebase, podman `auth.json`), Ansible Vault password files, secrets
+---   files (`secrets.yml`, `secrets/*.json`, ...), shell and database
+---   client histories (`~/.bash_history`, `~/.psql_history`, ...),
 ---   `/proc/*/environ`, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers`, SSH
 ---   host keys — plus `extraSecrets`; `chmod` that only takes access away
 ---   (`chmod 600 ~/.ssh/id_ed25519`) is not a write of them, and `cp
@@ -70,7 +78,11 @@
 --- Words that are not paths are left alone: what `echo` and `printf`
 --- print, the pattern of `grep`/`rg`, the `-name` of `find`, commit
 --- messages. `source .env`, `. .env` and `--env-file .env` load a file
---- without showing it and are allowed.
+--- without showing it and are allowed, as are a key given to `ssh`,
+--- `scp`, `sftp` (`-i KEY`, `-o IdentityFile=KEY`, `rsync -e "ssh -i
+--- KEY"`), loaded by `ssh-add` or fingerprinted (`ssh-keygen -l`, `-y`).
+--- A `cd` or `pushd` moves the relative paths of the commands after it
+--- (`cd .. && rm -rf other` deletes `../other`).
 
 local re = require("re")
 
