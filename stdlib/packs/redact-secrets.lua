@@ -34,12 +34,12 @@
 --- Supabase, Netlify, PlanetScale, Tailscale, 1Password, Mapbox), JWTs, PEM
 --- and PGP private keys (also inside JSON strings with `\n` escapes), age
 --- secret keys, passwords in URLs (`redis://:pw@host` too) and Go DSNs
---- (`user:pw@tcp(host)/db`), docker `config.json` `"auth"` values,
+--- (`user:pw@tcp(host)/db`), `.pgpass` lines, docker `config.json` `"auth"` values,
 --- command-line passwords (`mysql -pSECRET`, `--password=`, `sshpass -p`,
 --- `docker login -p`, `echo SECRET | docker login --password-stdin`),
 --- session cookies (`Cookie:`, `Set-Cookie:`, `curl -b`),
 --- `Authorization: Bearer|Basic|Token` headers, and generic
---- `password=`/`secret:`/`api_key`/`token` assignments whose value looks
+--- `password=`/`secret:`/`api_key`/`token`/`*_PAT` assignments whose value looks
 --- random enough (an entropy check).
 ---
 --- Each kind has literal keywords that must occur before its expression
@@ -50,7 +50,7 @@
 --- markers themselves. It leaves alone placeholders (`${API_KEY}`,
 --- `<your-token>`, `os.environ["SECRET"]`, `xxxx`, `your-key-here`,
 --- `REPLACE_ME`, values of too few distinct characters such as
---- `ghp_XXXX...`), documented examples (AWS's `...EXAMPLE` keys),
+--- `ghp_XXXX...`), documented examples (AWS's `...EXAMPLE` keys, jwt.io's token),
 --- development defaults (`postgres://postgres:postgres@localhost`), public
 --- values (Stripe publishable keys, AWS account ids, SSH public keys,
 --- certificates, base64 images and data URLs, integrity hashes), hashes,
@@ -93,7 +93,10 @@ local register, has = R.register, R.has
 -- the Lua loop cost more than everything else a candidate value costs).
 local entropy = require("scan").entropy
 
-local PLACEHOLDER = [[(?i)^(\$\{?[A-Za-z_]|\{\{|<[^>]*>?$|%\(?[A-Za-z_]|\[[A-Za-z_ -]*\]$|x{4,}|\*{3,}|\.{3,}|(changeme|change_me|password|passw0rd|secret|example|sample|dummy|placeholder|redacted|your[_-]|my[_-]|test[_-]?(key|token|secret)?$|none$|null$|nil$|undefined$|true$|false$|string$|optional|required|todo))]]
+-- (A placeholder word is the whole value or followed by lowercase words:
+-- secret, password123, sample_value_here; Notion's secret_<43 random
+-- characters> is a token.)
+local PLACEHOLDER = [[(?i)^(\$\{?[A-Za-z_]|\{\{|<[^>]*>?$|%\(?[A-Za-z_]|\[[A-Za-z_ -]*\]$|x{4,}|\*{3,}|\.{3,}|(changeme|change_me|password|passw0rd|secret|example|sample|dummy|placeholder|redacted|optional|required|todo)(?-i:[a-z0-9_.-]*)$|your[_-]|my[_-]|test[_-]?(key|token|secret)?$|none$|null$|nil$|undefined$|true$|false$|string$)]]
 local CODE_REF = [=[^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+(\(|\[|$)|^[A-Za-z_][A-Za-z0-9_]*[(\[]|^(os|process|env|ENV|config|settings|self|this|args|opts|options|req|request|params)[.\[]]=]
 
 local function classes(v)
@@ -139,6 +142,8 @@ end
 local KNOWN_EXAMPLES = {
   "EXAMPLE", "ABC-DEF1234ghIkl-zyx57W2v1u123ew11", "4eC39HqLyjWDarjtT1zdp7dc",
   "not-a-real", "16C7e42F292c6912E7710c838347Ae178B4a",
+  -- jwt.io's example token: {"sub":"1234567890","name":"John Doe",...}
+  "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIi",
 }
 
 -- DUMMY finds the words of placeholders written where a secret goes.
@@ -189,6 +194,9 @@ local RULES = {
     val = [[-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----]] },
   { kind = "private-key", kw = { "-----BEGIN" },
     val = [[-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:\\n|\\r|[\r\n])*[A-Za-z0-9+/=\\\r\n:,-]{40,}]] },
+  -- a .pgpass line: host:port:database:user:password
+  { kind = "pgpass-password", kw = { ":5432:", ":*:" }, flags = "(?m)", pre = [[^[^:\s#]+:(?:\d{2,5}|\*):[^:\s]+:[^:\s]+:]],
+    val = [[[^\s:]{8,}]], post = [[$]], check = function(v) return random_enough(v) end },
   { kind = "age-secret-key", kw = { "AGE-SECRET-KEY-1" }, val = [[AGE-SECRET-KEY-1[0-9A-Z]{58}]] },
 
   -- Cloud.
@@ -474,8 +482,8 @@ local ASSIGN = {
 
 -- The generic rule: a key whose name ends in a secret word (password,
 -- api_key, client_secret, auth_token, ...), with a value random enough.
-local GENERIC = assign("secret", { "pass", "pwd", "secret", "token", "key", "credential" },
-  [[^(?:[a-z0-9]+[_.-])*(?:(?:pg|mysql|my|mariadb|db|redis|mongo|postgres|admin|root|smtp|mail|ldap|vault|keystore|truststore|master|app|user|ftp)(?:password|passwd|pwd|passphrase)|password|passwd|passphrase|pwd|secret|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|client[_.-]?secret|(?:access|auth|api|bearer|refresh|session|bot|app)[_.-]?token|token|credentials?)(?:_(?:base|value|data|string|b64|base64|hex))?$]],
+local GENERIC = assign("secret", { "pass", "pwd", "secret", "token", "key", "credential", "_pat" },
+  [[^(?:[a-z0-9]+[_.-])*(?:(?:pg|mysql|my|mariadb|db|redis|mongo|postgres|admin|root|smtp|mail|ldap|vault|keystore|truststore|master|app|user|ftp)(?:password|passwd|pwd|passphrase)|password|passwd|passphrase|pwd|secret|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|client[_.-]?secret|(?:access|auth|api|bearer|refresh|session|bot|app)[_.-]?token|token|credentials?|(?:[a-z0-9]+_)pat)(?:_(?:base|value|data|string|b64|base64|hex))?$]],
   [=[^["']?\s*(?::=|=>|[:=])\s*["'`]?([^\s"'`,;)}\]]{8,200})]=], random_enough)
 
 local disabled = {}
