@@ -1572,6 +1572,11 @@ local function kube(name)
       return nil
     end
     local f = parse_flags(w, d, "nlfoc")
+    -- --dry-run (=client, =server) deletes nothing; --dry-run=none does
+    local dry = f.l["dry-run"]
+    if dry ~= nil and dry ~= "none" then
+      return nil
+    end
     if f.l.all or f.s.A or f.l["all-namespaces"] then
       return deny("delete-cluster", name .. " delete --all would delete every resource of a kind")
     end
