@@ -65,7 +65,8 @@
 --- `/proc/self/cwd`, macOS `/private/etc`, and letter case.
 ---
 --- Patches are checked through their `*** Add/Update/Delete File:` and
---- `---`/`+++` headers.
+--- `---`/`+++` headers, also when Codex sends them through its shell tool
+--- (`apply_patch 'PATCH'`, `apply_patch <<'EOF' ... EOF`).
 ---
 --- Shell commands are parsed: their operands are
 --- reads (a directory of credentials too: `grep -r x ~/.aws`), except the
@@ -412,6 +413,9 @@ local function restrictive(mode)
   return true
 end
 
+-- patch_paths (below) reads the files a patch touches.
+local patch_paths
+
 -- SSH_CLIENTS log in with the private key of -i KEY (or -o
 -- IdentityFile=KEY).
 local SSH_CLIENTS = { ssh = true, scp = true, sftp = true, autossh = true, sshfs = true }
@@ -464,6 +468,23 @@ local function shell_paths(words, redirects, acts)
     end
   end
   if name == "" or NOT_PATHS[name] then
+    return
+  end
+  -- Codex sends its patches through the shell: apply_patch 'PATCH' or
+  -- apply_patch <<'EOF' ... EOF
+  if name == "apply_patch" or name == "applypatch" then
+    for k = 2, #w do
+      patch_paths(w[k], acts)
+    end
+    if type(redirects) == "table" then
+      for _, r in ipairs(redirects) do
+        if type(r.body) == "string" then
+          patch_paths(r.body, acts)
+        elseif r.op == "<<<" and type(r.target) == "string" then
+          patch_paths(r.target, acts)
+        end
+      end
+    end
     return
   end
   -- a private key given to ssh to log in with, loaded into the agent, or
@@ -694,7 +715,7 @@ local TRIGGER_WORDS = {
   -- agent and hook configuration, more credentials
   "claude", "cursor", "codex", "gemini", "mcp", "vscode", "agents.", "opencode",
   "adminsdk", "keychain", "rclone", "dev.vars", ".kdb", ".1pux", "opvault",
-  "accesskeys", "sops",
+  "accesskeys", "sops", "apply_patch", "applypatch",
 }
 -- TRIGGER_PATH is (^|[\s'"=@:<>(])(/|~|\$\{?HOME|\.\.|file:)|\\|\$\(|` as two
 -- keyword sets (one Go pass each; the RE2 alternation cost more than the
@@ -771,7 +792,7 @@ C.on_kind({ event = "BeforeTool", kind = { "read", "write", "edit", "delete", "f
 -- patch_paths returns the files a patch touches, with what it does to
 -- them: the "*** Add/Update/Delete File:" headers of apply_patch and the
 -- ---/+++ headers of a unified diff.
-local function patch_paths(text, out)
+patch_paths = function(text, out)
   for _, line in ipairs(re.split(text, "\r?\n")) do
     local a, _, verb, p = re.find(line, [[^\*\*\* (Add|Update|Delete) File: (.+?)\s*$]])
     if a then
