@@ -64,7 +64,8 @@
 --- a sender (`curl`, `wget`, `nc`, `ssh`, `dig`, ...), given to one as a
 --- file (`curl -F f=@~/.aws/credentials`, `scp ~/.ssh/id_rsa host:`,
 --- `rsync ~/.gnupg host:`), posted in a body (`curl -d "k=$AWS_SECRET_ACCESS_KEY"`,
---- `wget --post-data`) or posted by a one-line program. Sending a token
+--- `wget --post-data`) or sent by a one-line program (a secret variable
+--- too, `os.environ['OPENAI_API_KEY']` in a URL of another host). Sending a token
 --- to its own service (`curl -H "Authorization: Bearer $GITHUB_TOKEN"
 --- ...`, `-H "... $(gh auth token)" https://api.github.com/...`, `-d
 --- "token=$SLACK_BOT_TOKEN" https://slack.com/...`) is left alone.
@@ -2938,8 +2939,12 @@ end
 
 -- CODE_NET and ENV_DUMP: a one-line program that sends the whole
 -- environment or a credential file over the network.
-local CODE_NET = [[(?i)(urlopen|urllib|requests\.(get|post|put)|httpx\.|\bfetch\s*\(|https?\.(get|request)\s*\(|\.(request|post|put)\s*\(|axios|net::http|http\.post|socket|smtplib|ftplib|file_get_contents\(\s*['"]https?://|curl|wget|sendbeacon|xmlhttprequest)]]
+local CODE_NET = [[(?i)(urlopen|urllib|require\(\s*['"](node:)?https?['"]\s*\)|requests\.(get|post|put)|httpx\.|\bfetch\s*\(|https?\.(get|request)\s*\(|\.(request|post|put)\s*\(|axios|net::http|http\.post|socket|smtplib|ftplib|file_get_contents\(\s*['"]https?://|curl|wget|sendbeacon|xmlhttprequest)]]
 local ENV_DUMP = [[(?i)(dict\(\s*os\.environ\s*\)|os\.environ\.(copy|items)\(|json\.dumps\(\s*(dict\(\s*)?os\.environ|str\(\s*os\.environ|os\.environ\s*[,)]|JSON\.stringify\(\s*process\.env\s*\)|process\.env\s*[,)}]|Object\.(entries|keys|values)\(\s*process\.env|ENV\.(to_h|to_a|to_hash|inspect)|\bENV\s*[,)]|%ENV|\$_ENV|\$_SERVER|getenv\(\s*\)|Deno\.env\.toObject|Bun\.env\s*[,)])]]
+
+-- CODE_SECRET_VAR finds a one-line program's read of a secret variable
+-- (os.environ['X_TOKEN'], process.env.X_KEY, ENV['X_SECRET'], getenv).
+local CODE_SECRET_VAR = [[(?:os\.environ(?:\.get)?\s*[\[(]\s*|os\.getenv\(\s*|process\.env\.|process\.env\[\s*|\bENV\[\s*|ENV\.fetch\(\s*|getenv\(\s*|Deno\.env\.get\(\s*|Bun\.env\.)['"]?([A-Za-z0-9_]*(?i:key|token|secret|passw|pwd|credential|auth)[A-Za-z0-9_]*)]]
 
 -- code_exfiltration checks a one-line program (home expressions already
 -- read as '~') that talks to the network for the environment or a
@@ -2956,6 +2961,17 @@ code_exfiltration = function(lang, hcode)
     local kind = secret_path(str)
     if kind then
       return deny("exfiltrate", lang .. " code would send " .. kind .. " over the network")
+    end
+  end
+  -- a secret variable read by a program that talks to another service
+  local _, _, var = re.find(hcode, CODE_SECRET_VAR)
+  if var then
+    local words = { "" }
+    for _, str in ipairs(strs) do
+      words[#words + 1] = str
+    end
+    if not own_service(var, url_hosts(words)) then
+      return deny("exfiltrate", lang .. " code would send a secret variable ($" .. var .. ") over the network")
     end
   end
   return nil
