@@ -3,7 +3,6 @@ package stdlib_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -58,7 +57,6 @@ func measureBlindCommands(t *testing.T, p *pack, file string, dangerous bool) *t
 // unless set, none with nocwd), and the decision wanted ("" for none). A
 // line with group (and no want) starts a group.
 type blindInput struct {
-	Group string         `json:"group"`
 	Tool  string         `json:"tool"`
 	Input map[string]any `json:"input"`
 	Cwd   string         `json:"cwd"`
@@ -70,23 +68,13 @@ type blindInput struct {
 // decision is caught when it is denied or asked; one that wants none is
 // touched when anything decides.
 func measureBlindInputs(t *testing.T, p *pack, file string) (caught, touched *tally) {
-	data, err := os.ReadFile("testdata/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	caught, touched = newTally(), newTally()
-	group := ""
-	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+	for _, l := range readJSONCorpus(t, file) {
 		var c blindInput
-		if err := json.Unmarshal([]byte(line), &c); err != nil {
-			t.Fatalf("%s:%d: %v", file, i+1, err)
+		if err := json.Unmarshal([]byte(l.text), &c); err != nil {
+			t.Fatalf("%s:%d: %v", file, l.num, err)
 		}
-		if c.Group != "" {
-			group = c.Group
-		}
-		if c.Want == nil {
-			continue
-		}
+		i, line, group := l.num-1, l.text, l.group
 		in := events.Input{Event: events.BeforeTool, ToolName: c.Tool, Cwd: testRoot, ToolInput: c.Input}
 		if c.Cwd != "" {
 			in.Cwd = c.Cwd

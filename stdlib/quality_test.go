@@ -347,6 +347,35 @@ func checkReason(tb testing.TB, packName, input, reason string) {
 	}
 }
 
+// readJSONCorpus returns the cases of a JSON-lines corpus of testdata:
+// the lines with a "want", each with its group (the "group" of the last
+// line that has one, a line that has no want only starting a group).
+func readJSONCorpus(tb testing.TB, file string) []corpusLine {
+	tb.Helper()
+	data, err := os.ReadFile("testdata/" + file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []corpusLine
+	group := ""
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var head struct {
+			Group string  `json:"group"`
+			Want  *string `json:"want"`
+		}
+		if err := json.Unmarshal([]byte(line), &head); err != nil {
+			tb.Fatalf("%s:%d: %v", file, i+1, err)
+		}
+		if head.Group != "" {
+			group = head.Group
+		}
+		if head.Want != nil {
+			out = append(out, corpusLine{num: i + 1, group: group, text: line})
+		}
+	}
+	return out
+}
+
 // pathCase is one line of a paths corpus: a file tool call (tool, path or
 // file_path), a shell command or a patch, in cwd (/work/proj unless set, no
 // cwd at all with nocwd), with the pack's parameters and the decision
@@ -368,23 +397,13 @@ type pathCase struct {
 // measurePaths runs protect-paths on every case of a JSON-lines corpus; a
 // case hits when the decision is the one wanted.
 func measurePaths(t *testing.T, file string, packs map[string]*pack) (right, wrongSafe *tally) {
-	data, err := os.ReadFile("testdata/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	right, wrongSafe = newTally(), newTally()
-	group := ""
-	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+	for _, l := range readJSONCorpus(t, file) {
 		var c pathCase
-		if err := json.Unmarshal([]byte(line), &c); err != nil {
-			t.Fatalf("%s:%d: %v", file, i+1, err)
+		if err := json.Unmarshal([]byte(l.text), &c); err != nil {
+			t.Fatalf("%s:%d: %v", file, l.num, err)
 		}
-		if c.Group != "" {
-			group = c.Group
-		}
-		if c.Want == nil {
-			continue
-		}
+		i, line, group := l.num-1, l.text, l.group
 		key, _ := json.Marshal(c.With)
 		p := packs[string(key)]
 		if p == nil {
