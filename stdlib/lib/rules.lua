@@ -480,7 +480,7 @@ end
 -- Rules
 ---------------------------------------------------------------------------
 
-local LOCAL_DB = [[(?i)(://([^/@\s]*@)?(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0|host\.docker\.internal)([:/]|$)|sqlite|(^|=)file:|\.db$|^(RAILS_ENV|RACK_ENV|MIX_ENV|APP_ENV|NODE_ENV|DJANGO_ENV|FLASK_ENV|ENV|ENVIRONMENT)=(test|testing|development|dev|local)$)]]
+local LOCAL_DB = [[(?i)(://([^/@\s]*@)?(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0|host\.docker\.internal)([:/]|$)|sqlite|(^|=)file:|\.db$|^(RAILS_ENV|RACK_ENV|MIX_ENV|APP_ENV|NODE_ENV|DJANGO_ENV|FLASK_ENV|ENV|ENVIRONMENT)=(test|testing|development|dev|local)$|^--env=(test|testing|development|dev|local)$|^--settings=\S*[._](tests?|local|dev)(\.|$))]]
 local PROD = [[(?i)(^|[=_.:/-])(prod|production|live)([_.:/-]|$)]]
 
 -- assigns_of lists the NAME=value words of a command: its assignments and

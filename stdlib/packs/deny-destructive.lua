@@ -52,7 +52,9 @@
 ---   `redis-cli flushall`, `mongosh --eval 'db.dropDatabase()'`,
 ---   `kubectl delete ns`, `kubectl delete --all`, `terraform destroy`,
 ---   `aws s3 rb`, `aws ... delete-*`/`terminate-*`, `gcloud ... delete`,
----   `az ... delete`, `docker compose down -v`, `rails db:drop`, ...).
+---   `az ... delete`, `docker compose down -v`, `rails db:drop`, ...), but
+---   not a test database (`RAILS_ENV=test`, `--env=testing`, `app_test`,
+---   `test_db`, when nothing names production or staging).
 ---
 --- It asks (`exfiltration`: `deny`, `ask` or `off`) before a command sends
 --- the environment or credentials over the network: an environment dump
@@ -3165,6 +3167,34 @@ end
 
 -- check_argv checks one command's words; eff, when given, is their
 -- unwrap (the caller's, to spare a second).
+-- TEST_DB and NOT_TEST: a command that names a test environment or a
+-- test database (RAILS_ENV=test, --env=testing, app_test, test_db), and
+-- nothing of production.
+local TEST_DB = [[(?i)^(RAILS_ENV|RACK_ENV|MIX_ENV|APP_ENV|NODE_ENV|DJANGO_ENV|FLASK_ENV|ENV|ENVIRONMENT)=(test|testing)$|^--env=(test|testing)$|^--settings=\S*[._]tests?(\.|$)|^(--dbname=|--database=)?[a-z0-9_-]*_test$|^test_[a-z0-9_]+$]]
+local NOT_TEST = [[(?i)(^|[=_.:/-])(prod|production|live|staging)([_.:/-]|$)]]
+
+-- test_target says whether a command's words name a test database or
+-- environment and nothing of production.
+local function test_target(words, assigns)
+  local list = {}
+  for _, x in ipairs(words) do
+    list[#list + 1] = x
+  end
+  if type(assigns) == "table" then
+    for k, v in pairs(assigns) do
+      list[#list + 1] = k .. "=" .. tostring(v)
+    end
+  end
+  local seen = false
+  for _, x in ipairs(list) do
+    if re.find(x, NOT_TEST) then
+      return false
+    end
+    seen = seen or re.find(x, TEST_DB) ~= nil
+  end
+  return seen
+end
+
 check_argv = function(words, ctx, eff)
   if #words == 0 then
     return nil
@@ -3259,6 +3289,9 @@ check_argv = function(words, ctx, eff)
   end
   if fn then
     local rule, detail = fn(w, ctx)
+    if rule == "drop-database" and test_target(words, ctx.assigns_now) then
+      rule = nil -- a test database is made to be dropped
+    end
     if rule then
       return rule, detail
     end
@@ -3580,7 +3613,10 @@ check_line = function(line, depth)
         return rule, detail
       end
     end
+    -- the command's own assignments (RAILS_ENV=test rails db:drop)
+    ctx.assigns_now = c.assigns
     local rule, detail = check_argv(words, ctx, eff_now)
+    ctx.assigns_now = nil
     if rule then
       return rule, detail
     end
