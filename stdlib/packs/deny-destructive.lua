@@ -1271,7 +1271,13 @@ GIT.reset = function(a)
 end
 
 GIT.clean = function(a)
-  local f = parse_flags({ "clean", table.unpack and table.unpack(a) or unpack(a) }, 2, "e")
+  -- (an and/or expression is one value: build the list, do not unpack
+  -- it into a constructor that way)
+  local words = { "clean" }
+  for _, x in ipairs(a) do
+    words[#words + 1] = x
+  end
+  local f = parse_flags(words, 2, "e")
   if f.s.n or f.l["dry-run"] or f.s.i or f.l.interactive then
     return nil
   end
@@ -1671,7 +1677,14 @@ H.aws = function(w)
     if op == "rb" then
       return deny("destroy-cloud", "aws s3 rb would delete a bucket")
     end
-    if op == "rm" and f.l.recursive then
+    -- --exclude '*' --include PATTERN deletes only what PATTERN matches
+    local excl, incl = false, false
+    for k = 2, #w do
+      excl = excl or (w[k] == "--exclude" and w[k + 1] == "*") or w[k] == "--exclude=*"
+      incl = incl or w[k] == "--include" or string.sub(w[k], 1, 10) == "--include="
+    end
+    local narrowed = excl and incl
+    if op == "rm" and f.l.recursive and not narrowed then
       return deny("destroy-cloud", "aws s3 rm --recursive would delete every object under a prefix")
     end
     return nil
