@@ -30,6 +30,7 @@ var wrappers = map[string]*wrapSpec{
 	"stdbuf":      {args: "ioe", long: " input output error "},
 	"setsid":      {},
 	"xargs":       {args: "aEdILnPs", optional: "eil", long: " arg-file delimiter max-args max-procs max-chars process-slot-var "},
+	"parallel":    {args: "jSNnsLaEdIC", long: " jobs sshlogin max-args max-chars arg-file delimiter colsep tmpdir results joblog "},
 	"exec":        {args: "a"},
 	"command":     {noRun: "vV"},
 	"builtin":     {},
@@ -58,8 +59,8 @@ var wrappers = map[string]*wrapSpec{
 // sudo (and its NAME=value words), doas, run0, pkexec, env (options,
 // NAME=value words, -u NAME, -C DIR; the string of -S/--split-string is
 // split into words), nohup, time, nice (-n N, -N), ionice, timeout (options
-// and the duration), stdbuf, setsid, xargs (options; the rest is the
-// command it runs), exec, command, builtin, busybox, toybox, chroot (the new
+// and the duration), stdbuf, setsid, xargs and GNU parallel (options; the
+// rest is the command it runs, with parallel's ::: arguments), exec, command, builtin, busybox, toybox, chroot (the new
 // root), strace, ltrace, taskset (the mask), chrt (the priority), flock (the
 // lock file), caffeinate, unbuffer, firejail, torsocks, proxychains,
 // sshpass, catchsegv, noglob and nocorrect, stripped repeatedly. Leading
