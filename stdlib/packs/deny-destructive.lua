@@ -1256,6 +1256,10 @@ GIT.push = function(a)
     if force and (dst == "HEAD" or dst == "@") then
       return deny("git-force-push", "git push --force of HEAD may rewrite a protected branch; name the branch or use --force-with-lease")
     end
+    -- $(git branch --show-current), $BRANCH: a branch the line does not name
+    if force and re.find(dst, [[\$|`]]) then
+      return deny("git-force-push", "git push --force of a branch a command or variable names may rewrite a protected branch; name the branch or use --force-with-lease")
+    end
   end
   if force and (#specs == 0 or all) then
     return deny("git-force-push", "git push --force without an explicit branch may rewrite a protected branch; name the branch or use --force-with-lease")
@@ -3076,16 +3080,25 @@ local SUBST_SINK = [[(?i)(^|[\s;&|(])((ba|z|da|k|fi|a|c|tc|mk)?sh|source|eval|py
 
 -- printf_output is what printf FMT ARGS prints, for FMT's %s and %b
 -- (the quote around FMT first, from the pattern that found it).
+-- printf_fill is FMT with its %s and %b filled in by args in turn (the
+-- format used again while arguments are left, as printf does).
+local function printf_fill(fmt, args)
+  local out, n = {}, 0
+  repeat
+    out[#out + 1] = (string.gsub(fmt, "%%[sb]", function()
+      n = n + 1
+      return args[n] or ""
+    end))
+  until n >= #args or not string.find(fmt, "%%[sb]")
+  return table.concat(out)
+end
+
 local function printf_output(_, fmt, argtext)
   local args = {}
   for a in string.gmatch(argtext, "%S+") do
     args[#args + 1] = (string.gsub(a, "^['\"](.*)['\"]$", "%1"))
   end
-  local n = 0
-  return (string.gsub(fmt, "%%[sb]", function()
-    n = n + 1
-    return args[n] or ""
-  end))
+  return printf_fill(fmt, args)
 end
 
 local function expand(words, vars)
@@ -3474,6 +3487,18 @@ check_line = function(line, depth)
       return deny("pipe-to-shell", "running a downloaded script unseen (a shell fed by curl or wget)")
     end
   end
+  -- CMD < <(LISTER): what LISTER prints is CMD's standard input, as in
+  -- LISTER | CMD (while read f; do rm -rf "$f"; done < <(find ~), mysql <
+  -- <(echo 'DROP TABLE t'))
+  if string.find(line, "<(", 1, true) then
+    local _, _, cmd, lister = re.find(line, [[(?s)^(.*?)\s*<\s*<\(([^()]*)\)\s*$]])
+    if cmd and cmd ~= "" and lister ~= "" then
+      local rule, detail = check_line(lister .. " | " .. cmd, depth + 1)
+      if rule then
+        return rule, detail
+      end
+    end
+  end
   local cmds = commands(line)
   local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {} }
   local vars, aliases, funcs = ctx.vars, ctx.aliases, ctx.funcs
@@ -3548,6 +3573,14 @@ check_line = function(line, depth)
           from = from + 1
         end
         ctx.stdin_text = unescape(table.concat(prev, " ", from))
+        if pn == "printf" and prev[2] and string.find(prev[2], "%", 1, true) then
+          -- printf FMT ARGS prints FMT with ARGS put in (printf %s 'rm -rf ~')
+          local args = {}
+          for k = 3, #prev do
+            args[#args + 1] = prev[k]
+          end
+          ctx.stdin_text = unescape(printf_fill(prev[2], args))
+        end
         ctx.stdin_paths = {}
         for k = 2, #prev do
           if string.sub(prev[k], 1, 1) ~= "-" then
