@@ -3,11 +3,9 @@ package stdlib
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // eventNames are the thirteen lifecycle events; the package imports nothing
@@ -35,10 +33,8 @@ var headerLists = map[string]struct {
 // initialisation is part of every start of the CLI
 // (BenchmarkCLIRunNoStdlib).
 var (
-	paramLine = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\{\s*"([^"]+)"\s*,\s*(.*)\}\s*,\s*$`)
-	})
-	packName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]*$`) })
+	paramLine = lazyRegexp(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\{\s*"([^"]+)"\s*,\s*(.*)\}\s*,\s*$`)
+	packName  = lazyRegexp(`^[a-z][a-z0-9-]*$`)
 )
 
 // parsePack reads the header and the parameter table of one pack file.
