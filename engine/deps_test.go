@@ -168,3 +168,25 @@ func TestNoRegexpCompiledAtInit(t *testing.T) {
 		}
 	}
 }
+
+// TestCLILinksNoPrometheusClient: monad-hooks serve --metrics writes the
+// metrics with package promtext, so that the CLI links no Prometheus client
+// library (nor the protobuf runtime it brings), whose initialisation was a
+// fifth of every start of monad-hooks run (BenchmarkCLIRunNoStdlib).
+func TestCLILinksNoPrometheusClient(t *testing.T) {
+	found := false
+	for _, p := range listPackages(t) {
+		if p.ImportPath != module+"/cmd/monad-hooks" {
+			continue
+		}
+		found = true
+		for _, d := range p.Deps {
+			if strings.HasPrefix(d, "github.com/prometheus/") || strings.HasPrefix(d, "google.golang.org/protobuf/") {
+				t.Errorf("the CLI links %s", d)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no package cmd/monad-hooks")
+	}
+}
