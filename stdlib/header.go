@@ -151,16 +151,22 @@ func parsePack(file, src string) (PackInfo, error) {
 // catalog is read at every start (BenchmarkCLIRun). Otherwise it returns
 // src.
 func headerPart(src string) string {
-	start := strings.Index(src, "\nlocal SPEC = {\n")
+	start := strings.Index(src, specStart)
 	if start < 0 {
 		return src
 	}
-	end := strings.Index(src[start:], "\n}\n")
+	end := strings.Index(src[start:], specEnd)
 	if end < 0 {
 		return src
 	}
-	return src[:start+end+len("\n}\n")]
+	return src[:start+end+len(specEnd)]
 }
+
+// The lines that open and close a pack's parameter table.
+const (
+	specStart = "\nlocal SPEC = {\n"
+	specEnd   = "\n}\n"
+)
 
 // parseLuaLiteral parses the small subset of Lua literals that parameter
 // defaults use: strings, numbers, booleans and lists of strings.
