@@ -63,3 +63,29 @@ func TestBuiltinTableCompilesOnLookup(t *testing.T) {
 	assert.Nil(t, tab.View("not_a_tool", nil))
 	assert.LessOrEqual(t, tools.Compiles()-before, int64(2))
 }
+
+// TestBuiltinTableConcurrentLookups: lookups from several goroutines (the
+// table remembers the built-in specs it resolved) agree with the eager
+// table; run with -race.
+func TestBuiltinTableConcurrentLookups(t *testing.T) {
+	eager, err := tools.NewTable(tools.Builtin()...)
+	require.NoError(t, err)
+	lazy, err := tools.NewBuiltinTable()
+	require.NoError(t, err)
+	specs := eager.Specs()
+	done := make(chan struct{})
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range specs {
+				s := specs[(i*(g+1))%len(specs)]
+				if lazy.Kind(s.Name) != s.Kind {
+					t.Errorf("%s: kind %q, want %q", s.Name, lazy.Kind(s.Name), s.Kind)
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}
