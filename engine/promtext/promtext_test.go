@@ -38,7 +38,7 @@ func TestSameAsClientGolang(t *testing.T) {
 	scripts := fstest.MapFS{"g/deny.lua": {Data: []byte(`hook{ event = "BeforeTool", name = "no-rm", handler = function(i)
   if i.toolName == "rm" then return { decision = "deny", reason = "no \"quoted\"\nreason" } end
 end }`)}}
-	eng, err := engine.New(t.Context(), engine.WithRecorder(recorders{text, prom}), engine.WithLuaPool(2, 0),
+	eng, err := engine.New(t.Context(), engine.WithRecorder(recorders{text, prom}), engine.WithLuaPool(1, 0),
 		engine.WithFiles(engine.Files{LuaFS: []engine.ScriptFS{{FS: scripts, Dir: "g"}}}),
 		engine.WithHook(engine.GoHook{Name: `broken "one"\n`, Event: events.AfterTool, Handler: engine.HandlerFunc(
 			func(context.Context, *events.Input) (events.Output, error) { return events.Output{}, errors.New("x") })}))
