@@ -3,7 +3,11 @@ package engine_test
 import (
 	"encoding/json"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,6 +17,8 @@ const module = "github.com/monad-hooks/monad-hooks"
 type listedPackage struct {
 	ImportPath string
 	Doc        string
+	Dir        string
+	GoFiles    []string
 	Imports    []string
 	Deps       []string
 }
@@ -113,5 +119,74 @@ func TestPackageDocs(t *testing.T) {
 		if strings.TrimSpace(p.Doc) == "" {
 			t.Errorf("%s has no package doc comment", p.ImportPath)
 		}
+	}
+}
+
+// TestNoRegexpCompiledAtInit: no package of the module compiles a regular
+// expression while it initialises (a package-level variable's value or an
+// init function): package initialisation is part of every start of the
+// CLI, whatever the command needs (BenchmarkCLIRunNoStdlib). Such a
+// pattern is compiled on first use (sync.OnceValue).
+func TestNoRegexpCompiledAtInit(t *testing.T) {
+	compiles := map[string]bool{"Compile": true, "MustCompile": true, "CompilePOSIX": true, "MustCompilePOSIX": true}
+	for _, p := range listPackages(t) {
+		for _, name := range p.GoFiles {
+			path := filepath.Join(p.Dir, name)
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var atInit []ast.Node // what runs at initialisation
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.GenDecl:
+					if d.Tok == token.VAR {
+						atInit = append(atInit, d)
+					}
+				case *ast.FuncDecl:
+					if d.Recv == nil && d.Name.Name == "init" {
+						atInit = append(atInit, d.Body)
+					}
+				}
+			}
+			for _, n := range atInit {
+				ast.Inspect(n, func(n ast.Node) bool {
+					switch n := n.(type) {
+					case *ast.FuncLit:
+						return false // runs when called
+					case *ast.CallExpr:
+						if sel, ok := n.Fun.(*ast.SelectorExpr); ok && compiles[sel.Sel.Name] {
+							if id, ok := sel.X.(*ast.Ident); ok && id.Name == "regexp" {
+								t.Errorf("%s: regexp.%s at package initialisation", fset.Position(n.Pos()), sel.Sel.Name)
+							}
+						}
+					}
+					return true
+				})
+			}
+		}
+	}
+}
+
+// TestCLILinksNoPrometheusClient: monad-hooks serve --metrics writes the
+// metrics with package promtext, so that the CLI links no Prometheus client
+// library (nor the protobuf runtime it brings), whose initialisation was a
+// fifth of every start of monad-hooks run (BenchmarkCLIRunNoStdlib).
+func TestCLILinksNoPrometheusClient(t *testing.T) {
+	found := false
+	for _, p := range listPackages(t) {
+		if p.ImportPath != module+"/cmd/monad-hooks" {
+			continue
+		}
+		found = true
+		for _, d := range p.Deps {
+			if strings.HasPrefix(d, "github.com/prometheus/") || strings.HasPrefix(d, "google.golang.org/protobuf/") {
+				t.Errorf("the CLI links %s", d)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no package cmd/monad-hooks")
 	}
 }

@@ -78,3 +78,17 @@ func TestWithEventsValidatesLeftOutPacks(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, engine.CodeBadAtom, ce[0].Code)
 }
+
+// TestOneShotBuildsOneVM: an engine built the way monad-hooks run builds it
+// (WithEvents, WithLuaPoolOnDemand) builds one Lua VM for its dispatch,
+// not a pool (BenchmarkCLIRun).
+func TestOneShotBuildsOneVM(t *testing.T) {
+	e := allPacksEngine(t, engine.WithEvents(events.BeforeTool), engine.WithLuaPoolOnDemand())
+	for range 3 {
+		_, err := e.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "bash", ToolInput: map[string]any{"command": "ls"}})
+		require.NoError(t, err)
+	}
+	s := e.Stats()
+	require.Equal(t, int64(1), s.LuaTotal.Created, "VMs built")
+	require.Positive(t, s.LuaTotal.Calls)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -196,10 +197,13 @@ type luaScript struct {
 	// shown names the script in hook identities: its path relative to
 	// the configuration file that names it (to Files.Root for Files.Lua),
 	// "stdlib:<pack>", "fs:<path>".
-	shown  string
-	src    []byte
-	params map[string]any
-	pos    config.Pos // where it was configured
+	shown string
+	src   []byte
+	// embedded is the path in stdlib.FS() of an embedded pack, whose src
+	// is read only when it has to be compiled (see compileScript).
+	embedded string
+	params   map[string]any
+	pos      config.Pos // where it was configured
 	// rules returns the rule files the script evaluates, if any.
 	rules  func() []*stdlib.RuleFile
 	stdlib bool // an embedded pack
@@ -209,12 +213,50 @@ type luaScript struct {
 // time: compiling the default set was most of the start of monad-hooks run
 // (BenchmarkCLIRun).
 func compileScript(sc luaScript) (*luaapi.Script, error) {
+	if sc.embedded != "" {
+		// The compiled form is checked against the pack's length and
+		// CRC-32, read in blocks: copying the packs (deny-destructive is
+		// 100 KB) was a twentieth of the start of monad-hooks run
+		// (BenchmarkCLIRun).
+		if n, sum, err := sumFile(stdlib.FS(), sc.embedded, 0); err == nil {
+			if s := precompiled.ScriptSum(sc.name, n, sum); s != nil {
+				return s, nil
+			}
+		}
+		src, err := fs.ReadFile(stdlib.FS(), sc.embedded)
+		if err != nil {
+			return nil, err
+		}
+		return luaapi.Compile(sc.name, src)
+	}
 	if sc.stdlib {
 		if s := precompiled.Script(sc.name, sc.src); s != nil {
 			return s, nil
 		}
 	}
 	return luaapi.Compile(sc.name, sc.src)
+}
+
+// sumFile returns the length of the file name of fsys and the IEEE
+// CRC-32 sum updated with its content, read in blocks.
+func sumFile(fsys fs.FS, name string, sum uint32) (n int, _ uint32, err error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	var buf [32 << 10]byte
+	for {
+		k, err := f.Read(buf[:])
+		n += k
+		sum = crc32.Update(sum, crc32.IEEETable, buf[:k])
+		if err == io.EOF {
+			return n, sum, nil
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+	}
 }
 
 // loadLua reads and compiles the Lua atoms, builds one VM pool for all of
@@ -488,13 +530,26 @@ func rulesLibraryKey() []byte {
 // rulesLibraryKeySum returns the length and CRC-32 of rulesLibraryKey,
 // computed file by file.
 func rulesLibraryKeySum() (n int, sum uint32, ok bool) {
-	ok = walkRuleFiles(func(name string, data []byte) {
-		head := rulesKeyHead(name, len(data))
-		sum = crc32.Update(sum, crc32.IEEETable, head)
-		sum = crc32.Update(sum, crc32.IEEETable, data)
-		n += len(head) + len(data)
-	})
-	return n, sum, ok
+	// Read in blocks: copying the 220 KB of rule files was a fiftieth of
+	// the start of monad-hooks run (BenchmarkCLIRun).
+	src := stdlib.RuleSources()
+	entries, err := fs.ReadDir(src, ".")
+	if err != nil {
+		return 0, 0, false
+	}
+	for _, e := range entries { // sorted by name
+		info, err := e.Info()
+		if err != nil {
+			return 0, 0, false
+		}
+		head := rulesKeyHead(e.Name(), int(info.Size()))
+		k, s, err := sumFile(src, e.Name(), crc32.Update(sum, crc32.IEEETable, head))
+		if err != nil || int64(k) != info.Size() {
+			return 0, 0, false
+		}
+		n, sum = n+len(head)+k, s
+	}
+	return n, sum, true
 }
 
 // rulesKeyHead is what precedes a rule file's content in rulesLibraryKey.
@@ -584,11 +639,7 @@ func (s *fileSource) stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 	if unmet != nil {
 		return luaScript{}, unmet
 	}
-	src, err := fs.ReadFile(stdlib.FS(), info.Script)
-	if err != nil {
-		return luaScript{}, ConfigErrors{atomError(CodeBadAtom, a.pos, err)}
-	}
-	return luaScript{name: "stdlib/" + a.stdlib, shown: "stdlib:" + a.stdlib, src: src, params: a.with, pos: a.pos, rules: rules, stdlib: true}, nil
+	return luaScript{name: "stdlib/" + a.stdlib, shown: "stdlib:" + a.stdlib, embedded: info.Script, params: a.with, pos: a.pos, rules: rules, stdlib: true}, nil
 }
 
 // paramErrors turns the problems of a parameter check (*stdlib.ParamError,

@@ -3,6 +3,7 @@ package engine
 import (
 	"flag"
 	"hash/crc32"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monad-hooks/monad-hooks/engine/internal/precompiled"
+	"github.com/monad-hooks/monad-hooks/stdlib"
 )
 
 var updatePrecompiled = flag.Bool("update-precompiled", false, "write engine/internal/precompiled/stdlib.luac (go generate ./engine/...)")
@@ -48,4 +50,22 @@ func TestRulesLibraryKeySum(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, len(key), n)
 	require.Equal(t, crc32.ChecksumIEEE(key), sum)
+}
+
+// TestEmbeddedPacksServedPrecompiled: an embedded pack's length and sum,
+// read in blocks, are its source's, so that its compiled form is served
+// without copying the source (BenchmarkCLIRun).
+func TestEmbeddedPacksServedPrecompiled(t *testing.T) {
+	for _, p := range stdlib.Packs() {
+		src, err := fs.ReadFile(stdlib.FS(), p.Script)
+		require.NoError(t, err)
+		n, sum, err := sumFile(stdlib.FS(), p.Script, 0)
+		require.NoError(t, err)
+		require.Equal(t, len(src), n, p.Name)
+		require.Equal(t, crc32.ChecksumIEEE(src), sum, p.Name)
+		require.NotNil(t, precompiled.ScriptSum("stdlib/"+p.Name, n, sum), "%s is not served", p.Name)
+		s, err := compileScript(luaScript{name: "stdlib/" + p.Name, embedded: p.Script, stdlib: true})
+		require.NoError(t, err)
+		require.Equal(t, "stdlib/"+p.Name, s.Name())
+	}
 }

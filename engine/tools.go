@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/monad-hooks/monad-hooks/engine/internal/config"
@@ -43,17 +44,26 @@ type toolDecl struct {
 }
 
 // knownTools returns who declares each tool before the configuration files
-// do: the built-in table, then the WithTools specs.
+// do beyond the built-in table (see declaredBy): the WithTools specs.
 func knownTools(opt []tools.Spec) map[string]string {
-	builtin := tools.Builtin()
-	known := make(map[string]string, len(builtin)+len(opt))
-	for _, s := range builtin {
-		known[s.Name] = "the built-in table (" + strings.Join(s.Agents, ", ") + ")"
-	}
+	known := make(map[string]string, len(opt))
 	for _, s := range opt {
 		known[s.Name] = "WithTools"
 	}
 	return known
+}
+
+// declaredBy says who declares the tool called name: known (see
+// knownTools), else the built-in table, looked up by name rather than
+// listed at every load (BenchmarkCLIRunNoStdlib).
+func declaredBy(known map[string]string, name string) (string, bool) {
+	if by, ok := known[name]; ok {
+		return by, true
+	}
+	if agents, ok := tools.BuiltinAgents(name); ok {
+		return "the built-in table (" + strings.Join(agents, ", ") + ")", true
+	}
+	return "", false
 }
 
 // checkWithTools reports the invalid specs of WithTools (problems of the
@@ -83,7 +93,7 @@ func fileTools(known map[string]string, ts []config.Tool, policy bool) ([]toolDe
 			errs = append(errs, atomError(CodeBadTool, t.Pos, err))
 			continue
 		}
-		if by, ok := known[t.Name]; ok && !policy {
+		if by, ok := declaredBy(known, t.Name); ok && !policy {
 			errs = append(errs, atomError(CodeBadTool, t.Pos, fmt.Errorf(
 				"tool %q is already declared by %s: a user file may declare new tools, not redeclare known ones", t.Name, by)))
 			continue
@@ -104,7 +114,7 @@ func fileTools(known map[string]string, ts []config.Tool, policy bool) ([]toolDe
 // fileTools), each replacing an earlier spec of the same name. declared
 // maps each tool declared beyond the built-in table to who declared it.
 func buildTools(opt []tools.Spec, decls []toolDecl) (*tools.Table, map[string]string, error) {
-	specs := append(tools.Builtin(), opt...)
+	specs := slices.Clone(opt)
 	declared := make(map[string]string, len(opt)+len(decls))
 	for _, s := range opt {
 		declared[s.Name] = "WithTools"
@@ -113,7 +123,9 @@ func buildTools(opt []tools.Spec, decls []toolDecl) (*tools.Table, map[string]st
 		specs = append(specs, d.spec)
 		declared[d.spec.Name] = d.pos.String()
 	}
-	tab, err := tools.NewTable(specs...)
+	// The built-in specs are compiled when a dispatch first names them
+	// (BenchmarkCLIRunNoStdlib).
+	tab, err := tools.NewBuiltinTable(specs...)
 	return tab, declared, err
 }
 

@@ -603,47 +603,28 @@ func InputFields() []string { return append([]string(nil), inputFields[:]...) }
 // lazyFields are the input fields whose values are tables: their tables are
 // built when a handler first reads them, not before every call (most
 // handlers read one or two; BenchmarkLuaGuard, the peer harness's
-// hookengine-lua column).
+// hookengine-lua column). The other fields are set on first read too:
+// setting and clearing every field of every call was a tenth of a
+// one-guard call (the peer harness's hookengine-lua column).
 const lazyFields = 1<<inToolInput | 1<<inToolResult | 1<<inUsage | 1<<inRequest | 1<<inCaller | 1<<inCompaction | 1<<inTool
 
-// inputBuilder fills the VM's input table.
-type inputBuilder struct {
-	v   *vm
-	t   *lua.LTable
-	set uint32
-}
-
-func (b *inputBuilder) put(f int, val lua.LValue) {
-	b.t.RawSetString(inputFields[f], val)
-	b.set |= 1 << f
-}
-
-func (b *inputBuilder) str(f int, s string) {
-	if s != "" {
-		b.put(f, lua.LString(s))
-	}
-}
-
-// maxBoxed bounds the length of a string inputBuilder.same keeps: the VM
-// keeps no payload between calls.
+// maxBoxed bounds the length of a string sameString keeps: the VM keeps no
+// payload between calls.
 const maxBoxed = 1 << 10
 
-// same sets a string field that a session repeats call after call
-// (sessionId, cwd, toolName), reusing the Lua value of the previous call
-// when the string is the same: boxing a string allocates
+// sameString returns the Lua value of a string field that a session
+// repeats call after call (sessionId, cwd, toolName), reusing the value of
+// the previous call when the string is the same: boxing a string allocates
 // (BenchmarkLuaGuard).
-func (b *inputBuilder) same(f int, s string) {
-	if s == "" {
-		return
-	}
-	lv := b.v.boxed[f] // an LValue: kept boxed
+func (v *vm) sameString(f int, s string) lua.LValue {
+	lv := v.boxed[f] // an LValue: kept boxed
 	if prev, ok := lv.(lua.LString); !ok || string(prev) != s {
 		lv = lua.LString(s)
 		if len(s) <= maxBoxed {
-			b.v.boxed[f] = lv
+			v.boxed[f] = lv
 		}
 	}
-	b.put(f, lv)
+	return lv
 }
 
 // inputTable converts a HookInput to the table a handler receives: the
@@ -658,35 +639,33 @@ func (b *inputBuilder) same(f int, s string) {
 // an earlier call put in its input, and a handler that keeps its input
 // sees nothing of later calls in it.
 //
-// The tables of the lazyFields are built when the handler first reads the
-// field (the input table's __index), lists it (pairs, next) or converts
-// the table (json.encode, json.object): until then they are pending. The
-// payloads are checked here all the same, so that an input that cannot be
-// converted fails the call before its handler runs, whatever it reads.
+// Every field is set when the handler first reads it (the input table's
+// __index), lists the table (pairs, next) or converts it (json.encode,
+// json.object): until then it is pending. The payloads are checked here
+// all the same, so that an input that cannot be converted fails the call
+// before its handler runs, whatever it reads.
 func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 	if v.input == nil || v.inputDirty {
 		v.input = v.L.CreateTable(0, inFieldCount)
+		// Each key once, in field order: the table lists its fields in
+		// that order whatever order a handler reads them in (a key keeps
+		// its place in gopher-lua's iteration order once set).
+		for _, k := range inputFields {
+			v.input.RawSetString(k, lua.LTrue)
+		}
+		for _, k := range inputFields {
+			v.input.RawSetString(k, lua.LNil)
+		}
 		v.input.Metatable = v.inputMT
 		v.inputSet = 0
 		v.inputDirty = false
 	}
-	b := inputBuilder{v: v, t: v.input}
 	defer func() {
 		if err != nil {
 			v.inputDirty = true
 		}
 	}()
-	if in.Event.Valid() {
-		b.put(inEvent, eventValues[in.Event])
-	} else {
-		b.put(inEvent, lua.LString(in.Event.String()))
-	}
-	b.same(inSessionID, in.SessionID)
-	b.same(inCwd, in.Cwd)
-	b.str(inTimestamp, in.Timestamp)
-	b.str(inPrompt, in.Prompt)
-	b.same(inToolName, in.ToolName)
-	var pending uint32
+	pending := uint32(1 << inEvent)
 	for _, p := range [...]struct {
 		f int
 		x any
@@ -699,33 +678,63 @@ func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 		}
 		pending |= 1 << p.f
 	}
-	if in.OK != nil {
-		b.put(inOK, lua.LBool(*in.OK))
+	for _, p := range [...]struct {
+		f   int
+		set bool
+	}{
+		{inSessionID, in.SessionID != ""}, {inCwd, in.Cwd != ""}, {inTimestamp, in.Timestamp != ""},
+		{inPrompt, in.Prompt != ""}, {inToolName, in.ToolName != ""}, {inOK, in.OK != nil},
+		{inError, in.Error != ""}, {inReason, in.Reason != ""}, {inCost, in.Cost != nil},
+		{inCaller, in.Caller != nil}, {inResponse, in.Response != ""}, {inCompaction, in.Compaction != nil},
+		{inSubagentName, in.SubagentName != ""}, {inSubagentResult, in.SubagentResult != ""},
+		{inStopContinues, in.StopContinues != 0}, {inToolCallID, in.ToolCallID != ""}, {inTool, in.Tool != nil},
+	} {
+		if p.set {
+			pending |= 1 << p.f
+		}
 	}
-	b.str(inError, in.Error)
-	b.str(inReason, in.Reason)
-	if in.Cost != nil {
-		b.put(inCost, lua.LNumber(*in.Cost))
-	}
-	if in.Caller != nil {
-		pending |= 1 << inCaller
-	}
-	b.str(inResponse, in.Response)
-	if in.Compaction != nil {
-		pending |= 1 << inCompaction
-	}
-	b.str(inSubagentName, in.SubagentName)
-	b.str(inSubagentResult, in.SubagentResult)
-	if in.StopContinues != 0 {
-		b.put(inStopContinues, lua.LNumber(in.StopContinues))
-	}
-	b.str(inToolCallID, in.ToolCallID)
-	if in.Tool != nil {
-		pending |= 1 << inTool
-	}
-	v.inputSet = b.set
 	v.callIn, v.pending = in, pending
 	return v.input, nil
+}
+
+// scalarValue returns the value of the field f of in that is no table.
+func (v *vm) scalarValue(f int, in *events.Input) lua.LValue {
+	switch f {
+	case inEvent:
+		if in.Event.Valid() {
+			return eventValues[in.Event]
+		}
+		return lua.LString(in.Event.String())
+	case inSessionID:
+		return v.sameString(f, in.SessionID)
+	case inCwd:
+		return v.sameString(f, in.Cwd)
+	case inToolName:
+		return v.sameString(f, in.ToolName)
+	case inTimestamp:
+		return lua.LString(in.Timestamp)
+	case inPrompt:
+		return lua.LString(in.Prompt)
+	case inOK:
+		return lua.LBool(*in.OK)
+	case inError:
+		return lua.LString(in.Error)
+	case inReason:
+		return lua.LString(in.Reason)
+	case inCost:
+		return lua.LNumber(*in.Cost)
+	case inResponse:
+		return lua.LString(in.Response)
+	case inSubagentName:
+		return lua.LString(in.SubagentName)
+	case inSubagentResult:
+		return lua.LString(in.SubagentResult)
+	case inStopContinues:
+		return lua.LNumber(in.StopContinues)
+	case inToolCallID:
+		return lua.LString(in.ToolCallID)
+	}
+	return lua.LNil
 }
 
 // lazyField returns the index of the pending field named k, or -1.
@@ -742,13 +751,20 @@ func (v *vm) lazyField(k lua.LValue) int {
 	return -1
 }
 
-// materialize builds the table of the pending field f and sets it in the
-// input table. Only a stopped call (errStopped) makes it fail: inputTable
-// checked the payloads.
+// materialize sets the pending field f in the input table, building its
+// table for a lazyField. Only a stopped call (errStopped) makes it fail:
+// inputTable checked the payloads.
 func (v *vm) materialize(f int) (lua.LValue, error) {
 	v.pending &^= 1 << f
-	v.pl.work.inputTables.Add(1)
+	v.pl.work.inputFields.Add(1)
 	in := v.callIn
+	if lazyFields&(1<<f) == 0 {
+		lv := v.scalarValue(f, in)
+		v.input.RawSetString(inputFields[f], lv)
+		v.inputSet |= 1 << f
+		return lv, nil
+	}
+	v.pl.work.inputTables.Add(1)
 	var lv lua.LValue
 	var err error
 	switch f {

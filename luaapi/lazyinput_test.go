@@ -122,3 +122,32 @@ end }`, "c.lua", `hook{ event = "BeforeTool", handler = function(i) i.toolInput.
 	require.Equal(t, "a=15,c=16 | 0 other", call(0, map[string]any{"a": "15", "c": "16"}))
 	require.Equal(t, "a=17,c=18 | 2 same", call(0, map[string]any{"a": "17", "c": "18"}))
 }
+
+// TestInputFieldsSetOnRead: no field of the input table is set before the
+// handler reads it (the peer harness's hookengine-lua column), and a
+// listing finds every field, in field order, whatever was read first.
+func TestInputFieldsSetOnRead(t *testing.T) {
+	const all = "event,sessionId,toolName,toolInput,toolResult,ok,usage,caller,request,compaction,tool"
+	for _, c := range []struct {
+		body string
+		set  int64
+		want string
+	}{
+		{`return nil`, 0, ""},
+		{`return { reason = input.toolName .. input.toolName }`, 1, "bashbash"},
+		{`return { reason = tostring(input.cwd) .. tostring(input.prompt) }`, 0, "nilnil"},
+		{`return { reason = input.event .. tostring(input.ok) }`, 2, "BeforeTooltrue"},
+		{`local _, _, _ = input.toolName, input.ok, input.toolInput.command
+		  local ks = {} for k in pairs(input) do ks[#ks + 1] = k end
+		  return { reason = table.concat(ks, ",") }`, 11, all},
+	} {
+		p := handlerPool(t, c.body)
+		for round := range 2 { // a fresh table, then the reused one
+			before := p.plan.work.inputFields.Load()
+			out, err := p.Call(context.Background(), 0, lazyInput())
+			require.NoError(t, err, c.body)
+			require.Equal(t, c.want, out.Reason, c.body)
+			require.Equal(t, c.set, p.plan.work.inputFields.Load()-before, "%s (round %d)", c.body, round)
+		}
+	}
+}

@@ -280,6 +280,7 @@ type workCounters struct {
 	sortCompares atomic.Int64 // comparisons of table.sort
 	retainWalks  atomic.Int64 // measurements of retained memory
 	inputTables  atomic.Int64 // input fields built as tables (see inputTable)
+	inputFields  atomic.Int64 // input fields set in the input table (see inputTable)
 	scanBytes    atomic.Int64 // bytes the scan module lowercased or searched
 }
 

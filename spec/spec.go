@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -260,7 +261,7 @@ func unknownKeys(name string, md toml.MetaData, locs map[string]*docpos.Loc) err
 	var ps []problem
 	placed := map[string]bool{}
 	for path, l := range locs {
-		p := arrayIndex.ReplaceAllString(path, "")
+		p := arrayIndex().ReplaceAllString(path, "")
 		if k, ok := unknown[p]; ok && l.KeyLine > 0 {
 			placed[p] = true
 			ps = append(ps, problem{l.KeyLine, l.KeyCol, keyProblem(k)})
@@ -291,8 +292,10 @@ func unknownKeys(name string, md toml.MetaData, locs map[string]*docpos.Loc) err
 	return errors.New(b.String())
 }
 
-// arrayIndex matches the array indexes of a field path ("case[2]").
-var arrayIndex = regexp.MustCompile(`\[[0-9]+\]`)
+// arrayIndex matches the array indexes of a field path ("case[2]"). It is
+// compiled on first use: package initialisation is part of every start of
+// the CLI (BenchmarkCLIRunNoStdlib).
+var arrayIndex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[[0-9]+\]`) })
 
 // keyProblem says that the key k is unknown where it is, and what it was
 // probably meant to be.

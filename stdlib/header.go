@@ -3,11 +3,9 @@ package stdlib
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // eventNames are the thirteen lifecycle events; the package imports nothing
@@ -35,10 +33,8 @@ var headerLists = map[string]struct {
 // initialisation is part of every start of the CLI
 // (BenchmarkCLIRunNoStdlib).
 var (
-	paramLine = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\{\s*"([^"]+)"\s*,\s*(.*)\}\s*,\s*$`)
-	})
-	packName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]*$`) })
+	paramLine = lazyRegexp(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*\{\s*"([^"]+)"\s*,\s*(.*)\}\s*,\s*$`)
+	packName  = lazyRegexp(`^[a-z][a-z0-9-]*$`)
 )
 
 // parsePack reads the header and the parameter table of one pack file.
@@ -155,16 +151,22 @@ func parsePack(file, src string) (PackInfo, error) {
 // catalog is read at every start (BenchmarkCLIRun). Otherwise it returns
 // src.
 func headerPart(src string) string {
-	start := strings.Index(src, "\nlocal SPEC = {\n")
+	start := strings.Index(src, specStart)
 	if start < 0 {
 		return src
 	}
-	end := strings.Index(src[start:], "\n}\n")
+	end := strings.Index(src[start:], specEnd)
 	if end < 0 {
 		return src
 	}
-	return src[:start+end+len("\n}\n")]
+	return src[:start+end+len(specEnd)]
 }
+
+// The lines that open and close a pack's parameter table.
+const (
+	specStart = "\nlocal SPEC = {\n"
+	specEnd   = "\n}\n"
+)
 
 // parseLuaLiteral parses the small subset of Lua literals that parameter
 // defaults use: strings, numbers, booleans and lists of strings.

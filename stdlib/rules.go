@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/monad-hooks/monad-hooks/internal/fieldpath"
 	"github.com/monad-hooks/monad-hooks/internal/suggest"
@@ -167,15 +168,23 @@ func (es RuleErrors) Unwrap() []error {
 	return out
 }
 
+// The patterns of the rule files, compiled on first use: package
+// initialisation is part of every start of the CLI
+// (BenchmarkCLIRunNoStdlib).
 var (
-	familyName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
-	ruleName   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
-	progWord   = regexp.MustCompile(`^[A-Za-z0-9_.+:@-]+$`)
-	globWord   = regexp.MustCompile(`^[A-Za-z0-9_.+:@/=*-]+(\|[A-Za-z0-9_.+:@/=*-]+)*$`)
-	flagGlob   = regexp.MustCompile(`^(--?[A-Za-z0-9][A-Za-z0-9_.-]*\*?|-[A-Za-z0-9?])(\|(--?[A-Za-z0-9][A-Za-z0-9_.-]*\*?|-[A-Za-z0-9?]))*$`)
-	httpMethod = regexp.MustCompile(`^[A-Z]{3,10}$`)
-	keyword    = regexp.MustCompile(`^[a-z0-9_.:+@-]+$`)
+	familyName = lazyRegexp(`^[a-z][a-z0-9-]{0,39}$`)
+	ruleName   = lazyRegexp(`^[a-z0-9][a-z0-9-]{0,63}$`)
+	progWord   = lazyRegexp(`^[A-Za-z0-9_.+:@-]+$`)
+	globWord   = lazyRegexp(`^[A-Za-z0-9_.+:@/=*-]+(\|[A-Za-z0-9_.+:@/=*-]+)*$`)
+	flagGlob   = lazyRegexp(`^(--?[A-Za-z0-9][A-Za-z0-9_.-]*\*?|-[A-Za-z0-9?])(\|(--?[A-Za-z0-9][A-Za-z0-9_.-]*\*?|-[A-Za-z0-9?]))*$`)
+	httpMethod = lazyRegexp(`^[A-Z]{3,10}$`)
+	keyword    = lazyRegexp(`^[a-z0-9_.:+@-]+$`)
 )
+
+// lazyRegexp returns a function that compiles pat on its first call.
+func lazyRegexp(pat string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pat) })
+}
 
 // HTTPClients are the programs an HTTP rule without a program applies to.
 var httpClients = []string{"curl", "curlie", "wget", "wget2", "http", "https", "xh", "xhs", "invoke-restmethod", "irm", "invoke-webrequest", "iwr"}
@@ -220,9 +229,9 @@ func ParseRules(name string, doc map[string]any) (*RuleFile, error) {
 		v := doc[k]
 		switch k {
 		case "family":
-			f.Family = p.name(k, v, familyName, "a family name (lowercase letters, digits and -)")
+			f.Family = p.name(k, v, familyName(), "a family name (lowercase letters, digits and -)")
 		case "group":
-			f.Group = p.name(k, v, familyName, "a group name (lowercase letters, digits and -)")
+			f.Group = p.name(k, v, familyName(), "a group name (lowercase letters, digits and -)")
 		case "summary":
 			f.Summary = p.line(k, v, 200)
 		case "decision":
@@ -391,7 +400,7 @@ func (p *ruleParser) programs(field string, v any, f *RuleFile) {
 	}
 	for _, name := range sortedKeys(t) {
 		pf := fieldpath.Key(field, name)
-		if !progWord.MatchString(name) || strings.Contains(name, "/") {
+		if !progWord().MatchString(name) || strings.Contains(name, "/") {
 			p.fail(pf, "%q is not a program name", name)
 			continue
 		}
@@ -437,7 +446,7 @@ func (p *ruleParser) rule(field string, t map[string]any, f *RuleFile, decision 
 		kf := field + "." + k
 		switch k {
 		case "id":
-			if s := p.name(kf, v, ruleName, "a rule name (lowercase letters, digits and -)"); s != "" {
+			if s := p.name(kf, v, ruleName(), "a rule name (lowercase letters, digits and -)"); s != "" {
 				r.ID = f.Family + ":" + s
 			}
 		case "program":
@@ -454,7 +463,7 @@ func (p *ruleParser) rule(field string, t map[string]any, f *RuleFile, decision 
 				words := strings.Fields(s)
 				ok := len(words) > 0 && len(words) <= maxWords
 				for _, w := range words {
-					ok = ok && progWord.MatchString(w)
+					ok = ok && progWord().MatchString(w)
 				}
 				if !ok {
 					p.fail(kf+"["+strconv.Itoa(i)+"]", "%q is not a program name, optionally followed by fixed words (\"python manage.py\")", s)
@@ -482,7 +491,7 @@ func (p *ruleParser) rule(field string, t map[string]any, f *RuleFile, decision 
 		case "keywords":
 			list, ok := p.strs(kf, v)
 			for i, s := range list {
-				if !keyword.MatchString(s) {
+				if !keyword().MatchString(s) {
 					p.fail(kf+"["+strconv.Itoa(i)+"]", "%q is not a keyword (lowercase letters, digits and _ . : + @ -)", s)
 					ok = false
 				}
@@ -496,7 +505,7 @@ func (p *ruleParser) rule(field string, t map[string]any, f *RuleFile, decision 
 				continue
 			}
 			for i, s := range list {
-				if !flagGlob.MatchString(s) {
+				if !flagGlob().MatchString(s) {
 					p.fail(kf+"["+strconv.Itoa(i)+"]", "%q is not an option (-x, --name or --prefix*; a|b for either)", s)
 				}
 			}
@@ -612,7 +621,7 @@ func (p *ruleParser) subcommand(field, s string) ([]wordPattern, bool) {
 	}
 	var out []wordPattern
 	for _, w := range words {
-		if !globWord.MatchString(w) {
+		if !globWord().MatchString(w) {
 			p.fail(field, "%q is not a word pattern (letters, digits, . _ + : @ / = -, * for any text, | between alternatives)", w)
 			return nil, false
 		}
@@ -707,7 +716,7 @@ func (p *ruleParser) http(field string, v any, r *Rule) {
 		case "method":
 			list, ok := p.strs(kf, t[k])
 			for _, m := range list {
-				if !httpMethod.MatchString(m) {
+				if !httpMethod().MatchString(m) {
 					p.fail(kf, "%q is not an HTTP method in capitals (DELETE, PUT, POST, PATCH)", m)
 					ok = false
 				}

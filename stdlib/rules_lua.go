@@ -2,7 +2,6 @@ package stdlib
 
 import (
 	"encoding/json"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -267,7 +266,7 @@ func (b *luaWriter) family(f *RuleFile) {
 }
 
 // plainToken is a word the prefilter's tokens can equal.
-var plainToken = regexp.MustCompile(`^[a-z0-9_.:+@-]+$`)
+var plainToken = lazyRegexp(`^[a-z0-9_.:+@-]+$`)
 
 // ruleIndex computes what monad.rules needs before it builds any rule:
 // keys, the words that make a command worth a look (the last word of each
@@ -367,7 +366,7 @@ func firstWords(paths [][]wordPattern) []string {
 			return nil
 		}
 		for _, w := range path[0].exact {
-			if !plainToken.MatchString(w) {
+			if !plainToken().MatchString(w) {
 				return nil
 			}
 			out = append(out, w)

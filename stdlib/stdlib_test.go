@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -311,6 +313,28 @@ func TestImportsOnlyStandardLibrary(t *testing.T) {
 			if first, _, _ := strings.Cut(p, "/"); strings.Contains(first, ".") {
 				t.Errorf("%s imports %s: the stdlib package may import only the standard library", f, p)
 			}
+		}
+	}
+}
+
+// TestReadHeaderReadsTheHeader: readHeader reads a pack up to the end of
+// its parameter table, which parses as the whole file does, and not the
+// rest of a large pack (BenchmarkCLIRun).
+func TestReadHeaderReadsTheHeader(t *testing.T) {
+	for _, name := range Names() {
+		src, err := fs.ReadFile(embedded, "packs/"+name+".lua")
+		require.NoError(t, err)
+		head, err := readHeader("packs/" + name + ".lua")
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(string(src), head), name)
+		require.Equal(t, headerPart(string(src)), headerPart(head), name)
+		want, err := parsePack(name+".lua", string(src))
+		require.NoError(t, err)
+		got, err := parsePack(name+".lua", head)
+		require.NoError(t, err)
+		require.Equal(t, want, got, name)
+		if len(src) > 64<<10 {
+			require.Less(t, len(head), 32<<10, "%s: the header of a large pack is read alone", name)
 		}
 	}
 }

@@ -161,19 +161,43 @@ func agentTables() map[string][]Spec {
 // union of every agent's (a spec with none contributes its kind's
 // defaults), its Agents sorted.
 var builtin = sync.OnceValue(func() []Spec {
-	byName := map[string]*Spec{}
+	names := builtinNames()
+	out := make([]Spec, 0, len(names))
+	for n := range names {
+		out = append(out, merged(n))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+})
+
+// builtinNames is the set of the names of the built-in table.
+var builtinNames = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	for _, specs := range agentTools() {
+		for _, s := range specs {
+			names[s.Name] = true
+		}
+	}
+	return names
+})
+
+// merged returns the built-in spec called name (see builtin); the name
+// must be one of builtinNames.
+func merged(name string) Spec {
 	agents := make([]string, 0, len(agentTools()))
 	for a := range agentTools() {
 		agents = append(agents, a)
 	}
 	sort.Strings(agents)
+	var m *Spec
 	for _, a := range agents {
 		for _, s := range agentTools()[a] {
+			if s.Name != name {
+				continue
+			}
 			loc := s.Locations()
-			m := byName[s.Name]
 			if m == nil {
 				m = &Spec{Name: s.Name, Kind: s.Kind}
-				byName[s.Name] = m
 			}
 			m.Agents = append(m.Agents, a)
 			m.Command = union(m.Command, loc.Command)
@@ -182,13 +206,45 @@ var builtin = sync.OnceValue(func() []Spec {
 			m.URLs = union(m.URLs, loc.URLs)
 		}
 	}
-	out := make([]Spec, 0, len(byName))
-	for _, s := range byName {
-		out = append(out, *s)
+	return *m
+}
+
+// builtinCompiled holds the compiled built-in specs looked up so far, by
+// name (the table a Table made by NewBuiltinTable falls back to): merging
+// and compiling the whole built-in table was half of the CLI's own work in
+// a start of monad-hooks run --stdlib none, which looks one tool up
+// (BenchmarkCLIRunNoStdlib).
+var builtinCompiled sync.Map // string -> *compiled
+
+// builtinEntry returns the compiled built-in spec called name, nil when the
+// built-in table has none.
+func builtinEntry(name string) *compiled {
+	if c, ok := builtinCompiled.Load(name); ok {
+		return c.(*compiled)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-})
+	if !builtinNames()[name] {
+		return nil
+	}
+	s := merged(name)
+	c, err := compile(s)
+	if err != nil {
+		// The built-in specs are valid (TestBuiltinTableValid).
+		panic("tools: built-in spec " + name + ": " + err.Error())
+	}
+	c.spec = s
+	actual, _ := builtinCompiled.LoadOrStore(name, c)
+	return actual.(*compiled)
+}
+
+// BuiltinAgents returns the agents whose tool called name is in the
+// built-in table, sorted, and false when the table has no such tool.
+func BuiltinAgents(name string) ([]string, bool) {
+	c := builtinEntry(name)
+	if c == nil {
+		return nil, false
+	}
+	return slices.Clone(c.spec.Agents), true
+}
 
 func union(a, b []string) []string {
 	for _, x := range b {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/shell/syntax"
@@ -156,6 +157,7 @@ type compiled struct {
 }
 
 func compile(s Spec) (*compiled, error) {
+	compiles.Add(1)
 	if s.Name == "" {
 		return nil, fmt.Errorf("tool spec without a name")
 	}
@@ -310,10 +312,19 @@ func Extract(s Spec, input any) (events.ToolView, error) {
 	return v, nil
 }
 
+// compiles counts the specs compiled (tests: export_test.go).
+var compiles atomic.Int64
+
 // A Table maps tool names to their specs, compiled. It is immutable and
 // safe for concurrent use. The zero Table knows no tool.
 type Table struct {
 	m map[string]*compiled
+	// builtin: the names m lacks are looked up in the built-in table
+	// (NewBuiltinTable), and those found are added to a copy of m in
+	// seen, so that a dispatch's lookup stays one map access
+	// (BenchmarkLuaGuard).
+	builtin bool
+	seen    atomic.Pointer[map[string]*compiled]
 }
 
 // NewTable compiles specs into a Table. A spec replaces an earlier one of
@@ -332,14 +343,60 @@ func NewTable(specs ...Spec) (*Table, error) {
 	return t, nil
 }
 
+// NewBuiltinTable is NewTable(append(Builtin(), specs...)...), but the
+// built-in specs are merged and compiled when a name is first looked up
+// (once per process), not all at once: a one-shot process looks up one
+// tool or two (BenchmarkCLIRunNoStdlib). It fails for an invalid spec of
+// specs, naming it.
+func NewBuiltinTable(specs ...Spec) (*Table, error) {
+	t, err := NewTable(specs...)
+	if err != nil {
+		return nil, err
+	}
+	t.builtin = true
+	t.seen.Store(&t.m)
+	return t, nil
+}
+
+// entry returns the compiled spec of the tool called name, nil when the
+// table does not know it.
+func (t *Table) entry(name string) *compiled {
+	if t == nil {
+		return nil
+	}
+	if !t.builtin {
+		return t.m[name]
+	}
+	seen := t.seen.Load()
+	if c, ok := (*seen)[name]; ok {
+		return c
+	}
+	c := builtinEntry(name)
+	if c == nil {
+		return nil
+	}
+	// Copy on write: at most one copy per built-in name.
+	for {
+		next := make(map[string]*compiled, len(*seen)+1)
+		for k, v := range *seen {
+			next[k] = v
+		}
+		next[name] = c
+		if t.seen.CompareAndSwap(seen, &next) {
+			return c
+		}
+		seen = t.seen.Load()
+		if c2, ok := (*seen)[name]; ok {
+			return c2
+		}
+	}
+}
+
 // Lookup returns the spec of the tool called name, and false when the table
 // does not know it.
 func (t *Table) Lookup(name string) (Spec, bool) {
-	if t == nil {
-		return Spec{}, false
-	}
-	c, ok := t.m[name]
-	if !ok {
+	c := t.entry(name)
+	if c == nil {
 		return Spec{}, false
 	}
 	return c.spec.clone(), true
@@ -348,10 +405,7 @@ func (t *Table) Lookup(name string) (Spec, bool) {
 // Kind returns the kind of the tool called name, "" when the table does
 // not know it.
 func (t *Table) Kind(name string) events.ToolKind {
-	if t == nil {
-		return ""
-	}
-	if c, ok := t.m[name]; ok {
+	if c := t.entry(name); c != nil {
 		return c.spec.Kind
 	}
 	return ""
@@ -360,11 +414,8 @@ func (t *Table) Kind(name string) events.ToolKind {
 // View returns the view of one call of the tool called name, or nil when
 // the table does not know the tool. The view is new: the caller owns it.
 func (t *Table) View(name string, input any) *events.ToolView {
-	if t == nil {
-		return nil
-	}
-	c, ok := t.m[name]
-	if !ok {
+	c := t.entry(name)
+	if c == nil {
 		return nil
 	}
 	v := new(events.ToolView)
@@ -376,11 +427,8 @@ func (t *Table) View(name string, input any) *events.ToolView {
 // view; it reports false, leaving *v alone, when the table does not know
 // the tool.
 func (t *Table) ViewInto(name string, input any, v *events.ToolView) bool {
-	if t == nil {
-		return false
-	}
-	c, ok := t.m[name]
-	if !ok {
+	c := t.entry(name)
+	if c == nil {
 		return false
 	}
 	c.view(input, v)
@@ -396,6 +444,13 @@ func (t *Table) Specs() []Spec {
 	out := make([]Spec, 0, len(t.m))
 	for _, c := range t.m {
 		out = append(out, c.spec.clone())
+	}
+	if t.builtin {
+		for _, s := range builtin() {
+			if _, own := t.m[s.Name]; !own {
+				out = append(out, s.clone())
+			}
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

@@ -72,24 +72,26 @@ func New(keywords []string) (*Matcher, error) {
 		return nil, fmt.Errorf("ahocorasick: %d keywords of %d bytes need a table of more than %d entries", len(keywords), total, MaxTable)
 	}
 	// The trie: goto edges in delta (-1: none), own outputs per state.
+	// Its states are the distinct prefixes of the keywords, counted first
+	// so that delta is allocated once: growing it was half of the work of
+	// New, which the default stdlib set runs for its prefilters at every
+	// start of monad-hooks run (BenchmarkCLIRun).
 	nc := m.nclass
-	newState := func() int32 {
-		m.delta = append(m.delta, make([]int32, nc)...)
-		for c := len(m.delta) - nc; c < len(m.delta); c++ {
-			m.delta[c] = -1
-		}
-		return int32(len(m.delta)/nc - 1)
+	states := distinctPrefixes(keywords)
+	m.delta = make([]int32, states*nc)
+	for i := range m.delta {
+		m.delta[i] = -1
 	}
-	newState()
-	own := [][]int32{nil}
+	nstates := 1
+	own := make([][]int32, states)
 	for i, k := range keywords {
 		s := int32(0)
 		for j := 0; j < len(k); j++ {
 			c := int(m.class[k[j]])
 			next := m.delta[int(s)*nc+c]
 			if next < 0 {
-				next = newState()
-				own = append(own, nil)
+				next = int32(nstates)
+				nstates++
 				m.delta[int(s)*nc+c] = next
 			}
 			s = next
@@ -113,7 +115,11 @@ func New(keywords []string) (*Matcher, error) {
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
-		outs[s] = append(slices.Clone(own[s]), outs[fail[s]]...)
+		if len(outs[fail[s]]) == 0 {
+			outs[s] = own[s] // own[s] is this state's alone
+		} else {
+			outs[s] = append(slices.Clone(own[s]), outs[fail[s]]...)
+		}
 		for c := 0; c < nc; c++ {
 			t := m.delta[int(s)*nc+c]
 			if t < 0 {
@@ -127,7 +133,9 @@ func New(keywords []string) (*Matcher, error) {
 	m.outLo = make([]int32, n)
 	m.outHi = make([]int32, n)
 	for s, o := range outs {
-		slices.SortStableFunc(o, func(a, b int32) int { return m.lens[b] - m.lens[a] })
+		if len(o) > 1 {
+			slices.SortStableFunc(o, func(a, b int32) int { return m.lens[b] - m.lens[a] })
+		}
 		m.outLo[s] = int32(len(m.outs))
 		m.outs = append(m.outs, o...)
 		m.outHi[s] = int32(len(m.outs))
@@ -169,4 +177,22 @@ func (m *Matcher) Scan(text string, lo, hi int, state int32, emit func(start, k 
 		}
 	}
 	return state, true
+}
+
+// distinctPrefixes returns the number of distinct prefixes of keywords,
+// the empty one included: the states of their trie.
+func distinctPrefixes(keywords []string) int {
+	sorted := slices.Clone(keywords)
+	slices.Sort(sorted)
+	n := 1
+	prev := ""
+	for _, k := range sorted {
+		common := 0
+		for common < len(k) && common < len(prev) && k[common] == prev[common] {
+			common++
+		}
+		n += len(k) - common
+		prev = k
+	}
+	return n
 }

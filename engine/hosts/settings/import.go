@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -270,7 +271,7 @@ func kindOf(hev hosts.Event) events.ToolKind {
 
 // exactList is the character set of a Claude Code matcher that names tools
 // exactly ("Bash", "Edit|Write", "Edit, Write").
-var exactList = regexp.MustCompile(`^[A-Za-z0-9_\- ,|]+$`)
+var exactList = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_\- ,|]+$`) })
 
 // matcher converts a group's (or a flat entry's) matcher; keep is false
 // when it cannot be expressed and the hooks must not be imported.
@@ -302,7 +303,7 @@ func (im *importer) matcher(where, event string, hev hosts.Event, o *object) (st
 	var re string
 	switch im.a.host {
 	case "claude-code", "codex":
-		if exactList.MatchString(m) {
+		if exactList().MatchString(m) {
 			var names []string
 			for _, n := range strings.FieldsFunc(m, func(r rune) bool { return r == '|' || r == ',' }) {
 				if n = strings.TrimSpace(n); n != "" {
@@ -399,7 +400,7 @@ func (im *importer) hook(where string, o *object, input string) (Hook, bool) {
 			var sets []string
 			for _, ek := range env.keys {
 				s, ok := env.vals[ek].(string)
-				if !ok || !envName.MatchString(ek) {
+				if !ok || !envName().MatchString(ek) {
 					im.drop(where, 1, "env %q cannot be set by a shell", ek)
 					return h, false
 				}
@@ -436,7 +437,7 @@ func (im *importer) hook(where string, o *object, input string) (Hook, bool) {
 	return h, true
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // timeoutMs converts a timeout in the agent's unit (unitMs milliseconds)
 // to whole milliseconds, at least 1.

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/engine"
@@ -23,8 +24,8 @@ import (
 // it is found by walking a folder; ruleTable the [[rule]] tables of a rule
 // file, whose rules carry cases too.
 var (
-	caseTable = regexp.MustCompile(`(?m)^[ \t]*\[\[case\]\]`)
-	ruleTable = regexp.MustCompile(`(?m)^[ \t]*\[\[rule\]\]`)
+	caseTable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[\[case\]\]`) })
+	ruleTable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[\[rule\]\]`) })
 )
 
 // maxSpecFile bounds one spec file.
@@ -215,7 +216,7 @@ func loadSpecFiles(env Env, paths []string) ([]*spec.File, error) {
 		if err != nil {
 			return err
 		}
-		if ruleTable.Match(data) && !caseTable.Match(data) {
+		if ruleTable().Match(data) && !caseTable().Match(data) {
 			rf, err := engine.LoadRuleFile(nil, full)
 			if err != nil {
 				return err
@@ -223,7 +224,7 @@ func loadSpecFiles(env Env, paths []string) ([]*spec.File, error) {
 			files = append(files, spec.RuleCases(shown, full, data, rf))
 			return nil
 		}
-		if requireCases && !caseTable.Match(data) {
+		if requireCases && !caseTable().Match(data) {
 			return nil
 		}
 		f, err := spec.Decode(shown, data)
