@@ -120,13 +120,20 @@ func TestResidentHook(t *testing.T) {
 func TestResidentHookTimeout(t *testing.T) {
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")
-	eng, _ := residentEngine(t, dir, hookEntry(residentGuard(starts), `,"timeoutMs":300,"onError":"deny"`))
-	res, err := eng.Dispatch(t.Context(), shellCall("hang"))
+	// The timeout is far above starting sh and answering a line on a
+	// loaded machine (a 300 ms timeout let a slow start time out before
+	// the process wrote its pid); "hang" reaches it whatever the machine.
+	eng, _ := residentEngine(t, dir, hookEntry(residentGuard(starts), `,"timeoutMs":5000,"onError":"deny"`))
+	res, err := eng.Dispatch(t.Context(), shellCall("ls"))
+	require.NoError(t, err)
+	require.Equal(t, events.Proceed, res.Decision, "the first call starts the process")
+	first := startedPids(t, starts)
+	require.Len(t, first, 1)
+	res, err = eng.Dispatch(t.Context(), shellCall("hang"))
 	require.NoError(t, err)
 	require.Equal(t, events.Deny, res.Decision)
 	require.Equal(t, engine.OutcomeTimeout, res.Audit[0].Outcome)
-	first := startedPids(t, starts)
-	require.Len(t, first, 1)
+	require.Equal(t, first, startedPids(t, starts), "the timed-out call ran in the started process")
 	require.True(t, processGone(first[0]), "the timed-out process is killed")
 	res, err = eng.Dispatch(t.Context(), shellCall("rm -rf /"))
 	require.NoError(t, err)

@@ -23,11 +23,17 @@ func libs(t testing.TB, pairs ...string) map[string]*Script {
 // newLibPool loads scripts (name -> source pairs) with the libraries.
 func newLibPool(t testing.TB, l map[string]*Script, scripts ...string) (*Pool, error) {
 	t.Helper()
+	return newLibPoolSize(t, 2, l, scripts...)
+}
+
+// newLibPoolSize is newLibPool with size VMs.
+func newLibPoolSize(t testing.TB, size int, l map[string]*Script, scripts ...string) (*Pool, error) {
+	t.Helper()
 	var srcs []Source
 	for i := 0; i+1 < len(scripts); i += 2 {
 		srcs = append(srcs, Source{Script: MustCompile(scripts[i], []byte(scripts[i+1]))})
 	}
-	p, err := NewPool(context.Background(), srcs, Options{Libraries: l, PoolSize: 2})
+	p, err := NewPool(context.Background(), srcs, Options{Libraries: l, PoolSize: size})
 	if err == nil {
 		t.Cleanup(func() { p.Close() })
 	}
@@ -100,11 +106,14 @@ func TestLibraryReadOnly(t *testing.T) {
 		{`getmetatable(lib).__index.n = 2`, "attempt to index a non-table object(boolean)"},
 		{`rawset(lib, "n", 2)`, "attempt to call a non-function object"},
 	} {
-		p, err := newLibPool(t, l,
+		// One VM, so that both scripts share the library's copy; n0 is
+		// the copy's own n (a VM built again, after a failure, has another).
+		p, err := newLibPoolSize(t, 1, l,
 			"a.lua", `local lib = require("t.counter")
 hook{event='BeforeTool', handler=function() `+c.body+` end}`,
 			"b.lua", `local lib = require("t.counter")
-hook{event='BeforeTool', handler=function() return { additionalContext = lib.n .. #lib.list .. lib.list[2] .. lib.nested.deep.x .. tostring(lib.extra) } end}`)
+local n0 = lib.n
+hook{event='BeforeTool', handler=function() return { additionalContext = tostring(lib.n == n0) .. #lib.list .. lib.list[2] .. lib.nested.deep.x .. tostring(lib.extra) } end}`)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ import (
 // loadDefaultSet loads the default set as the CLI runs it.
 func loadDefaultSet(tb testing.TB) *pack {
 	tb.Helper()
-	e, err := engine.New(context.Background(), engine.WithStdlib("default"), engine.WithFiles(engine.Files{Home: testHome, Root: testRoot}))
+	e, err := engine.New(context.Background(), engine.WithStdlib("default"), engine.WithFiles(engine.Files{Home: testHome, Root: testRoot}), engine.WithLuaPool(0, testLuaTimeout))
 	if err != nil {
 		tb.Fatalf("load the default set: %v", err)
 	}

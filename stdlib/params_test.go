@@ -44,7 +44,7 @@ func TestParamChecksAgree(t *testing.T) {
 				if info.Rules {
 					goErr = stdlib.ValidateRuleParams(info.Name, files, with)
 				}
-				p, luaErr := luaapi.NewPool(context.Background(), []luaapi.Source{{Script: script, Params: with}}, luaapi.Options{Home: testHome, Libraries: libs, PoolSize: 1})
+				p, luaErr := luaapi.NewPool(context.Background(), []luaapi.Source{{Script: script, Params: with}}, luaapi.Options{Home: testHome, Libraries: libs, PoolSize: 1, DefaultTimeout: testLuaTimeout})
 				if luaErr == nil {
 					p.Close()
 				}

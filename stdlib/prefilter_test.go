@@ -3,7 +3,6 @@ package stdlib_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -158,8 +157,8 @@ func TestPrefilterSameOutputs(t *testing.T) {
 						continue
 					}
 					checked++
-					got, gotErr := callRetry(with, i, in)
-					want, wantErr := callRetry(without, i, in)
+					got, gotErr := callHook(with, i, in)
+					want, wantErr := callHook(without, i, in)
 					require.Equal(t, wantErr, gotErr, "%s hook %d on %q", c.pack, i, in.Tool.Command)
 					require.Equal(t, want, got, "%s hook %d on %q", c.pack, i, in.Tool.Command)
 				}
@@ -181,27 +180,19 @@ func prefilterPool(t testing.TB, name string, params map[string]any, ignore bool
 	info, ok := stdlib.Lookup(name)
 	require.True(t, ok, name)
 	p, err := luaapi.NewPool(context.Background(), []luaapi.Source{{Script: compilePack(t, info), Params: params}},
-		luaapi.Options{Home: testHome, Root: testRoot, Libraries: libraries(t), IgnorePrefilters: ignore, PoolSize: 1})
+		luaapi.Options{Home: testHome, Root: testRoot, Libraries: libraries(t), IgnorePrefilters: ignore, PoolSize: 1, DefaultTimeout: testLuaTimeout})
 	require.NoError(t, err)
 	t.Cleanup(func() { p.Close() })
 	return p
 }
 
-// callRetry calls hook i, again after a timeout (a loaded machine may
-// stall a call beyond the packs' 1 s; see timeoutAttempts), and returns
-// the output and the error's message.
-func callRetry(p *luaapi.Pool, i int, in *events.Input) (events.Output, string) {
-	for attempt := 1; ; attempt++ {
-		out, err := p.Call(context.Background(), i, in)
-		if err == nil {
-			return out, ""
-		}
-		var he *luaapi.HookError
-		if attempt < timeoutAttempts && errors.As(err, &he) && he.Kind == luaapi.FailTimeout {
-			continue
-		}
+// callHook calls hook i and returns the output and the error's message.
+func callHook(p *luaapi.Pool, i int, in *events.Input) (events.Output, string) {
+	out, err := p.Call(context.Background(), i, in)
+	if err != nil {
 		return out, err.Error()
 	}
+	return out, ""
 }
 
 // FuzzPrefilter: on any command line, every shell hook of the default set
@@ -230,8 +221,8 @@ func FuzzPrefilter(f *testing.F) {
 				if h.Event != events.BeforeTool || !slices.Contains(h.Kinds, events.ToolShell) {
 					continue
 				}
-				got, gotErr := callRetry(p.with, i, &in)
-				want, wantErr := callRetry(p.without, i, &in)
+				got, gotErr := callHook(p.with, i, &in)
+				want, wantErr := callHook(p.without, i, &in)
 				require.Equal(t, wantErr, gotErr, "%s on %q", h.Script, cmd)
 				require.Equal(t, want, got, "%s on %q", h.Script, cmd)
 			}

@@ -88,7 +88,7 @@ local function on_kind(cfg, check)
     first = first[1]
   end
   local part = cfg.part or DEFAULT_PART[first] or "paths"
-  hook{ event = cfg.event, kind = cfg.kind, prefilter = cfg.prefilter, onError = "deny", timeoutMs = 1000, handler = function(input)
+  hook{ event = cfg.event, kind = cfg.kind, prefilter = cfg.prefilter, onError = "deny", handler = function(input)
     if input.tool == nil then
       return nil
     end
@@ -99,7 +99,7 @@ local function on_kind(cfg, check)
     return check(texts, input)
   end }
   if cfg.matcher ~= nil and cfg.matcher ~= "" then
-    hook{ event = cfg.event, matcher = cfg.matcher, onError = "deny", timeoutMs = 1000, handler = function(input)
+    hook{ event = cfg.event, matcher = cfg.matcher, onError = "deny", handler = function(input)
       if input.tool ~= nil then
         return nil -- a tool the table knows: the kind hook checks it
       end
