@@ -85,8 +85,17 @@ reason, never a silent proceed). An event of the agent with no Monad
 equivalent proceeds with nothing to say (exit 0, no output; {} for
 Cursor). A payload
 that cannot be decoded, an unknown event or an engine that cannot start
-(a bad --root, an unwritable --audit) is the agent's deny (exit 2 where
-no event is known), never an exit code the agent reads as "proceed".
+(a bad --root) is the agent's deny (exit 2 where no event is known), never
+an exit code the agent reads as "proceed". Where the answer is exit 2 the
+agent reads all of stderr as the reason (Crush's deny, a refusal at no
+known event): stderr then holds the reason alone, and the run's other
+notes (failed hooks, configuration errors) are left out of it; --audit
+records the hooks.
+
+A side file that fails never changes the answer: an --audit file that
+cannot be opened or written, a --state file that cannot be read, locked
+or written are each said on stderr, and the dispatch runs and its
+decision is answered as usual (without the audit or the stored state).
 
 With --host, --state also carries the count of continuations across runs
 (Claude Code's Stop, Gemini's AfterAgent, Codex's Stop, Cursor's stop), so

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monad-hooks/monad-hooks/engine"
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// TestRunSideFailuresKeepTheDecision: an --audit file that cannot be opened
+// and a --state file that cannot be read cost run nothing but a note on
+// stderr: the dispatch runs and its decision is answered as the host reads
+// it (before, an unwritable --audit exited 1, which a host reads as
+// "proceed", or blocked every call of a --host as a broken configuration).
+func TestRunSideFailuresKeepTheDecision(t *testing.T) {
+	t.Parallel()
+	deny := fixedHook("deny-rm", events.BeforeTool, "", events.Output{Decision: events.Deny, Reason: "no rm"})
+	env := testEnv(t, deny)
+	file := filepath.Join(env.Dir, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	sides := []string{"--stdlib", "none", "--audit", filepath.Join(file, "audit.jsonl"), "--state", env.Dir}
+	cc := `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm x"}}`
+
+	code, stdout, stderr := runCLI(t, env, `{"toolName":"bash"}`, append([]string{"run", "BeforeTool"}, sides...)...)
+	assert.Equal(t, ExitOK, code, stderr)
+	assert.Equal(t, events.Deny, decodeResult(t, stdout).Decision)
+	assert.Contains(t, stderr, "audit")
+
+	code, stdout, stderr = runCLI(t, env, cc, append([]string{"run", "--host", "claude-code"}, sides...)...)
+	assert.Equal(t, ExitOK, code, stderr)
+	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no rm"}}`, stdout)
+	assert.Contains(t, stderr, "the dispatch runs without the audit log")
+
+	code, _, stderr = runCLI(t, env, cc, append([]string{"run", "--host", "crush"}, sides...)...)
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "no rm\n", stderr, "at exit 2 stderr is the reason alone")
+
+	// Nothing to deny: the call proceeds, the note is on stderr.
+	allowEnv := testEnv(t)
+	code, stdout, stderr = runCLI(t, allowEnv, cc, append([]string{"run", "--host", "claude-code"}, sides...)...)
+	assert.Equal(t, ExitOK, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "audit")
+}
+
+// TestRunExitTwoStderrIsTheReason: where the answer is exit 2 the host reads
+// all of stderr as the reason of the block (Crush's deny; a refusal at no
+// known event), so the notes of the run (a failed hook, a broken
+// configuration) are not mixed into it; at other answers they are on
+// stderr as before.
+func TestRunExitTwoStderrIsTheReason(t *testing.T) {
+	t.Parallel()
+	fail := engine.GoHook{Name: "broken", Event: events.BeforeTool,
+		Handler: engine.HandlerFunc(func(context.Context, *events.Input) (events.Output, error) {
+			return events.Output{}, errors.New("boom")
+		})}
+	deny := fixedHook("deny-rm", events.BeforeTool, "", events.Output{Decision: events.Deny, Reason: "no rm"})
+	env := testEnv(t, fail, deny)
+	require.NoError(t, os.WriteFile(filepath.Join(env.Dir, "agents.json"), []byte(`{"hooks":{"BeforeTool":[{"comand":"x"}]}}`), 0o600))
+	crush := `{"session_id":"s","cwd":"/w","event":"PreToolUse","tool_name":"bash","tool_input":{"command":"rm x"}}`
+
+	code, _, stderr := runCLI(t, env, crush, "run", "--host", "crush", "--stdlib", "none", "--config", "agents.json")
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "no rm\n", stderr)
+
+	code, _, stderr = runCLI(t, env, `{"event":"Bogus"}`, "run", "--host", "crush", "--stdlib", "none", "--config", "agents.json")
+	assert.Equal(t, 2, code)
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+	assert.Contains(t, stderr, `unknown event "Bogus"`)
+
+	// Claude Code answers a deny as JSON with exit 0: the notes stay.
+	cc := `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm x"}}`
+	code, stdout, stderr := runCLI(t, env, cc, "run", "--host", "claude-code", "--stdlib", "none", "--config", "agents.json")
+	assert.Equal(t, ExitOK, code)
+	assert.Contains(t, stdout, `"permissionDecision":"deny"`)
+	assert.Contains(t, stderr, "hook go:broken failed")
+	assert.Contains(t, stderr, "unknown_key")
+}
+
+// TestServeReportsAuditFailureAtOnce: serve runs for days; an audit file
+// that stops taking lines (a full disk) is said on stderr when it happens,
+// not only at the exit (before: only at the exit).
+func TestServeReportsAuditFailureAtOnce(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Fatalf("this test needs /dev/full (Linux): %v", err)
+	}
+	env := testEnv(t, fixedHook("ok", events.BeforeTool, "", events.Output{}))
+	stdin, w := io.Pipe()
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(context.Background(), []string{"serve", "--stdlib", "none", "--audit", "/dev/full"}, stdin, &out, &errb, env)
+	}()
+	_, err := io.WriteString(w, `{"event":"BeforeTool","toolName":"bash"}`+"\n")
+	require.NoError(t, err)
+	deadline := time.Now().Add(hangGuard)
+	for out.String() == "" && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.NotEmpty(t, out.String(), "no answer")
+	assert.Contains(t, errb.String(), "audit: write /dev/full", "reported while serve runs")
+	w.Close()
+	assert.Equal(t, ExitOK, <-done)
+	assert.Equal(t, 1, strings.Count(errb.String(), "/dev/full"), "reported once: %s", errb.String())
+}
