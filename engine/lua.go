@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/monad-hooks/monad-hooks/engine/hosts"
 	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/engine/internal/precompiled"
 	"github.com/monad-hooks/monad-hooks/events"
@@ -302,6 +303,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			Logger:         s.opts.logger,
 			Home:           s.f.Home,
 			Root:           s.f.Root,
+			EventAlias:     hosts.Alias,
 			Now:            s.opts.now,
 			Modules:        s.opts.luaModules,
 			OnDemand:       s.opts.luaOnDemand,

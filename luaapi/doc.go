@@ -30,7 +30,7 @@
 // errors ([ScriptError], kind [ScriptHook]) naming the script, the line and
 // the column of the key or value at fault, with a did-you-mean for a
 // misspelt key and for an event named as another agent runtime names it
-// ("PreToolUse": "BeforeTool", see events.Alias). name, optional, names the hook in the
+// ("PreToolUse": "BeforeTool", see Options.EventAlias). name, optional, names the hook in the
 // audit ([Hook.Name]): up to 100 bytes of text, unique in its script. kind
 // (tool events only) is a tool kind
 // ("shell", "read", "write", "edit", "patch", "delete", "fetch", "other")

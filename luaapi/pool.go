@@ -76,6 +76,10 @@ type Options struct {
 	Home string
 	// Root is the project (sandbox) root path.root() returns. Default "".
 	Root string
+	// EventAlias names our event that another agent runtime calls name,
+	// or returns "", for the "did you mean" of an unknown event in
+	// hook{event = ...} (the engine gives hosts.Alias). Default: none.
+	EventAlias func(name string) string
 	// Now is the clock of os.time and os.date. Default time.Now.
 	Now func() time.Time
 	// MaxStringSize bounds the strings builtins may build (see

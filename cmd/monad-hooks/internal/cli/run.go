@@ -30,7 +30,7 @@ func eventArg(inv *invocation, pos []string) (events.Event, int) {
 	}
 	ev, err := events.ParseEvent(pos[0])
 	if err != nil {
-		return events.Invalid, inv.usageErr("%v%s", err, suggest.Hint(pos[0], events.Names(), events.Alias))
+		return events.Invalid, inv.usageErr("%v%s", err, suggest.Hint(pos[0], events.Names(), hosts.Alias))
 	}
 	return ev, -1
 }
