@@ -70,7 +70,9 @@
 //
 // The handler returns nil to proceed or an HookOutput table. Its fields are
 // read raw; unknown keys are ignored, as in JSON; json.null counts as
-// absent. A field of the wrong type, an unknown decision, a payload JSON
+// absent. So that no field is lost to the raw read, the table (and its
+// continueWork) may not have a metatable of the script's (a class-style
+// object whose decision comes through __index is a failure). A field of the wrong type, an unknown decision, a payload JSON
 // cannot carry (a function, NaN, a cyclic or too deep table, a table with
 // both index and string keys, a sparse array such as {[1]=a, [3]=b}) or any other return value is a failure
 // (FailOutput), never a silent allow. Converting back: a marked table keeps
