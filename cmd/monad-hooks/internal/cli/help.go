@@ -55,7 +55,9 @@ configured as a command hook.
 Every hook that fails (an error, a panic, a timeout, an invalid output such
 as decision = "block") gets one line on stderr: "monad-hooks run: hook ID
 failed at EVENT (skipped): cause", "(onError: deny)" when its failure
-denies. serve does the same.
+denies. So does a tool-scoped call of a tool no tool table knows
+("monad-hooks run: BeforeTool: tool "X" is neither declared nor known...",
+unguardedTool in the Result). serve does the same.
 
 The input's "event", when present, must be EVENT; when absent it is set to
 EVENT. Input that cannot be used (not JSON, another or an unknown event, a

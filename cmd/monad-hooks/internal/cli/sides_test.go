@@ -114,3 +114,15 @@ func TestServeReportsAuditFailureAtOnce(t *testing.T) {
 	assert.Equal(t, ExitOK, <-done)
 	assert.Equal(t, 1, strings.Count(errb.String(), "/dev/full"), "reported once: %s", errb.String())
 }
+
+// TestRunSaysUnguardedTool: with --host the Result (which says
+// unguardedTool) is not shown, so a tool no table knows (an MCP tool of
+// Claude Code) is said on stderr: no guard knows what it does.
+func TestRunSaysUnguardedTool(t *testing.T) {
+	t.Parallel()
+	cc := `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/etc/x"}}`
+	code, stdout, stderr := runCLI(t, testEnv(t), cc, "run", "--host", "claude-code", "--stdlib", "none")
+	assert.Equal(t, ExitOK, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, `monad-hooks run: BeforeTool: tool "mcp__fs__write_file" is neither declared nor known`)
+}
