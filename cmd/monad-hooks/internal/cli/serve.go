@@ -45,6 +45,13 @@ const (
 	// JSON), so one large body at a time keeps a burst of them under 1 GiB
 	// (scripts/serve-rss.sh) while small bodies still run side by side.
 	DefaultBodyMemory = MaxInputSize
+	// DefaultBodyTimeout bounds the reading of a body once its request
+	// holds a slot and body memory. A local agent sends even 16 MiB in
+	// milliseconds; a client that stalls (the agent itself can start a
+	// background curl that declares 16 MiB and sends one byte) would
+	// otherwise hold every other dispatch back for the server's read
+	// timeout, and a hook that times out is one the agent may proceed past.
+	DefaultBodyTimeout = 5 * time.Second
 )
 
 type serveFlags struct {
@@ -464,11 +471,14 @@ type httpHandler struct {
 	slots    chan struct{}              // bounds the dispatches that run at once
 	mem      *weighted                  // bounds the body bytes read, decoded and dispatched at once
 	maxBody  int64
-	hosts    map[string]bool // the Host values accepted; nil: any (a unix socket)
-	inflight atomic.Int64
-	canceled atomic.Bool  // a dispatch ended after work was canceled
-	waiting  atomic.Int64 // requests waiting for a slot or body memory (tests)
-	host     *hosts.Host  // the bodies' host contract; nil: monad
+	// bodyTimeout bounds the reading of an admitted body
+	// (DefaultBodyTimeout).
+	bodyTimeout time.Duration
+	hosts       map[string]bool // the Host values accepted; nil: any (a unix socket)
+	inflight    atomic.Int64
+	canceled    atomic.Bool  // a dispatch ended after work was canceled
+	waiting     atomic.Int64 // requests waiting for a slot or body memory (tests)
+	host        *hosts.Host  // the bodies' host contract; nil: monad
 }
 
 // readyState is the engine a handler dispatches to, and the context of its
@@ -481,7 +491,7 @@ type readyState struct {
 // newHTTPHandler returns the handler of a server listening on address; eng
 // may be nil, and set later by setEngine.
 func newHTTPHandler(eng *engine.Engine, network, address string, maxConcurrent int, maxBody, bodyMemory int64) *httpHandler {
-	h := &httpHandler{slots: make(chan struct{}, maxConcurrent), mem: newWeighted(bodyMemory), maxBody: maxBody}
+	h := &httpHandler{slots: make(chan struct{}, maxConcurrent), mem: newWeighted(bodyMemory), maxBody: maxBody, bodyTimeout: DefaultBodyTimeout}
 	if network != "unix" {
 		h.hosts = allowedHosts(address)
 	}
@@ -685,6 +695,8 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.mem.release(max(size, 1))
+	// Not supported by a test's recorder, which has no connection.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.bodyTimeout))
 	body, err := readBody(http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError

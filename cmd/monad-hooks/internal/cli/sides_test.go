@@ -3,9 +3,14 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +130,41 @@ func TestRunSaysUnguardedTool(t *testing.T) {
 	assert.Equal(t, ExitOK, code)
 	assert.Empty(t, stdout)
 	assert.Contains(t, stderr, `monad-hooks run: BeforeTool: tool "mcp__fs__write_file" is neither declared nor known`)
+}
+
+// TestServeSlowBodyHoldsNothingBack: a client that declares a 16 MiB body
+// and stalls (which the agent can start in the background) holds the body
+// memory of every other request only until the body timeout; before, until
+// the server's read timeout (a minute), and with no read timeout for ever,
+// while the host's hook calls timed out.
+func TestServeSlowBodyHoldsNothingBack(t *testing.T) {
+	t.Parallel()
+	h := testHandler(t)
+	h.bodyTimeout = 100 * time.Millisecond
+	srv := httptest.NewServer(h.mux())
+	defer srv.Close()
+	slow, err := net.Dial("tcp", srv.Listener.Addr().String())
+	require.NoError(t, err)
+	defer slow.Close()
+	_, err = fmt.Fprintf(slow, "POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", MaxInputSize)
+	require.NoError(t, err)
+	for h.mem.available() > 0 { // the slow request holds the body memory
+		runtime.Gosched()
+	}
+	req, err := http.NewRequest("POST", srv.URL+"/v1/dispatch", strings.NewReader(`{"event":"BeforeTool","toolName":"bash"}`))
+	require.NoError(t, err)
+	req.Host = "127.0.0.1:8787"
+	req.Header.Set("Content-Type", "application/json")
+	c := &http.Client{Timeout: hangGuard}
+	resp, err := c.Do(req)
+	require.NoError(t, err, "the request waited behind the slow body")
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+}
+
+// available is the units not taken (tests).
+func (s *weighted) available() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.free
 }
