@@ -162,8 +162,10 @@ A request's X-Request-Id header comes back on its answer, errors included.
 
 Every error is JSON: {"error": "..."} (403, 404, 405, 413, 415 too). A body
 is read only once its request has a dispatch slot (--max-concurrent) and
-its bytes fit the body memory (16 MiB of bodies at once): a dozen clients
-sending 15 MiB bodies at once peak under 1 GiB of resident memory.
+its bytes fit the body memory (16 MiB of bodies at once), and then within
+5 s: a dozen clients sending 15 MiB bodies at once peak under 1 GiB of
+resident memory. With --host, a payload over 16 MiB (a line or a body) is
+answered with the agent's block on a 200, as one that cannot be decoded.
 
 On SIGINT or SIGTERM serve stops taking input, lets the dispatches in flight
 finish and deliver their Results (for up to --grace, then they are

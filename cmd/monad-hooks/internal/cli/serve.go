@@ -211,6 +211,8 @@ func answerLine(work context.Context, inv *invocation, eng *engine.Engine, host 
 	var out any
 	line = bytes.TrimSpace(line)
 	switch {
+	case tooLong && host.Name != "monad":
+		out, _ = hostRefusal(host, fmt.Sprintf("invalid input: line longer than %d bytes", MaxInputSize))
 	case tooLong:
 		out = errorBody{Error: fmt.Sprintf("invalid input: line longer than %d bytes", MaxInputSize)}
 	case len(line) == 0:
@@ -669,7 +671,7 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.ContentLength > h.maxBody {
-		writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{Error: fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)})
+		h.tooLarge(w)
 		return
 	}
 	// The body is read, decoded and dispatched only within the limits:
@@ -701,7 +703,7 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{Error: fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)})
+			h.tooLarge(w)
 			return
 		}
 		writeHTTP(w, http.StatusBadRequest, errorBody{Error: "reading the body: " + err.Error()})
@@ -738,6 +740,19 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeHTTP(w, http.StatusOK, res)
 	}
+}
+
+// tooLarge answers a body over maxBody: 413, or for a host the refusal it
+// reads as a block (the agent makes such a body by writing a large file;
+// Claude Code's HTTP hooks proceed on an error status).
+func (h *httpHandler) tooLarge(w http.ResponseWriter) {
+	msg := fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)
+	if h.host != nil && h.host.Name != "monad" {
+		out, status := hostRefusal(h.host, msg)
+		writeHTTP(w, status, out)
+		return
+	}
+	writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{Error: msg})
 }
 
 // readBody reads a request body of n bytes (-1: unknown) into one buffer of

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monad-hooks/monad-hooks/engine"
+	"github.com/monad-hooks/monad-hooks/engine/hosts"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -167,4 +168,34 @@ func (s *weighted) available() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.free
+}
+
+// TestServeHostOversizeIsABlock: a payload over the input limit (the agent
+// makes one by writing a large file) is refused with the host's block, on
+// a 2xx: Claude Code's HTTP hooks read an error status (before: 413) as
+// "proceed", and the lines transport answered {"error"} in no host's shape.
+func TestServeHostOversizeIsABlock(t *testing.T) {
+	t.Parallel()
+	host, _ := hosts.Lookup("claude-code")
+	h := testHandler(t)
+	h.maxBody, h.host = 64, host
+	payload := `{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/root/.ssh/authorized_keys","content":"` + strings.Repeat("x", 100) + `"}}`
+	for _, chunked := range []bool{false, true} {
+		req := httptest.NewRequest("POST", "/v1/dispatch", strings.NewReader(payload))
+		if chunked {
+			req.ContentLength = -1
+		}
+		req.Host = "127.0.0.1:8787"
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.mux().ServeHTTP(rec, req)
+		assert.Equal(t, 200, rec.Code, "chunked %v", chunked)
+		assert.Contains(t, rec.Body.String(), `"decision":"block"`, "chunked %v", chunked)
+	}
+
+	line := `{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"` + strings.Repeat("x", MaxInputSize) + `"}}`
+	code, stdout, stderr := runCLI(t, testEnv(t), line+"\n", "serve", "--stdlib", "none", "--host", "claude-code")
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Contains(t, stdout, `"decision":"block"`)
+	assert.Contains(t, stdout, "line longer than")
 }
