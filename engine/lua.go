@@ -219,7 +219,8 @@ func compileScript(sc luaScript) (*luaapi.Script, error) {
 }
 
 // loadLua reads and compiles the Lua atoms, builds one VM pool for all of
-// them and returns one hookSpec per hook{} registration, in load order. It
+// them (whose scripts see guardRails, the files and folders of the
+// configuration, as path.config()) and returns one hookSpec per hook{} registration, in load order. It
 // counts the hooks of each script file into fileHooks; a script that gave
 // prev hooks and registers none now is a CodeNoHooks error. terr is a
 // transient failure to read a script (see transientError). When degraded,
@@ -227,7 +228,7 @@ func compileScript(sc luaScript) (*luaapi.Script, error) {
 // Files.Stdlib falls back to it) and the others load: errs lists what was
 // left out, closed those of the host's packs (the plan fails closed), and
 // terr is reported as a read error.
-func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom, prev *generation, fileHooks map[string]int, degraded bool) (specs []hookSpec, pool *luaapi.Pool, errs ConfigErrors, closed []closure, terr error) {
+func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom, guardRails []string, prev *generation, fileHooks map[string]int, degraded bool) (specs []hookSpec, pool *luaapi.Pool, errs ConfigErrors, closed []closure, terr error) {
 	if len(atoms) == 0 {
 		return nil, nil, nil, nil, nil
 	}
@@ -308,6 +309,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			Home:           s.f.Home,
 			Root:           s.f.Root,
 			EventAlias:     hosts.Alias,
+			ConfigPaths:    guardRails,
 			Now:            s.opts.now,
 			Modules:        s.opts.luaModules,
 			OnDemand:       s.opts.luaOnDemand,
