@@ -336,3 +336,44 @@ func TestProtectPathsGuardsItsOwnConfiguration(t *testing.T) {
 		assert.Equal(t, c.deny, out.Decision == events.Deny, "%v: %s", c.in.ToolInput, out.Reason)
 	}
 }
+
+// TestProtectPathsFollowsLinks: a link the agent made earlier (spelt so that
+// no guard saw it) does not pass a file tool: the engine's view lists the
+// file a path reaches, and protect-paths checks it (before, reading
+// notes.txt -> ~/.ssh/id_rsa, or writing through a dangling link to a key
+// that does not exist yet, which creates it, passed). A loop of links ends.
+func TestProtectPathsFollowsLinks(t *testing.T) {
+	home, root := t.TempDir(), t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(home, ".ssh"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("k"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "README.md"), []byte("r"), 0o644))
+	for link, target := range map[string]string{
+		"notes.txt": filepath.Join(home, ".ssh", "id_rsa"),
+		"ak.txt":    filepath.Join(home, ".ssh", "id_ed25519"), // dangling
+		"keys":      filepath.Join(home, ".ssh"),
+		"loop1":     "loop2",
+		"loop2":     "loop1",
+	} {
+		require.NoError(t, os.Symlink(target, filepath.Join(root, link)))
+	}
+	p, err := newPack(t, "protect-paths", engine.Files{Stdlib: []engine.Pack{{Name: "protect-paths"}}, Home: home, Root: root})
+	require.NoError(t, err)
+	file := func(tool, path string) events.Input {
+		return events.Input{Event: events.BeforeTool, ToolName: tool, Cwd: root, ToolInput: map[string]any{"file_path": path, "content": "x"}}
+	}
+	for _, c := range []struct {
+		in   events.Input
+		deny bool
+	}{
+		{file("Read", "notes.txt"), true},
+		{file("Write", "ak.txt"), true},
+		{file("Read", "keys/id_rsa"), true},
+		{file("Write", "keys/new"), true},
+		{file("Read", "README.md"), false},
+		{file("Write", "new.txt"), false},
+		{file("Read", "loop1"), false},
+	} {
+		out := p.call(t, c.in)
+		assert.Equal(t, c.deny, out.Decision == events.Deny, "%s %v: %s", c.in.ToolName, c.in.ToolInput, out.Reason)
+	}
+}
