@@ -26,7 +26,9 @@ Configuration flags:
 	                         atomically after (run, serve; ignored
 	                         elsewhere); run takes its lock (FILE.lock)
 	                         from the read to the write of the session
-	                         events, and leaves it alone at the others
+	                         events (waiting at most 5 s, else it runs
+	                         without the state), and leaves it alone at
+	                         the others
 	--audit FILE             append one JSON line per executed hook (run,
 	                         serve; ignored elsewhere)
 

@@ -199,3 +199,31 @@ func TestServeHostOversizeIsABlock(t *testing.T) {
 	assert.Contains(t, stdout, `"decision":"block"`)
 	assert.Contains(t, stdout, "line longer than")
 }
+
+// TestRunStateLockHeldForEver: a --state lock that another process holds
+// for ever (the agent can) costs a run of a session event its state, not
+// its guards: run waits a bounded time, says so and dispatches (before, it
+// waited until the host's timeout, which the host reads as "proceed").
+func TestRunStateLockHeldForEver(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, fixedHook("no-prompt", events.BeforeTurn, "", events.Output{Decision: events.Deny, Reason: "no"}))
+	state := filepath.Join(env.Dir, "state.json")
+	held, err := lockFile(state)
+	require.NoError(t, err)
+	defer held()
+	done := make(chan struct{})
+	var code int
+	var stdout, stderr string
+	go func() {
+		code, stdout, stderr = runCLI(t, env, `{"sessionId":"s","prompt":"p"}`, "run", "BeforeTurn", "--stdlib", "none", "--state", "state.json")
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(hangGuard):
+		t.Fatal("run waited for the lock without bound")
+	}
+	assert.Equal(t, ExitOK, code)
+	assert.Equal(t, events.Deny, decodeResult(t, stdout).Decision)
+	assert.Contains(t, stderr, "still held by another process")
+}
