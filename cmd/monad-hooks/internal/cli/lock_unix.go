@@ -8,6 +8,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/monad-hooks/monad-hooks/internal/regfile"
 )
 
 // maxLockWait bounds how long a run waits for the lock of a --state file.
@@ -22,7 +24,7 @@ const maxLockWait = 5 * time.Second
 // that releases it. The lock belongs to the open file, so two runs, or two
 // goroutines that each call lockFile, exclude each other.
 func lockFile(path string) (unlock func() error, err error) {
-	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := regfile.Open(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("state: lock: %w", err)
 	}

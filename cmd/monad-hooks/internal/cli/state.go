@@ -83,7 +83,8 @@ type auditLog struct {
 // openAudit opens the audit file at path for appending; report, when not
 // nil, gets the first write error.
 func openAudit(path string, report func(error)) (*auditLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	// A FIFO put in place of the file must not hold the run in open(2).
+	f, err := regfile.Open(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
