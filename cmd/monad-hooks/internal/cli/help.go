@@ -30,7 +30,9 @@ Configuration flags:
 	                         without the state), and leaves it alone at
 	                         the others
 	--audit FILE             append one JSON line per executed hook (run,
-	                         serve; ignored elsewhere)
+	                         serve; ignored elsewhere); FILE is a regular
+	                         file or a character device, never a FIFO
+	                         (which could hold the run)
 
 A relative path is relative to where it is written: on the command line, to
 the current directory; in a configuration file (an atoms entry, the script

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -93,44 +92,26 @@ func TestRunExitTwoStderrIsTheReason(t *testing.T) {
 	assert.Contains(t, stderr, "unknown_key")
 }
 
-// TestServeReportsAuditFailureAtOnce: serve runs for days; an audit file
-// that stops taking lines (a full disk) is said on stderr when it happens,
-// not only at the exit (before: only at the exit).
-func TestServeReportsAuditFailureAtOnce(t *testing.T) {
+// TestAuditReportsFailureAtOnce: serve runs for days; an audit file that
+// stops taking lines (a full disk) is reported when it happens, once, not
+// only at the exit (before: only by Close, at the exit).
+func TestAuditReportsFailureAtOnce(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Fatalf("this test needs /dev/full (Linux): %v", err)
-	}
-	env := testEnv(t, fixedHook("ok", events.BeforeTool, "", events.Output{}))
-	stdin, w := io.Pipe()
-	var out, errb syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(context.Background(), []string{"serve", "--stdlib", "none", "--audit", "/dev/full"}, stdin, &out, &errb, env)
-	}()
-	_, err := io.WriteString(w, `{"event":"BeforeTool","toolName":"bash"}`+"\n")
+	p := filepath.Join(t.TempDir(), "audit.jsonl")
+	var reported []error
+	a, err := openAudit(p, func(err error) { reported = append(reported, err) })
 	require.NoError(t, err)
-	deadline := time.Now().Add(hangGuard)
-	for out.String() == "" && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	require.NotEmpty(t, out.String(), "no answer")
-	assert.Contains(t, errb.String(), "audit: write /dev/full", "reported while serve runs")
-	w.Close()
-	assert.Equal(t, ExitOK, <-done)
-	assert.Equal(t, 1, strings.Count(errb.String(), "/dev/full"), "reported once: %s", errb.String())
-}
-
-// TestRunSaysUnguardedTool: with --host the Result (which says
-// unguardedTool) is not shown, so a tool no table knows (an MCP tool of
-// Claude Code) is said on stderr: no guard knows what it does.
-func TestRunSaysUnguardedTool(t *testing.T) {
-	t.Parallel()
-	cc := `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"/etc/x"}}`
-	code, stdout, stderr := runCLI(t, testEnv(t), cc, "run", "--host", "claude-code", "--stdlib", "none")
-	assert.Equal(t, ExitOK, code)
-	assert.Empty(t, stdout)
-	assert.Contains(t, stderr, `monad-hooks run: BeforeTool: tool "mcp__fs__write_file" is neither declared nor known`)
+	ro, err := os.Open(p) // writes to it fail, as on a full disk
+	require.NoError(t, err)
+	a.f.Close()
+	a.f = ro
+	rec := engine.Record{Event: events.BeforeTool, Hook: "h", Outcome: engine.OutcomeOK}
+	a.Record(context.Background(), rec)
+	require.Len(t, reported, 1, "reported when it happens")
+	assert.Contains(t, reported[0].Error(), "audit: write")
+	a.Record(context.Background(), rec)
+	assert.Len(t, reported, 1, "reported once")
+	assert.NoError(t, a.Close(), "not reported again at the exit")
 }
 
 // TestServeSlowBodyHoldsNothingBack: a client that declares a 16 MiB body
@@ -149,7 +130,10 @@ func TestServeSlowBodyHoldsNothingBack(t *testing.T) {
 	defer slow.Close()
 	_, err = fmt.Fprintf(slow, "POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", MaxInputSize)
 	require.NoError(t, err)
-	for h.mem.available() > 0 { // the slow request holds the body memory
+	// Let the slow request take the body memory (it holds it for the body
+	// timeout only, which a loaded machine may let pass unseen: the wait
+	// is bounded, and the test fails before the fix whenever it ends).
+	for deadline := time.Now().Add(time.Second); h.mem.available() > 0 && time.Now().Before(deadline); {
 		runtime.Gosched()
 	}
 	req, err := http.NewRequest("POST", srv.URL+"/v1/dispatch", strings.NewReader(`{"event":"BeforeTool","toolName":"bash"}`))

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -83,8 +84,12 @@ type auditLog struct {
 // openAudit opens the audit file at path for appending; report, when not
 // nil, gets the first write error.
 func openAudit(path string, report func(error)) (*auditLog, error) {
-	// A FIFO put in place of the file must not hold the run in open(2).
+	// A FIFO put in place of the file must not hold the run in open(2); a
+	// character device (/dev/stderr) is taken as it is.
 	f, err := regfile.Open(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if fi, serr := os.Stat(path); errors.Is(err, regfile.ErrNotRegular) && serr == nil && fi.Mode()&fs.ModeCharDevice != 0 {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
