@@ -25,14 +25,21 @@ import (
 // end. Whoever can write the project (the agent) can put one among the
 // scripts of a folder; before the fix, monad-hooks run hung in open(2) and
 // ignored the host's SIGTERM, so the host's timeout let the call proceed.
+// specialFile makes a file that is not a regular one at path.
+type specialFile struct {
+	name string
+	make func(t *testing.T, path string)
+}
+
+// specialFiles are what the agent can put where a script is expected and
+// an open could block on or a read never end.
+var specialFiles = []specialFile{
+	{"fifo", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o600)) }},
+	{"dev-zero", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/dev/zero", path)) }},
+}
+
 func TestSpecialFilesAreRefusedWithoutBlocking(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		make func(t *testing.T, path string)
-	}{
-		{"fifo", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o600)) }},
-		{"dev-zero", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/dev/zero", path)) }},
-	} {
+	for _, tc := range specialFiles {
 		for _, where := range []string{"lua-folder", "user-file", "policy-file"} {
 			t.Run(tc.name+"/"+where, func(t *testing.T) {
 				dir := t.TempDir()
@@ -120,15 +127,10 @@ func TestSpecialFileInDegradedRunFailsClosed(t *testing.T) {
 // alone, with an error of its own; the folder's other scripts still guard
 // (before, the whole folder was left out, and its deny was lost).
 func TestBadScriptKeepsItsNeighbours(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		make func(t *testing.T, path string)
-	}{
-		{"fifo", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o600)) }},
-		{"dev-zero", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/dev/zero", path)) }},
-		{"dangling", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/nonexistent/x.lua", path)) }},
-		{"too-large", func(t *testing.T, path string) { require.NoError(t, os.Truncate(writeFile(t, path), 1<<30)) }},
-	} {
+	for _, tc := range append(specialFiles,
+		specialFile{"dangling", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/nonexistent/x.lua", path)) }},
+		specialFile{"too-large", func(t *testing.T, path string) { require.NoError(t, os.Truncate(writeFile(t, path), 1<<30)) }},
+	) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			guards := filepath.Join(dir, "guards")
