@@ -157,7 +157,7 @@ func (e *Engine) dispatch(ctx context.Context, g *generation, hooks []*hook, ung
 		res.Audit = make([]Record, 0, len(hooks)+1)
 	}
 	// The tool view is the engine's: whatever the host sent is replaced.
-	c.tools, c.in.Tool = g.tools, nil
+	c.tools, c.in.Tool, c.links = g.tools, nil, e.links
 	if toolScoped[in.Event] {
 		c.setView()
 	}

@@ -26,6 +26,7 @@ type Engine struct {
 	opts        options
 	dispatchRec DispatchRecorder // opts.recorder, when it is one
 	src         *fileSource      // nil: only the Go hooks of the options
+	links       *links           // resolves the links of file tools' paths; nil: none
 	gen         atomic.Pointer[generation]
 	sessions    sessions
 	closed      atomic.Bool
@@ -114,6 +115,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			f = *e.opts.files
 		}
 		e.src = &fileSource{f: f, opts: &e.opts}
+		e.links = newLinks(f)
 	}
 	g, ld, err := e.build(ctx, nil, e.opts.degradedStart)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -332,6 +333,9 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 	}
 	env := shell.SanitizeEnv(s.f.Env)
 	userPack := map[string]config.Pos{} // where user files named each pack
+	// The files and folders the guards are configured by, which the Lua
+	// guards may protect (luaapi.Options.ConfigPaths).
+	var guardRails []string
 	for _, tier := range []struct {
 		paths []string
 		tier  config.Tier
@@ -339,6 +343,7 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 		key   string
 	}{{s.f.Policy, config.TierPolicy, TierPolicy, "policyHooks"}, {s.f.User, config.TierUser, TierUser, "hooks"}} {
 		for _, path := range tier.paths {
+			guardRails = append(guardRails, path)
 			data, err := s.read(v, path)
 			var te *transientError
 			if errors.As(err, &te) {
@@ -374,6 +379,9 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 						// file (the rule of relative paths); a policy line
 						// may name no other relative path.
 						line, script, _ := besideFile(path, h.Command)
+						if script != "" {
+							guardRails = append(guardRails, script)
+						}
 						if tier.t == TierPolicy {
 							var perr *ConfigError
 							if line, perr = s.policyCommand(path, h); perr != nil {
@@ -423,7 +431,17 @@ func (s *fileSource) load(ctx context.Context, prev *generation, degraded bool) 
 	// plan keeps file order per event, which is all that matters, but make
 	// the spec order deterministic for Plan.
 	sortSpecsStable(specs)
-	luaSpecs, pool, lerrs, lclosed, terr := s.loadLua(ctx, v, atoms, prev, fileHooks, degraded)
+	for _, a := range atoms {
+		if a.path == "" || a.fsys != nil {
+			continue
+		}
+		if fi, err := s.f.FS.Stat(a.path); err == nil && fi.IsDir() {
+			guardRails = append(guardRails, a.path+string(filepath.Separator)) // its scripts
+		} else {
+			guardRails = append(guardRails, a.path)
+		}
+	}
+	luaSpecs, pool, lerrs, lclosed, terr := s.loadLua(ctx, v, atoms, guardRails, prev, fileHooks, degraded)
 	if terr != nil {
 		return loaded{version: v, transient: terr}
 	}

@@ -217,6 +217,7 @@ type call struct {
 	// in.Tool, recomputed when a rewrite changes the tool input.
 	tools *tools.Table
 	view  events.ToolView
+	links *links // resolves the view's links; nil: none
 }
 
 // setView computes in.Tool from the tool table: nil for a tool the table
@@ -224,6 +225,9 @@ type call struct {
 func (c *call) setView() {
 	c.in.Tool = nil
 	if c.tools.ViewInto(c.in.ToolName, c.in.ToolInput, &c.view) {
+		if c.links != nil && c.view.Kind != events.ToolShell {
+			c.links.add(&c.view, c.in.Cwd)
+		}
 		c.in.Tool = &c.view
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/monad-hooks/monad-hooks/engine/hosts"
 	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/engine/internal/precompiled"
 	"github.com/monad-hooks/monad-hooks/events"
@@ -260,7 +261,8 @@ func sumFile(fsys fs.FS, name string, sum uint32) (n int, _ uint32, err error) {
 }
 
 // loadLua reads and compiles the Lua atoms, builds one VM pool for all of
-// them and returns one hookSpec per hook{} registration, in load order. It
+// them (whose scripts see guardRails, the files and folders of the
+// configuration, as path.config()) and returns one hookSpec per hook{} registration, in load order. It
 // counts the hooks of each script file into fileHooks; a script that gave
 // prev hooks and registers none now is a CodeNoHooks error. terr is a
 // transient failure to read a script (see transientError). When degraded,
@@ -268,7 +270,7 @@ func sumFile(fsys fs.FS, name string, sum uint32) (n int, _ uint32, err error) {
 // Files.Stdlib falls back to it) and the others load: errs lists what was
 // left out, closed those of the host's packs (the plan fails closed), and
 // terr is reported as a read error.
-func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom, prev *generation, fileHooks map[string]int, degraded bool) (specs []hookSpec, pool *luaapi.Pool, errs ConfigErrors, closed []closure, terr error) {
+func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAtom, guardRails []string, prev *generation, fileHooks map[string]int, degraded bool) (specs []hookSpec, pool *luaapi.Pool, errs ConfigErrors, closed []closure, terr error) {
 	if len(atoms) == 0 {
 		return nil, nil, nil, nil, nil
 	}
@@ -291,7 +293,11 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			if a.host {
 				closed = appendClosures(closed, "the host's stdlib pack "+a.stdlib, TierAtom, problems...)
 			}
-			continue
+			if len(more) == 0 {
+				continue
+			}
+			// A folder with a file that did not read: its other
+			// scripts load (degraded; otherwise errs fails the load).
 		}
 		if a.stdlib != "" && s.opts.skipsPack(a.stdlib) {
 			continue // validated by readAtom; no hook of it can fire here
@@ -344,6 +350,8 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			Logger:         s.opts.logger,
 			Home:           s.f.Home,
 			Root:           s.f.Root,
+			EventAlias:     hosts.Alias,
+			ConfigPaths:    guardRails,
 			Now:            s.opts.now,
 			Modules:        s.opts.luaModules,
 			OnDemand:       s.opts.luaOnDemand,
@@ -461,11 +469,7 @@ func (s *fileSource) readAtom(v *fileVersion, a luaAtom) ([]luaScript, error) {
 		}
 		return []luaScript{sc}, nil
 	case a.fsys != nil:
-		more, err := readLuaFS(a)
-		if err != nil {
-			return nil, err
-		}
-		return more, nil
+		return readLuaFS(a)
 	case isRuleFile(a.path):
 		return s.readRuleFile(v, a)
 	}
@@ -666,7 +670,11 @@ func paramErrors(err error, at config.Pos, withPos map[string]config.Pos) Config
 
 // readLuaPath reads a script, or the *.lua files of a folder in lexical
 // order, recording their stamps (and the folder's, so that an added or
-// removed script is noticed).
+// removed script is noticed). A file of a folder that cannot be read (a
+// dangling link, a FIFO, a device, one too large) is an error of its own:
+// the scripts that read are returned beside the errors, so that one bad
+// file never takes its neighbours' hooks with it where the caller keeps
+// what loads.
 func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, error) {
 	fi, err := s.f.FS.Stat(a.path)
 	if err != nil {
@@ -689,6 +697,7 @@ func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, error)
 		sort.Strings(paths)
 	}
 	var out []luaScript
+	var errs ConfigErrors
 	for _, p := range paths {
 		src, err := s.read(v, p)
 		var te *transientError
@@ -696,9 +705,13 @@ func (s *fileSource) readLuaPath(v *fileVersion, a luaAtom) ([]luaScript, error)
 			return nil, te
 		}
 		if err != nil {
-			return nil, readError(p, err)
+			errs = append(errs, readError(p, err))
+			continue
 		}
 		out = append(out, luaScript{name: p, shown: shownPath(p, a.pos, s.f.Root), src: src, params: a.with, pos: a.pos})
+	}
+	if errs != nil {
+		return out, errs
 	}
 	return out, nil
 }
@@ -754,26 +767,33 @@ func logLines(logs []luaapi.LogEntry) []string {
 	return out
 }
 
-// readLuaFS reads the *.lua files of a folder of an fs.FS, in lexical order.
-func readLuaFS(a luaAtom) ([]luaScript, *ConfigError) {
+// readLuaFS reads the *.lua files of a folder of an fs.FS, in lexical
+// order; as readLuaPath, it returns the scripts that read beside the
+// errors of those that did not.
+func readLuaFS(a luaAtom) ([]luaScript, error) {
 	entries, err := fs.ReadDir(a.fsys, a.path)
 	if err != nil {
 		return nil, atomError(CodeRead, a.pos, err)
 	}
 	var out []luaScript
+	var errs ConfigErrors
 	for _, e := range entries { // fs.ReadDir sorts by name
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".lua") {
 			continue
 		}
 		p := path.Join(a.path, e.Name())
 		src, err := fs.ReadFile(a.fsys, p)
-		if err != nil {
-			return nil, &ConfigError{Code: CodeRead, File: "fs:" + p, Msg: err.Error()}
+		switch {
+		case err != nil:
+			errs = append(errs, &ConfigError{Code: CodeRead, File: "fs:" + p, Msg: err.Error()})
+		case len(src) > maxFileSize:
+			errs = append(errs, &ConfigError{Code: CodeTooLarge, File: "fs:" + p, Msg: fmt.Sprintf("script is larger than the limit of %d bytes", maxFileSize)})
+		default:
+			out = append(out, luaScript{name: "fs:" + p, shown: "fs:" + p, src: src, params: a.with, pos: config.Pos{File: "fs:" + p}})
 		}
-		if len(src) > maxFileSize {
-			return nil, &ConfigError{Code: CodeTooLarge, File: "fs:" + p, Msg: fmt.Sprintf("script is larger than the limit of %d bytes", maxFileSize)}
-		}
-		out = append(out, luaScript{name: "fs:" + p, shown: "fs:" + p, src: src, params: a.with, pos: config.Pos{File: "fs:" + p}})
+	}
+	if errs != nil {
+		return out, errs
 	}
 	return out, nil
 }

@@ -206,3 +206,14 @@ func TestOptionsSharedByConcurrentNews(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestLuaEventAlias: a script written with another agent's event names
+// gets the did-you-mean of the hosts' tables (hosts.Alias), the one home of
+// those names.
+func TestLuaEventAlias(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, filepath.Join(dir, "a.lua"), `hook{ event = "beforeShellExecution", handler = function() end }`)
+	_, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Lua: []string{filepath.Join(dir, "a.lua")}, Root: dir, Home: dir}))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown event "beforeShellExecution" (did you mean "BeforeTool"?)`)
+}

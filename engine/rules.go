@@ -232,7 +232,7 @@ func (e *Engine) ExplainRules(ctx context.Context, in events.Input) []RuleMatch 
 			continue
 		}
 		c := &call{in: in}
-		c.tools, c.in.Tool = g.tools, nil // the engine's view, as Dispatch gives it
+		c.tools, c.in.Tool, c.links = g.tools, nil, e.links // the engine's view, as Dispatch gives it
 		c.setView()
 		var rec Record
 		res := e.runHook(ctx, h, c, &rec)

@@ -25,14 +25,21 @@ import (
 // end. Whoever can write the project (the agent) can put one among the
 // scripts of a folder; before the fix, monad-hooks run hung in open(2) and
 // ignored the host's SIGTERM, so the host's timeout let the call proceed.
+// specialFile makes a file that is not a regular one at path.
+type specialFile struct {
+	name string
+	make func(t *testing.T, path string)
+}
+
+// specialFiles are what the agent can put where a script is expected and
+// an open could block on or a read never end.
+var specialFiles = []specialFile{
+	{"fifo", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o600)) }},
+	{"dev-zero", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/dev/zero", path)) }},
+}
+
 func TestSpecialFilesAreRefusedWithoutBlocking(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		make func(t *testing.T, path string)
-	}{
-		{"fifo", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o600)) }},
-		{"dev-zero", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/dev/zero", path)) }},
-	} {
+	for _, tc := range specialFiles {
 		for _, where := range []string{"lua-folder", "user-file", "policy-file"} {
 			t.Run(tc.name+"/"+where, func(t *testing.T) {
 				dir := t.TempDir()
@@ -112,4 +119,41 @@ func TestSpecialFileInDegradedRunFailsClosed(t *testing.T) {
 	}
 	assert.Equal(t, events.Deny, res.Decision)
 	assert.Contains(t, res.Reason, "not a regular file")
+}
+
+// TestBadScriptKeepsItsNeighbours: in the one-shot run's degraded start, a
+// file of a Lua folder that cannot be read (a FIFO, a device, a dangling
+// link, one too large: any of which the agent can put there) is left out
+// alone, with an error of its own; the folder's other scripts still guard
+// (before, the whole folder was left out, and its deny was lost).
+func TestBadScriptKeepsItsNeighbours(t *testing.T) {
+	for _, tc := range append(specialFiles,
+		specialFile{"dangling", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/nonexistent/x.lua", path)) }},
+		specialFile{"too-large", func(t *testing.T, path string) { require.NoError(t, os.Truncate(writeFile(t, path), 1<<30)) }},
+	) {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			guards := filepath.Join(dir, "guards")
+			require.NoError(t, os.Mkdir(guards, 0o755))
+			tc.make(t, filepath.Join(guards, "0-bad.lua"))
+			writeConfig(t, filepath.Join(guards, "a.lua"), `hook{ event = "BeforeTool", handler = function() return { decision = "deny", reason = "a" } end }`)
+			writeConfig(t, filepath.Join(guards, "z.lua"), `hook{ event = "BeforeTool", handler = function() end }`)
+			eng, err := engine.New(t.Context(), engine.WithDegradedStart(),
+				engine.WithFiles(engine.Files{Lua: []string{guards}, Root: dir, Home: dir, Runner: fakeRunner}))
+			require.NoError(t, err)
+			defer eng.Close()
+			res, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "bash", ToolInput: map[string]any{"command": "ls"}})
+			require.NoError(t, err)
+			assert.Equal(t, events.Deny, res.Decision, "a.lua still guards")
+			assert.Contains(t, res.ConfigError, "0-bad.lua")
+			assert.Equal(t, "a", res.Reason)
+		})
+	}
+}
+
+// writeFile creates an empty file at path and returns path.
+func writeFile(t *testing.T, path string) string {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, nil, 0o600))
+	return path
 }

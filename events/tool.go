@@ -74,7 +74,9 @@ type ToolView struct {
 	// newlines.
 	Command string `json:"command,omitempty"`
 	// Paths are the files and directories the tool reads, writes, edits or
-	// deletes, as written in the input.
+	// deletes, as written in the input; after them, for a tool that is not
+	// a shell, the target of each that is (or lies under) a symbolic link,
+	// when the engine can resolve links (engine.LinkResolver).
 	Paths []string `json:"paths,omitempty"`
 	// Contents are the texts the tool writes: file contents, replacement
 	// strings, patches.

@@ -93,6 +93,10 @@ func TestHandlerFailures(t *testing.T) {
 		{"inf", `return { updatedToolOutput = 1/0 }`, FailOutput, "cannot convert +Inf"},
 		{"continueWork without reason", `return { continueWork = {} }`, FailOutput, "continueWork.reason: missing reason"},
 		{"continueWork wrong type", `return { continueWork = "x" }`, FailOutput, "continueWork: want a table"},
+		// A class-style output: Lua sees decision = "deny" through
+		// __index, the raw read would see none (a silent proceed).
+		{"inherited decision", `return setmetatable({ reason = "r" }, { __index = { decision = "deny" } })`, FailOutput, "has a metatable"},
+		{"inherited continueWork reason", `return { continueWork = setmetatable({}, { __index = { reason = "go on" } }) }`, FailOutput, "continueWork: has a metatable"},
 		{"stack overflow", `local function f(n) return f(n + 1) + 1 end return f(1)`, FailError, "stack overflow"},
 		{"huge rep", `local s = string.rep("x", 2e8) return { additionalContext = s }`, FailError, "string.rep"},
 		{"huge rep method", `local s = ("x"):rep(2e8)`, FailError, "string.rep"},

@@ -996,6 +996,19 @@ func (v *vm) luaInputNewIndex(L *lua.LState) int {
 	return 0
 }
 
+// metatableMsg refuses an output table with a metatable of the script's.
+const metatableMsg = "has a metatable: its fields are read raw, so a field it inherits through __index would be lost; return a plain table"
+
+// plainTable reports whether t's fields are what a raw read sees: it has
+// no metatable but the input's or a JSON mark.
+func (v *vm) plainTable(t *lua.LTable) bool {
+	switch t.Metatable {
+	case lua.LNil, v.objectMT, v.arrayMT, v.inputMT:
+		return true
+	}
+	return false
+}
+
 // outputKeys are the HookOutput fields a handler's table may set.
 var outputKeys = []string{"decision", "reason", "additionalContext", "mutatedPrompt", "modelOverride",
 	"mutatedToolInput", "updatedToolOutput", "mutatedRequest", "mutatedText", "continueWork"}
@@ -1019,6 +1032,9 @@ func (v *vm) readOutput(lv lua.LValue) (events.Output, error) {
 			return o, nil
 		}
 		return o, fmt.Errorf("handler returned a %s; want nil or a HookOutput table", lv.Type())
+	}
+	if !v.plainTable(t) {
+		return o, errors.New("the HookOutput table " + metatableMsg)
 	}
 	get := func(k string) lua.LValue {
 		x := t.RawGetString(k)
@@ -1096,6 +1112,9 @@ func (v *vm) readOutput(lv lua.LValue) (events.Output, error) {
 	case *lua.LTable:
 		if info, ok := v.ro[cw]; ok {
 			cw = info.target
+		}
+		if !v.plainTable(cw) {
+			return o, &events.FieldError{Field: "continueWork", Msg: metatableMsg}
 		}
 		switch r := cw.RawGetString("reason").(type) {
 		case lua.LString:

@@ -30,7 +30,7 @@
 // errors ([ScriptError], kind [ScriptHook]) naming the script, the line and
 // the column of the key or value at fault, with a did-you-mean for a
 // misspelt key and for an event named as another agent runtime names it
-// ("PreToolUse": "BeforeTool", see events.Alias). name, optional, names the hook in the
+// ("PreToolUse": "BeforeTool", see Options.EventAlias). name, optional, names the hook in the
 // audit ([Hook.Name]): up to 100 bytes of text, unique in its script. kind
 // (tool events only) is a tool kind
 // ("shell", "read", "write", "edit", "patch", "delete", "fetch", "other")
@@ -70,7 +70,9 @@
 //
 // The handler returns nil to proceed or an HookOutput table. Its fields are
 // read raw; unknown keys are ignored, as in JSON; json.null counts as
-// absent. A field of the wrong type, an unknown decision, a payload JSON
+// absent. So that no field is lost to the raw read, the table (and its
+// continueWork) may not have a metatable of the script's (a class-style
+// object whose decision comes through __index is a failure). A field of the wrong type, an unknown decision, a payload JSON
 // cannot carry (a function, NaN, a cyclic or too deep table, a table with
 // both index and string keys, a sparse array such as {[1]=a, [3]=b}) or any other return value is a failure
 // (FailOutput), never a silent allow. Converting back: a marked table keeps

@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"path"
+	"path/filepath"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -24,8 +25,19 @@ func (v *vm) pathModule() *lua.LTable {
 		"join":   pathJoin,
 		"expand": v.pathExpand,
 		"root":   func(L *lua.LState) int { L.Push(lua.LString(v.pl.opts.Root)); return 1 },
+		"config": v.pathConfig,
 		"match":  pathMatch,
 	})
+}
+
+// path.config() -> a new array of Options.ConfigPaths (slash-separated)
+func (v *vm) pathConfig(L *lua.LState) int {
+	t := L.CreateTable(len(v.pl.opts.ConfigPaths), 0)
+	for _, p := range v.pl.opts.ConfigPaths {
+		t.Append(lua.LString(filepath.ToSlash(p)))
+	}
+	L.Push(t)
+	return 1
 }
 
 // path.join(...) -> the elements joined and cleaned ("" elements ignored)

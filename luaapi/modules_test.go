@@ -59,6 +59,7 @@ func TestModules(t *testing.T) {
 		{`return { additionalContext = show(path.clean("/a/../b//c/"), path.join("a", "b/../c", "d"), path.base("/x/y.txt"), path.dir("/x/y.txt"), path.ext("y.tar.gz"), path.isabs("/x"), path.isabs("x")) }`, "/b/c,a/c/d,y.txt,/x,.gz,true,false"},
 		{`return { additionalContext = show(path.expand("~"), path.expand("~/x"), path.expand("$HOME/y"), path.expand("${HOME}/z"), path.expand("$HOMEDIR"), path.expand("~bob/x")) }`, "/home/u,/home/u/x,/home/u/y,/home/u/z,$HOMEDIR,~bob/x"},
 		{`return { additionalContext = show(path.root()) }`, "/work/p"},
+		{`local c = path.config() c[3] = "x" return { additionalContext = show(#path.config(), path.config()[1], path.config()[2]) }`, "2,/work/p/agents.json,/work/p/guards"},
 		{`return { additionalContext = show(path.match("**/.env", ".env"), path.match("**/.env", "a/b/.env"), path.match("/etc/**", "/etc/passwd"), path.match("/etc/**", "/etc"), path.match("src/*.go", "src/a.go"), path.match("src/*.go", "src/x/a.go"), path.match("a/**/b/*.txt", "a/x/y/b/c.txt"), path.match("*.pem", "key.pem")) }`, "true,true,true,true,true,false,true,true"},
 		{`return { additionalContext = show(pcall(path.match, "[", "x")) }`, "false,m.lua:4: path.match: bad glob \"[\": syntax error in pattern"},
 		// os
@@ -66,7 +67,7 @@ func TestModules(t *testing.T) {
 		// string basics still work
 		{`return { additionalContext = show(("abc"):upper(), string.format("%5.2f|%s|%d", 1.5, "x", 3), ("x"):rep(3, ","), string.byte("A"), #string.rep("ab", 3)) }`, " 1.50|x|3 wait"},
 	}
-	opts := Options{Home: "/home/u", Root: "/work/p", Now: func() time.Time { return time.Unix(1700000000, 0).UTC() }}
+	opts := Options{Home: "/home/u", Root: "/work/p", ConfigPaths: []string{"/work/p/agents.json", "/work/p/guards"}, Now: func() time.Time { return time.Unix(1700000000, 0).UTC() }}
 	for _, c := range cases {
 		if strings.HasSuffix(c.want, " wait") {
 			c.want = "ABC, 1.50|x|3,x,x,x,65,6"

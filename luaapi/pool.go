@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -76,6 +77,17 @@ type Options struct {
 	Home string
 	// Root is the project (sandbox) root path.root() returns. Default "".
 	Root string
+	// ConfigPaths are the files and folders the host's guards are
+	// configured by (configuration files, scripts, folders of scripts,
+	// which end in a separator: their *.lua files are scripts), absolute:
+	// path.config() returns them, so that a guard can keep the
+	// agent from rewriting its own guard rails. NewPool copies the slice.
+	// Default: none.
+	ConfigPaths []string
+	// EventAlias names our event that another agent runtime calls name,
+	// or returns "", for the "did you mean" of an unknown event in
+	// hook{event = ...} (the engine gives hosts.Alias). Default: none.
+	EventAlias func(name string) string
 	// Now is the clock of os.time and os.date. Default time.Now.
 	Now func() time.Time
 	// MaxStringSize bounds the strings builtins may build (see
@@ -335,6 +347,7 @@ type Pool struct {
 // an invalid name).
 func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
 	opts = opts.normalized()
+	opts.ConfigPaths = slices.Clone(opts.ConfigPaths)
 	libs, err := checkLibraries(opts.Libraries)
 	if err != nil {
 		return nil, err

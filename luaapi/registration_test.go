@@ -18,7 +18,14 @@ func loadErr(t *testing.T, src string, params map[string]any) error {
 	if err != nil {
 		return err
 	}
-	p, err := NewPool(context.Background(), []Source{{Script: s, Params: params}}, Options{})
+	// The engine gives hosts.Alias; this one proves the plumbing.
+	alias := func(name string) string {
+		if name == "PreToolUse" {
+			return "BeforeTool"
+		}
+		return ""
+	}
+	p, err := NewPool(context.Background(), []Source{{Script: s, Params: params}}, Options{EventAlias: alias})
 	if err == nil {
 		p.Close()
 	}

@@ -505,7 +505,7 @@ func (v *vm) luaHook(L *lua.LState) int {
 	if err != nil {
 		hint := ""
 		if evName != "" {
-			hint = suggest.Hint(evName, events.Names(), events.Alias)
+			hint = suggest.Hint(evName, events.Names(), v.pl.opts.EventAlias)
 		}
 		bad("event=", "event: %v%s", err, hint)
 	}

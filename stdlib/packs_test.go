@@ -2,9 +2,15 @@ package stdlib_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -286,5 +292,88 @@ func TestDenyDestructiveProjectRoot(t *testing.T) {
 		if got := out.Decision == events.Deny; got != c.deny {
 			t.Errorf("cwd %q, %s: deny = %v (%s), want %v", c.cwd, c.cmd, got, out.Reason, c.deny)
 		}
+	}
+}
+
+// TestProtectPathsGuardsItsOwnConfiguration: the agent may not rewrite the
+// guard rails it runs under: the scripts of monad-hooks' Lua folders (a
+// script planted there loads and may allow anything), its Lua scripts and
+// its command hooks' scripts, as well as agents.json (before, only the
+// configuration files by name were protected). Other files in those
+// folders, and the project's own files, are not.
+func TestProtectPathsGuardsItsOwnConfiguration(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "guards"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "guards", "g.lua"), []byte(`hook{ event = "AfterTool", handler = function() end }`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "check.sh"), []byte("#!/bin/sh\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "agents.json"), []byte(`{"atoms": ["guards"], "hooks": {"AfterTool": [{"hooks": [{"command": "./check.sh"}]}]}}`), 0o644))
+	p, err := newPack(t, "protect-paths", engine.Files{Stdlib: []engine.Pack{{Name: "protect-paths"}}, User: []string{filepath.Join(dir, "agents.json")}, Home: testHome, Root: dir})
+	require.NoError(t, err)
+	write := func(file string) events.Input {
+		return events.Input{Event: events.BeforeTool, ToolName: "Write", Cwd: dir, ToolInput: map[string]any{"file_path": file, "content": "x"}}
+	}
+	bash := func(cmd string) events.Input {
+		in := shellInput(cmd)
+		in.Cwd = dir
+		return in
+	}
+	for _, c := range []struct {
+		in   events.Input
+		deny bool
+	}{
+		{write("guards/evil.lua"), true},
+		{write(filepath.Join(dir, "guards", "g.lua")), true},
+		{write("check.sh"), true},
+		{bash("echo 'hook{}' > guards/g.lua"), true},
+		{bash("rm -rf guards"), true},
+		{bash("cp /tmp/x.lua guards/"), true},
+		{write("guards/notes.txt"), false},
+		{write("guards/sub/x.lua"), false},
+		{write("src/main.go"), false},
+		{bash("ls guards"), false},
+	} {
+		out := p.call(t, c.in)
+		assert.Equal(t, c.deny, out.Decision == events.Deny, "%v: %s", c.in.ToolInput, out.Reason)
+	}
+}
+
+// TestProtectPathsFollowsLinks: a link the agent made earlier (spelt so that
+// no guard saw it) does not pass a file tool: the engine's view lists the
+// file a path reaches, and protect-paths checks it (before, reading
+// notes.txt -> ~/.ssh/id_rsa, or writing through a dangling link to a key
+// that does not exist yet, which creates it, passed). A loop of links ends.
+func TestProtectPathsFollowsLinks(t *testing.T) {
+	home, root := t.TempDir(), t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(home, ".ssh"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("k"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "README.md"), []byte("r"), 0o644))
+	for link, target := range map[string]string{
+		"notes.txt": filepath.Join(home, ".ssh", "id_rsa"),
+		"ak.txt":    filepath.Join(home, ".ssh", "id_ed25519"), // dangling
+		"keys":      filepath.Join(home, ".ssh"),
+		"loop1":     "loop2",
+		"loop2":     "loop1",
+	} {
+		require.NoError(t, os.Symlink(target, filepath.Join(root, link)))
+	}
+	p, err := newPack(t, "protect-paths", engine.Files{Stdlib: []engine.Pack{{Name: "protect-paths"}}, Home: home, Root: root})
+	require.NoError(t, err)
+	file := func(tool, path string) events.Input {
+		return events.Input{Event: events.BeforeTool, ToolName: tool, Cwd: root, ToolInput: map[string]any{"file_path": path, "content": "x"}}
+	}
+	for _, c := range []struct {
+		in   events.Input
+		deny bool
+	}{
+		{file("Read", "notes.txt"), true},
+		{file("Write", "ak.txt"), true},
+		{file("Read", "keys/id_rsa"), true},
+		{file("Write", "keys/new"), true},
+		{file("Read", "README.md"), false},
+		{file("Write", "new.txt"), false},
+		{file("Read", "loop1"), false},
+	} {
+		out := p.call(t, c.in)
+		assert.Equal(t, c.deny, out.Decision == events.Deny, "%s %v: %s", c.in.ToolName, c.in.ToolInput, out.Reason)
 	}
 }

@@ -35,3 +35,23 @@ func TestFIFODoesNotBlock(t *testing.T) {
 		t.Fatal("Read blocked on a FIFO")
 	}
 }
+
+// TestOpenRefusesWhatIsNotRegular: Open for writing or reading refuses a
+// FIFO (with or without a reader) and a device at once, and opens a
+// regular file as os.OpenFile does.
+func TestOpenRefusesWhatIsNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	_, err := regfile.Open(fifo, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600) // no reader: ENXIO
+	assert.Error(t, err)
+	_, err = regfile.Open(fifo, os.O_RDWR|os.O_CREATE, 0o600)
+	assert.ErrorIs(t, err, regfile.ErrNotRegular)
+	_, err = regfile.Open("/dev/null", os.O_WRONLY, 0)
+	assert.ErrorIs(t, err, regfile.ErrNotRegular)
+	f, err := regfile.Open(filepath.Join(dir, "log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	_, err = f.WriteString("x\n")
+	assert.NoError(t, err)
+	assert.NoError(t, f.Close())
+}

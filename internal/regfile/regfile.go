@@ -1,9 +1,10 @@
-// Package regfile reads regular files, bounded: a path that names anything
-// else (a FIFO, a device, a socket, a folder) is an error at once, never an
-// open that waits for a writer or a read that never ends (/dev/zero), and
-// a file larger than the bound is an error without being read whole. It is
-// how monad-hooks reads files that someone other than its user may have
-// put in place (a project's configuration, scripts, state).
+// Package regfile reads and opens regular files, bounded: a path that names
+// anything else (a FIFO, a device, a socket, a folder) is an error at once,
+// never an open that waits for a writer (or a reader) or a read that never
+// ends (/dev/zero), and a file larger than the bound is an error without
+// being read whole. It is how monad-hooks reads and writes files that
+// someone other than its user may have put in place (a project's
+// configuration, scripts, state, audit log, lock).
 //
 // Its functions are safe for concurrent use.
 package regfile
@@ -22,6 +23,26 @@ var ErrNotRegular = fmt.Errorf("not a regular file: %w", fs.ErrInvalid)
 
 // ErrTooLarge marks a file larger than the bound of Read.
 var ErrTooLarge = errors.New("file too large")
+
+// Open opens the file at path with flag (os.O_WRONLY|os.O_APPEND|os.O_CREATE,
+// say) and perm, as os.OpenFile does, but refuses at once, without waiting,
+// a path that is not a regular file (an error matching ErrNotRegular; a
+// FIFO that no one reads is the operating system's error, ENXIO).
+func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|oNonblock, perm)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &fs.PathError{Op: "open", Path: path, Err: ErrNotRegular}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
 
 // Read returns the content of the regular file at path, at most max bytes.
 // A path that is not a regular file is an error matching ErrNotRegular

@@ -315,6 +315,12 @@ function path.expand(p) end
 ---@return string
 function path.root() end
 
+---The files and folders the host's guards are configured by (configuration
+---files, scripts, folders of scripts, which end in "/"), absolute: a new
+---list on every call.
+---@return string[]
+function path.config() end
+
 ---Matches a glob (* ? [...] per segment, ** across segments).
 ---@param glob string
 ---@param p string

@@ -48,8 +48,10 @@
 ---   `.cursor/hooks.json` and `mcp.json`, `.codex/config.toml`,
 ---   `.gemini/settings.json`, `opencode.json`, `.mcp.json`,
 ---   `.vscode/tasks.json` and `mcp.json`, monad-hooks' `agents.json` and
----   `agents.toml`, plus `extraConfig` (your policy files); reading them is
----   fine;
+---   `agents.toml`, the files and folders monad-hooks' configuration is
+---   read from (its configuration files, its command hooks' scripts, its
+---   Lua scripts and their folders, as the host gives them), plus
+---   `extraConfig` (your policy files); reading them is fine;
 --- - **git internals** (`write`, `delete`): anything inside a `.git`
 ---   directory (hooks, config, objects) but a stale lock (`rm
 ---   .git/index.lock`); reading them is fine;
@@ -208,6 +210,14 @@ end
 
 local EXTRA = compile_globs(P.extraSecrets, HOME)
 local EXTRA_CONFIG = compile_globs(P.extraConfig, HOME)
+-- GUARD_RAILS are the files and folders monad-hooks' own guards are
+-- configured by (its configuration files, the scripts of its command hooks,
+-- its Lua scripts, and its folders of scripts, which end in "/"),
+-- lowercased: the host's list.
+local GUARD_RAILS = {}
+for i, p in ipairs(path.config()) do
+  GUARD_RAILS[i] = string.lower(p)
+end
 local ALLOW = compile_globs(P.allow, HOME)
 local OUTSIDE_OK = compile_globs(P.writableOutside, HOME)
 
@@ -317,6 +327,16 @@ local function check(raw, op, env)
     local conf = PATHS.agent_config(lower)
     if conf == nil and #EXTRA_CONFIG > 0 and glob_hit(EXTRA_CONFIG, lower, base) then
       conf = "a protected configuration file (extraConfig)"
+    end
+    if conf == nil then
+      for _, g in ipairs(GUARD_RAILS) do
+        -- a folder (ending in /) is its *.lua files, and itself
+        local dir = string.match(g, "^(.*)/$")
+        if lower == g or dir and (lower == dir or string.match(lower, "^(.*)/[^/]*%.lua$") == dir) then
+          conf = "part of monad-hooks' configuration (" .. g .. ")"
+          break
+        end
+      end
     end
     if conf then
       return P.agentConfig, PACK .. ": " .. VERB[op] .. " " .. shown .. " is blocked: it is " .. conf .. ", the agent's own guard rails; ask the user to change it"
@@ -728,7 +748,17 @@ local TRIGGER_PATH_AT = scan.keywords({ "/", "~", "$HOME", "${HOME", "..", "file
 
 -- TRIGGER_SET finds the words all at once (a keyword automaton in Go;
 -- BenchmarkDefaultSetBeforeTool).
-local TRIGGER_SET = scan.keywords({ "\\", "$(", "`", unpack(TRIGGER_WORDS) })
+-- The names of monad-hooks' own configuration (GUARD_RAILS) trigger too:
+-- a file's base name, a folder's name and ".lua" (its scripts).
+local trigger = { "\\", "$(", "`", unpack(TRIGGER_WORDS) }
+for _, g in ipairs(GUARD_RAILS) do
+  local dir = string.match(g, "^(.*)/$")
+  trigger[#trigger + 1] = string.match(dir or g, "([^/]*)$")
+  if dir then
+    trigger[#trigger + 1] = ".lua"
+  end
+end
+local TRIGGER_SET = scan.keywords(trigger)
 
 -- SHELL_TRIGGER is also the shell hook's prefilter (hook{ prefilter }, a Go
 -- search that skips the call without a VM, BenchmarkDefaultSetBeforeTool).

@@ -152,7 +152,7 @@ func keyAlias(key string) string { return keyAliases[strings.ToLower(key)] }
 // eventHint says which event an unknown name was probably meant to be
 // (another agent runtime's name for it, a typo) and lists the events.
 func eventHint(name string) string {
-	return suggest.Hint(name, events.Names(), events.Alias)
+	return suggest.Hint(name, events.Names(), hosts.Alias)
 }
 
 func (v *validator) document(root *node) *File {

@@ -119,6 +119,9 @@ type invocation struct {
 	stdout, stderr io.Writer
 	env            Env
 	name           string // the command's name, for messages
+	// answerStderr is the stderr of run's answer to its host, which
+	// cmdRun writes last (alone at exit 2, where it is the reason).
+	answerStderr string
 }
 
 // errorf prints "monad-hooks CMD: msg" on stderr.

@@ -35,8 +35,14 @@ type failureLog struct {
 	w    io.Writer
 }
 
-// Record prints r when its hook failed.
+// Record prints r when its hook failed, and the engine's record of a tool
+// no table knows (no guard knows what it does: with --host the Result that
+// says unguardedTool is not shown).
 func (f *failureLog) Record(_ context.Context, r engine.Record) {
+	if r.Tier == engine.TierEngine && r.Hook == "unguardedTool" {
+		f.write(fmt.Sprintf("monad-hooks %s: %s: %s\n", f.name, r.Event, r.Reason))
+		return
+	}
 	if r.Outcome == engine.OutcomeOK || r.Kind == "config" {
 		// A configuration that failed to load is reported when it
 		// loads, not at every dispatch.
@@ -54,7 +60,10 @@ func (f *failureLog) Record(_ context.Context, r engine.Record) {
 	if cut || len(cause) > maxFailureLine {
 		cause = strings.ToValidUTF8(cause[:min(len(cause), maxFailureLine)], "") + " …"
 	}
-	line := fmt.Sprintf("monad-hooks %s: hook %s %s at %s (%s): %s\n", f.name, r.Hook, what, r.Event, meant, cause)
+	f.write(fmt.Sprintf("monad-hooks %s: hook %s %s at %s (%s): %s\n", f.name, r.Hook, what, r.Event, meant, cause))
+}
+
+func (f *failureLog) write(line string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	io.WriteString(f.w, line)

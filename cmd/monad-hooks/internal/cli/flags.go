@@ -73,9 +73,11 @@ type common struct {
 	root                       string
 	state                      string
 	audit                      string
-	// stateOptional: a --state file that cannot be read is reported and
-	// skipped rather than fatal (run: the guards must run all the same).
-	stateOptional    bool
+	// sidesOptional: a --state file that cannot be read and an --audit
+	// file that cannot be opened are reported and skipped rather than
+	// fatal (run: the guards run all the same, and the host obeys their
+	// decision; serve refuses to start instead).
+	sidesOptional    bool
 	maxStopContinues *int
 	// seed is session state a host payload vouches for (hostSeed), merged
 	// into the stored state.
@@ -206,7 +208,7 @@ func (o *opened) close(inv *invocation) {
 	o.eng.Close()
 	if o.audit != nil {
 		if err := o.audit.Close(); err != nil {
-			inv.errorf("audit: %v", err)
+			inv.errorf("%v", err)
 		}
 	}
 }
@@ -219,15 +221,26 @@ func (o *opened) saveState() error {
 	return writeState(o.state, o.eng.SessionState())
 }
 
-// open builds the engine of a command from the common flags. withRuntime adds
-// the session state, the audit log and a line on stderr for every hook that
-// fails (run and serve). On failure it reports
-// the problem on stderr (every configuration error on a line of its own) and
-// returns the exit code.
+// open builds the engine of a command from the common flags (see build).
+// On failure it reports the problem on stderr (every configuration error on
+// a line of its own) and returns the exit code.
 func (c *common) open(ctx context.Context, inv *invocation, withRuntime bool, extra ...engine.Option) (*opened, int) {
-	opts, err := c.baseOptions(inv.env)
+	o, err := c.build(ctx, inv, withRuntime, extra...)
 	if err != nil {
 		return nil, reportErr(inv, err)
+	}
+	return o, -1
+}
+
+// build builds the engine of a command from the common flags. withRuntime
+// adds the session state, the audit log and a line on stderr for every hook
+// that fails (run and serve). Warnings, and the side files skipped under
+// sidesOptional, are reported on stderr; the error is for the caller to
+// report.
+func (c *common) build(ctx context.Context, inv *invocation, withRuntime bool, extra ...engine.Option) (*opened, error) {
+	opts, err := c.baseOptions(inv.env)
+	if err != nil {
+		return nil, err
 	}
 	opts = append(opts, engine.WithLogger(slog.New(slog.NewTextHandler(inv.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	if _, err := inv.env.homeDir(); err != nil && c.needsHome() {
@@ -241,14 +254,13 @@ func (c *common) open(ctx context.Context, inv *invocation, withRuntime bool, ex
 			o.state = abs(inv.env, c.state)
 			st, err := readState(o.state)
 			switch {
-			case err != nil && c.stateOptional:
+			case err != nil && c.sidesOptional:
 				// The guards run all the same: without the stored
 				// state, which is left alone for inspection.
 				inv.errorf("%v: the dispatch runs without session state, and the file is not written", err)
 				o.state = ""
 			case err != nil:
-				inv.errorf("%v", err)
-				return nil, ExitFail
+				return nil, err
 			default:
 				opts = append(opts, engine.WithSessionState(mergeSeed(st, c.seed)))
 			}
@@ -257,13 +269,18 @@ func (c *common) open(ctx context.Context, inv *invocation, withRuntime bool, ex
 			opts = append(opts, engine.WithSessionState(c.seed))
 		}
 		if c.audit != "" {
-			a, err := openAudit(abs(inv.env, c.audit))
-			if err != nil {
-				inv.errorf("%v", err)
-				return nil, ExitFail
+			a, err := openAudit(abs(inv.env, c.audit), func(err error) { inv.errorf("%v", err) })
+			switch {
+			case err != nil && c.sidesOptional:
+				// An audit that cannot be written must not cost the
+				// decision: a host reads exit 1 as "proceed".
+				inv.errorf("%v: the dispatch runs without the audit log", err)
+			case err != nil:
+				return nil, err
+			default:
+				o.audit = a
+				rec = append(rec, a)
 			}
-			o.audit = a
-			rec = append(rec, a)
 		}
 		opts = append(opts, engine.WithRecorder(rec))
 	}
@@ -274,13 +291,13 @@ func (c *common) open(ctx context.Context, inv *invocation, withRuntime bool, ex
 		if o.audit != nil {
 			o.audit.Close()
 		}
-		return nil, reportErr(inv, err)
+		return nil, err
 	}
 	o.eng = eng
 	for _, w := range eng.Warnings() {
 		inv.errorf("warning: %v", w)
 	}
-	return o, -1
+	return o, nil
 }
 
 // reportErr prints err (every configuration error on a line of its own) and

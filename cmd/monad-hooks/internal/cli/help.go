@@ -26,9 +26,13 @@ Configuration flags:
 	                         atomically after (run, serve; ignored
 	                         elsewhere); run takes its lock (FILE.lock)
 	                         from the read to the write of the session
-	                         events, and leaves it alone at the others
+	                         events (waiting at most 5 s, else it runs
+	                         without the state), and leaves it alone at
+	                         the others
 	--audit FILE             append one JSON line per executed hook (run,
-	                         serve; ignored elsewhere)
+	                         serve; ignored elsewhere); FILE is a regular
+	                         file or a character device, never a FIFO
+	                         (which could hold the run)
 
 A relative path is relative to where it is written: on the command line, to
 the current directory; in a configuration file (an atoms entry, the script
@@ -55,7 +59,9 @@ configured as a command hook.
 Every hook that fails (an error, a panic, a timeout, an invalid output such
 as decision = "block") gets one line on stderr: "monad-hooks run: hook ID
 failed at EVENT (skipped): cause", "(onError: deny)" when its failure
-denies. serve does the same.
+denies. So does a tool-scoped call of a tool no tool table knows
+("monad-hooks run: BeforeTool: tool "X" is neither declared nor known...",
+unguardedTool in the Result). serve does the same.
 
 The input's "event", when present, must be EVENT; when absent it is set to
 EVENT. Input that cannot be used (not JSON, another or an unknown event, a
@@ -85,8 +91,17 @@ reason, never a silent proceed). An event of the agent with no Monad
 equivalent proceeds with nothing to say (exit 0, no output; {} for
 Cursor). A payload
 that cannot be decoded, an unknown event or an engine that cannot start
-(a bad --root, an unwritable --audit) is the agent's deny (exit 2 where
-no event is known), never an exit code the agent reads as "proceed".
+(a bad --root) is the agent's deny (exit 2 where no event is known), never
+an exit code the agent reads as "proceed". Where the answer is exit 2 the
+agent reads all of stderr as the reason (Crush's deny, a refusal at no
+known event): stderr then holds the reason alone, and the run's other
+notes (failed hooks, configuration errors) are left out of it; --audit
+records the hooks.
+
+A side file that fails never changes the answer: an --audit file that
+cannot be opened or written, a --state file that cannot be read, locked
+or written are each said on stderr, and the dispatch runs and its
+decision is answered as usual (without the audit or the stored state).
 
 With --host, --state also carries the count of continuations across runs
 (Claude Code's Stop, Gemini's AfterAgent, Codex's Stop, Cursor's stop), so
@@ -151,8 +166,10 @@ A request's X-Request-Id header comes back on its answer, errors included.
 
 Every error is JSON: {"error": "..."} (403, 404, 405, 413, 415 too). A body
 is read only once its request has a dispatch slot (--max-concurrent) and
-its bytes fit the body memory (16 MiB of bodies at once): a dozen clients
-sending 15 MiB bodies at once peak under 1 GiB of resident memory.
+its bytes fit the body memory (16 MiB of bodies at once), and then within
+5 s: a dozen clients sending 15 MiB bodies at once peak under 1 GiB of
+resident memory. With --host, a payload over 16 MiB (a line or a body) is
+answered with the agent's block on a 200, as one that cannot be decoded.
 
 On SIGINT or SIGTERM serve stops taking input, lets the dispatches in flight
 finish and deliver their Results (for up to --grace, then they are

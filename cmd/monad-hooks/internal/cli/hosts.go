@@ -96,6 +96,19 @@ func hostAnswer(ctx context.Context, eng *engine.Engine, h *hosts.Host, payload 
 			a = h.Encode(c, res.Output())
 		}
 	}
+	return serveAnswer(a)
+}
+
+// hostRefusal is what serve answers a payload of host h that it could not
+// even read (a line or a body over MaxInputSize, which the agent makes by
+// writing a large file): the refusal at an unknown event, a block the host
+// reads from a 2xx, never an error status it reads as "proceed".
+func hostRefusal(h *hosts.Host, reason string) (any, int) {
+	return serveAnswer(h.Refuse(hosts.Call{Status: hosts.Refused}, reason))
+}
+
+// serveAnswer is a host answer as serve gives it (see hostAnswer).
+func serveAnswer(a hosts.Answer) (any, int) {
 	switch {
 	case len(bytes.TrimSpace(a.Stdout)) > 0:
 		return json.RawMessage(bytes.TrimSpace(a.Stdout)), http.StatusOK

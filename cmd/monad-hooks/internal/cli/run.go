@@ -30,7 +30,7 @@ func eventArg(inv *invocation, pos []string) (events.Event, int) {
 	}
 	ev, err := events.ParseEvent(pos[0])
 	if err != nil {
-		return events.Invalid, inv.usageErr("%v%s", err, suggest.Hint(pos[0], events.Names(), events.Alias))
+		return events.Invalid, inv.usageErr("%v%s", err, suggest.Hint(pos[0], events.Names(), hosts.Alias))
 	}
 	return ev, -1
 }
@@ -81,7 +81,54 @@ func writeJSONLine(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// maxNotes bounds what run holds of its stderr until its answer is known.
+const maxNotes = 256 << 10
+
+// cmdRun runs one dispatch. Its notes on stderr (failed hooks, configuration
+// errors, side files that failed) are held until the answer is known and
+// written before the answer's own stderr; but when the answer is exit 2,
+// the host reads all of stderr as the reason of the block (Crush's deny;
+// the refusal of a payload naming no known event, for every host), so
+// stderr then holds the reason alone. The notes of such a run are not lost
+// where it matters: its hooks are in --audit, and a configuration error that
+// blocks is the reason itself.
 func cmdRun(ctx context.Context, inv *invocation, args []string) int {
+	stderr := inv.stderr
+	notes := &cappedBuffer{max: maxNotes}
+	inv.stderr = notes
+	code := runOnce(ctx, inv, args)
+	inv.stderr = stderr
+	if code != 2 {
+		stderr.Write(notes.Bytes())
+	}
+	io.WriteString(stderr, inv.answerStderr)
+	return code
+}
+
+// cappedBuffer is a bytes.Buffer that keeps its first max bytes and then
+// says that it dropped the rest.
+type cappedBuffer struct {
+	bytes.Buffer
+	max  int
+	full bool
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.full {
+		return len(p), nil
+	}
+	if b.Len()+len(p) > b.max {
+		b.Buffer.Write(p[:b.max-b.Len()])
+		b.WriteString("\n… (more notes dropped)\n")
+		b.full = true
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+// runOnce is run, writing its notes to inv.stderr and the stderr of its
+// answer to inv.answerStderr.
+func runOnce(ctx context.Context, inv *invocation, args []string) int {
 	var c common
 	fs := newFlagSet("run")
 	c.register(fs)
@@ -140,7 +187,7 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 			}
 		}
 	}
-	c.stateOptional = true
+	c.sidesOptional = true
 	c.seed = hostSeed(in)
 	// A host reads any exit but 0 and 2 as "the hook failed, proceed": a
 	// broken file must not switch the guards off. The engine starts with
@@ -151,12 +198,13 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 	}
 	// One dispatch of a known event: the engine loads what can fire at it
 	// and builds one Lua VM (BenchmarkCLIRun).
-	o, code := c.open(ctx, inv, true, hostOptions(host, engine.WithDegradedStart(), engine.WithEvents(in.Event), engine.WithLuaPoolOnDemand())...)
-	if code >= 0 {
+	o, err := c.build(ctx, inv, true, hostOptions(host, engine.WithDegradedStart(), engine.WithEvents(in.Event), engine.WithLuaPoolOnDemand())...)
+	if err != nil {
+		code := reportErr(inv, err)
 		if host.Name == "monad" {
 			return code
 		}
-		return inv.answer(host.Refuse(call, "its configuration did not load (see the errors above)"))
+		return inv.answer(host.Refuse(call, "the engine did not start: "+firstLine(err.Error())))
 	}
 	defer o.close(inv)
 	var ce engine.ConfigErrors
@@ -190,13 +238,20 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 	return code
 }
 
-// answer writes a host answer and returns its exit code (ExitFail when
-// stdout cannot be written, unless the answer already denies).
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// answer writes a host answer's stdout, keeps its stderr for cmdRun to
+// write last, and returns its exit code (ExitFail when stdout cannot be
+// written, unless the answer already denies).
 func (inv *invocation) answer(a hosts.Answer) int {
 	if a.Stderr != "" {
-		fmt.Fprint(inv.stderr, a.Stderr)
+		inv.answerStderr = a.Stderr
 		if !strings.HasSuffix(a.Stderr, "\n") {
-			fmt.Fprintln(inv.stderr)
+			inv.answerStderr += "\n"
 		}
 	}
 	if len(a.Stdout) > 0 {

@@ -41,6 +41,13 @@ const (
 	// JSON), so one large body at a time keeps a burst of them under 1 GiB
 	// (scripts/serve-rss.sh) while small bodies still run side by side.
 	DefaultBodyMemory = MaxInputSize
+	// DefaultBodyTimeout bounds the reading of a body once its request
+	// holds a slot and body memory. A local agent sends even 16 MiB in
+	// milliseconds; a client that stalls (the agent itself can start a
+	// background curl that declares 16 MiB and sends one byte) would
+	// otherwise hold every other dispatch back for the server's read
+	// timeout, and a hook that times out is one the agent may proceed past.
+	DefaultBodyTimeout = 5 * time.Second
 )
 
 type serveFlags struct {
@@ -200,6 +207,8 @@ func answerLine(work context.Context, inv *invocation, eng *engine.Engine, host 
 	var out any
 	line = bytes.TrimSpace(line)
 	switch {
+	case tooLong && host.Name != "monad":
+		out, _ = hostRefusal(host, fmt.Sprintf("invalid input: line longer than %d bytes", MaxInputSize))
 	case tooLong:
 		out = errorBody{Error: fmt.Sprintf("invalid input: line longer than %d bytes", MaxInputSize)}
 	case len(line) == 0:
@@ -460,11 +469,14 @@ type httpHandler struct {
 	slots    chan struct{}              // bounds the dispatches that run at once
 	mem      *weighted                  // bounds the body bytes read, decoded and dispatched at once
 	maxBody  int64
-	hosts    map[string]bool // the Host values accepted; nil: any (a unix socket)
-	inflight atomic.Int64
-	canceled atomic.Bool  // a dispatch ended after work was canceled
-	waiting  atomic.Int64 // requests waiting for a slot or body memory (tests)
-	host     *hosts.Host  // the bodies' host contract; nil: monad
+	// bodyTimeout bounds the reading of an admitted body
+	// (DefaultBodyTimeout).
+	bodyTimeout time.Duration
+	hosts       map[string]bool // the Host values accepted; nil: any (a unix socket)
+	inflight    atomic.Int64
+	canceled    atomic.Bool  // a dispatch ended after work was canceled
+	waiting     atomic.Int64 // requests waiting for a slot or body memory (tests)
+	host        *hosts.Host  // the bodies' host contract; nil: monad
 }
 
 // readyState is the engine a handler dispatches to, and the context of its
@@ -477,7 +489,7 @@ type readyState struct {
 // newHTTPHandler returns the handler of a server listening on address; eng
 // may be nil, and set later by setEngine.
 func newHTTPHandler(eng *engine.Engine, network, address string, maxConcurrent int, maxBody, bodyMemory int64) *httpHandler {
-	h := &httpHandler{slots: make(chan struct{}, maxConcurrent), mem: newWeighted(bodyMemory), maxBody: maxBody}
+	h := &httpHandler{slots: make(chan struct{}, maxConcurrent), mem: newWeighted(bodyMemory), maxBody: maxBody, bodyTimeout: DefaultBodyTimeout}
 	if network != "unix" {
 		h.hosts = allowedHosts(address)
 	}
@@ -670,7 +682,7 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.ContentLength > h.maxBody {
-		writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{Error: fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)})
+		h.tooLarge(w)
 		return
 	}
 	// The body is read, decoded and dispatched only within the limits:
@@ -696,11 +708,13 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.mem.release(max(size, 1))
+	// Not supported by a test's recorder, which has no connection.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.bodyTimeout))
 	body, err := readBody(http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{Error: fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)})
+			h.tooLarge(w)
 			return
 		}
 		writeHTTP(w, http.StatusBadRequest, errorBody{Error: "reading the body: " + err.Error()})
@@ -737,6 +751,19 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeHTTP(w, http.StatusOK, res)
 	}
+}
+
+// tooLarge answers a body over maxBody: 413, or for a host the refusal it
+// reads as a block (the agent makes such a body by writing a large file;
+// Claude Code's HTTP hooks proceed on an error status).
+func (h *httpHandler) tooLarge(w http.ResponseWriter) {
+	msg := fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)
+	if h.host != nil && h.host.Name != "monad" {
+		out, status := hostRefusal(h.host, msg)
+		writeHTTP(w, status, out)
+		return
+	}
+	writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{Error: msg})
 }
 
 // readBody reads a request body of n bytes (-1: unknown) into one buffer of

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -70,20 +71,29 @@ type auditLine struct {
 // to a file. It is safe for concurrent use: each line is one write to a file
 // opened for appending, so lines from several dispatches, or several
 // processes sharing the file, never interleave. The first write error is
-// kept and reported by Close; later records are dropped.
+// passed to report when it happens (serve may run for days: a full disk
+// must not wait for the exit to be seen); later records are dropped.
 type auditLog struct {
-	now func() time.Time
-	mu  sync.Mutex
-	f   *os.File
-	err error
+	now    func() time.Time
+	report func(error) // nil: Close returns the first write error
+	mu     sync.Mutex
+	f      *os.File
+	err    error
 }
 
-func openAudit(path string) (*auditLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+// openAudit opens the audit file at path for appending; report, when not
+// nil, gets the first write error.
+func openAudit(path string, report func(error)) (*auditLog, error) {
+	// A FIFO put in place of the file must not hold the run in open(2); a
+	// character device (/dev/stderr) is taken as it is.
+	f, err := regfile.Open(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if fi, serr := os.Stat(path); errors.Is(err, regfile.ErrNotRegular) && serr == nil && fi.Mode()&fs.ModeCharDevice != 0 {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
-	return &auditLog{now: time.Now, f: f}, nil
+	return &auditLog{now: time.Now, report: report, f: f}, nil
 }
 
 // Record appends r as one JSON line.
@@ -95,25 +105,32 @@ func (a *auditLog) Record(_ context.Context, r engine.Record) {
 	if a.err != nil || a.f == nil {
 		return
 	}
-	if err != nil {
-		a.err = err
-		return
+	if err == nil {
+		_, err = a.f.Write(b)
 	}
-	if _, err := a.f.Write(b); err != nil {
-		a.err = err
+	if err != nil {
+		a.err = fmt.Errorf("audit: %w (the later records are dropped)", err)
+		if a.report != nil {
+			a.report(a.err)
+		}
 	}
 }
 
-// Close closes the file and returns the first error of the log.
+// Close closes the file and returns the error of closing it, or the first
+// write error when it was not reported.
 func (a *auditLog) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.f == nil {
-		return a.err
+	var err error
+	if a.report == nil {
+		err = a.err
 	}
-	if err := a.f.Close(); a.err == nil {
-		a.err = err
+	if a.f == nil {
+		return err
+	}
+	if cerr := a.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("audit: %w", cerr)
 	}
 	a.f = nil
-	return a.err
+	return err
 }
