@@ -589,6 +589,12 @@ type ruleSet struct {
 	// words include iw keyword k.
 	assignOf [][][2]int
 	luaOf    [][]int // the Lua rules whose words include iw keyword k
+	// iwFold finds the iw keywords in the text itself, ignoring ASCII
+	// case (nil when a keyword has a capital or a non-ASCII byte);
+	// needLower: some rule depends on the lowercase (iw keywords, an ikw
+	// list, a Lua rule).
+	iwFold    *ahocorasick.Matcher
+	needLower bool
 }
 
 // scan.rules(list) -> rules
@@ -778,6 +784,13 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 		if rs.iwM, err = ahocorasick.New(rs.iw); err != nil {
 			return nil, err
 		}
+		if rs.iwFold, err = foldedMatcher(rs.iw); err != nil {
+			return nil, err
+		}
+	}
+	rs.needLower = rs.iwM != nil
+	for i := range rs.rules {
+		rs.needLower = rs.needLower || rs.rules[i].hasIkw || rs.rules[i].mode == ruleLua
 	}
 	return rs, nil
 }
@@ -796,6 +809,7 @@ type ruleRun struct {
 	names   map[nameKey]bool
 	work    int
 	lowered bool // the lowercased text has the text's length
+	fold    bool // the lowercase is the text ASCII-lowercased: iwFold runs on the text
 }
 
 type nameKey struct {
@@ -860,10 +874,20 @@ func (r *ruleRun) poll() {
 // length).
 func (r *ruleRun) run() {
 	rs, s := r.rs, r.s
-	lower := r.v.lowerText(r.L, s)
-	r.lowered = len(lower) == len(s)
-	if !r.lowered {
-		lower = s // offsets must agree: assignment words are searched in the text
+	lower, iwM := s, rs.iwM
+	r.lowered = true
+	switch {
+	case !rs.needLower:
+		// nothing reads the lowercase (BenchmarkRedactPII)
+	case rs.iwFold != nil && r.v.foldable(r.L, s):
+		// no copy of the text: the folded automaton reads it (BenchmarkRedactSecrets)
+		r.fold, iwM = true, rs.iwFold
+	default:
+		lower = r.v.lowerText(r.L, s)
+		r.lowered = len(lower) == len(s)
+		if !r.lowered {
+			lower = s // offsets must agree: assignment words are searched in the text
+		}
 	}
 	collect := func(i, p int) {
 		r.found[i] = true
@@ -881,8 +905,8 @@ func (r *ruleRun) run() {
 			return true
 		})
 	}
-	if rs.iwM != nil {
-		r.v.scanText(r.L, rs.iwM, lower, 0, func(start, k int) bool {
+	if iwM != nil {
+		r.v.scanText(r.L, iwM, lower, 0, func(start, k int) bool {
 			for _, i := range rs.byIw[k] {
 				collect(i, start+1)
 			}
@@ -1048,6 +1072,9 @@ func (r *ruleRun) assignAt(i, w, p int, lower string) {
 	}
 	r.done[i][w] = e
 	ident := lower[a-1 : e-1]
+	if r.fold {
+		ident = lowerASCII(ident)
+	}
 	k := nameKey{i, ident}
 	ok, seen := r.names[k]
 	if !seen {

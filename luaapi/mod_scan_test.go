@@ -244,3 +244,47 @@ hook{ event = "BeforeTool", `+c.hook+`, handler = function() end }`))
 	require.NoError(t, err)
 	require.Equal(t, events.Decision(""), out.Decision)
 }
+
+// TestFoldableAgreesWithToLower: where foldable holds, the lowercase keeps
+// every byte in place, ASCII bytes ASCII-lowercased and the others
+// non-ASCII (so the folded automaton finds what the plain one finds in
+// the lowercase); texts with an invalid byte or a rune whose lowercase is
+// ASCII or of another length are not foldable.
+func TestFoldableAgreesWithToLower(t *testing.T) {
+	p := newTestPool(t, Options{}, "s.lua", `hook{ event = "BeforeTool", handler = function(input) end }`)
+	v, _, err := p.get(context.Background(), DefaultTimeout)
+	require.NoError(t, err)
+	defer p.put(v, true)
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, pieces := range [][]string{
+		{"a", "Z", "é", "É", "Σ", "ß", "\uFFFD", "-"},
+		{"a", "Z", "\u0130", "\u212A", "\xff", "\xe2\x84", "ſ", "\u023A"},
+	} {
+		folds := 0
+		for range 200 {
+			var b strings.Builder
+			n := r.IntN(40)
+			for b.Len() < n {
+				b.WriteString(pieces[r.IntN(len(pieces))])
+			}
+			s := b.String()
+			if !v.foldable(v.L, s) {
+				continue
+			}
+			folds++
+			low := strings.ToLower(s)
+			require.Len(t, low, len(s), "%q", s)
+			for i := 0; i < len(s); i++ {
+				if s[i] < 0x80 {
+					require.Equal(t, lowerASCII(s[i:i+1]), low[i:i+1], "%q at %d", s, i)
+				} else {
+					require.GreaterOrEqual(t, low[i], byte(0x80), "%q at %d", s, i)
+				}
+			}
+		}
+		require.Positive(t, folds)
+	}
+	for _, s := range []string{"\xff", "a\u0130", "\u212A", "x\u023A"} {
+		require.False(t, v.foldable(v.L, s), "%q", s)
+	}
+}

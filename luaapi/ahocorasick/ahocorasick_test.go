@@ -73,6 +73,48 @@ func TestMatchesNaiveSearch(t *testing.T) {
 	}
 }
 
+// TestFoldedMatchesLowercase: NewFolded's matcher over a text finds what
+// New's matcher of the lowercased keywords finds in the text with its
+// ASCII letters lowercased.
+func TestFoldedMatchesLowercase(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	word := func(alpha string, n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteByte(alpha[r.IntN(len(alpha))])
+		}
+		return b.String()
+	}
+	lower := func(s string) string {
+		b := []byte(s)
+		for i := range b {
+			b[i] = lowerASCII(b[i])
+		}
+		return string(b)
+	}
+	for range 300 {
+		alpha := "aAbB-_\xff["
+		kws := make([]string, 1+r.IntN(12))
+		for i := range kws {
+			kws[i] = word(alpha, 1+r.IntN(5))
+		}
+		folded, err := NewFolded(kws)
+		require.NoError(t, err)
+		low := make([]string, len(kws))
+		for i, k := range kws {
+			low[i] = lower(k)
+		}
+		plain, err := New(low)
+		require.NoError(t, err)
+		text := word(alpha+"xyzXYZ@`{", r.IntN(200))
+		want := scanAll(t, plain, lower(text), 1<<20)
+		require.Equal(t, naive(low, lower(text)), want)
+		for _, chunk := range []int{1, 7, 1 << 20} {
+			require.Equal(t, want, scanAll(t, folded, text, chunk), "keywords %q text %q chunk %d", kws, text, chunk)
+		}
+	}
+}
+
 func TestEveryByte(t *testing.T) {
 	var kws []string
 	for b := range 256 {
