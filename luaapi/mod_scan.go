@@ -48,6 +48,9 @@ import (
 //
 // Both search functions poll the call's stop flag between blocks of text
 // and raise "stopped" when the call must stop, as the re functions do.
+// A rule whose value is at least a few bytes long and whose match is
+// bounded runs its expression only where a value can begin (scanGate, in
+// mod_scan_fast.go), with the same candidates as a search of the text.
 
 const (
 	scanCacheSize  = 64      // compiled sets and rule sets per pool
@@ -568,6 +571,7 @@ type scanRule struct {
 	bound      bool
 	back       int
 	ahead      int
+	gate       *scanGate    // rx runs only at candidates (nil: over the text)
 	name       *regexpEntry // ruleAssign
 	value      *regexpEntry
 	always     bool // no prefilter: custom, or no keyword list
@@ -743,6 +747,9 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 				if r.rx.re.NumSubexp() < 2 || r.at != nil && r.at.re.NumSubexp() < 2 {
 					L.RaiseError("scan.rules: %s: rx and at need two groups, the context before the value and the value", what)
 				}
+			}
+			if r.mode != ruleCustom {
+				r.gate = v.newGate(r.rx)
 			}
 		}
 		for _, k := range r.kw {
@@ -1003,9 +1010,22 @@ func (r *ruleRun) scanRange(i, a0, b0 int) {
 	rule, s := &r.rs.rules[i], r.s
 	sub, off := s[a0-1:b0], a0-1
 	n := len(sub)
+	gate, k := rule.gate, 0
+	var cands []int
+	if gate != nil {
+		// the expression runs at candidates only, unless they are dense (BenchmarkRedactPII)
+		if cands = gate.candidates(sub); len(cands) > n/gateDensity {
+			gate = nil
+		}
+	}
 	for init := 1; init <= n; {
 		r.poll()
-		loc := r.search(rule.rx, sub[init-1:])
+		var loc []int
+		if gate != nil {
+			loc = r.gatedSearch(gate, sub, init-1, cands, &k)
+		} else {
+			loc = r.search(rule.rx, sub[init-1:])
+		}
 		if loc == nil {
 			break
 		}

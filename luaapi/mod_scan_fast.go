@@ -1,6 +1,8 @@
 package luaapi
 
 import (
+	"fmt"
+	"regexp/syntax"
 	"unicode"
 	"unicode/utf8"
 
@@ -78,3 +80,318 @@ func lowerASCII(s string) string {
 	}
 	return s
 }
+
+// A byteSet is a set of bytes.
+type byteSet [256]bool
+
+func (b *byteSet) add(o *byteSet) {
+	for i, in := range o {
+		b[i] = b[i] || in
+	}
+}
+
+// addRune adds the bytes of r's encoding that matter here: an ASCII rune
+// itself, for any other rune every byte from 0x80 (its encoding, and the
+// invalid bytes Go's matcher reads as U+FFFD).
+func (b *byteSet) addRune(r rune) {
+	if r < utf8.RuneSelf {
+		b[r] = true
+		return
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		b[c] = true
+	}
+}
+
+// Where an expression can match empty (see reShape.empty), from the
+// most restrictive to anywhere.
+const (
+	emptyNever     = iota
+	emptyTextStart // only at the start of the text (\A, ^)
+	emptyLineStart // only there or after a newline ((?m)^)
+	emptyAnywhere
+)
+
+// A reShape is what an RE2 expression's matches can look like, in bytes,
+// conservatively: min and max bound their length (max < 0: unbounded);
+// first, last and all hold every byte a non-empty match can begin with,
+// end with and contain; empty says where it can match empty.
+type reShape struct {
+	min, max         int
+	first, last, all byteSet
+	empty            int
+}
+
+// shapeOf returns the shape of re.
+func shapeOf(re *syntax.Regexp) *reShape {
+	sh := &reShape{}
+	switch re.Op {
+	case syntax.OpNoMatch:
+		sh.empty = emptyNever
+	case syntax.OpEmptyMatch, syntax.OpEndLine, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		sh.empty = emptyAnywhere
+	case syntax.OpBeginText:
+		sh.empty = emptyTextStart
+	case syntax.OpBeginLine:
+		sh.empty = emptyLineStart
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			lo, hi := utf8.RuneLen(r), utf8.RuneLen(r)
+			set := byteSet{}
+			set.addRune(r)
+			if re.Flags&syntax.FoldCase != 0 {
+				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+					set.addRune(f)
+					lo, hi = min(lo, utf8.RuneLen(f)), max(hi, utf8.RuneLen(f))
+				}
+			}
+			if sh.min == 0 {
+				sh.first = set
+			}
+			sh.last = set
+			sh.all.add(&set)
+			sh.min += lo
+			sh.max += hi
+		}
+		if sh.min == 0 {
+			sh.empty = emptyAnywhere
+		}
+	case syntax.OpCharClass, syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		set, width := byteSet{}, 1
+		switch re.Op {
+		case syntax.OpCharClass:
+			for i := 0; i+1 < len(re.Rune); i += 2 {
+				for r := re.Rune[i]; r <= re.Rune[i+1] && r < utf8.RuneSelf; r++ {
+					set[r] = true
+				}
+				if re.Rune[i+1] >= utf8.RuneSelf {
+					set.addRune(utf8.RuneSelf)
+					width = utf8.UTFMax
+				}
+			}
+		default:
+			for c := range 256 {
+				set[c] = re.Op == syntax.OpAnyChar || c != '\n'
+			}
+			width = utf8.UTFMax
+		}
+		sh.first, sh.last, sh.all = set, set, set
+		sh.min, sh.max = 1, width
+	case syntax.OpCapture:
+		return shapeOf(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		sub := shapeOf(re.Sub[0])
+		lo, hi := 0, -1
+		switch re.Op {
+		case syntax.OpPlus:
+			lo = 1
+		case syntax.OpQuest:
+			hi = 1
+		case syntax.OpRepeat:
+			lo, hi = re.Min, re.Max
+		}
+		*sh = *sub
+		sh.min = sub.min * lo
+		switch {
+		case hi < 0 || sub.max < 0:
+			sh.max = -1
+			if sub.max == 0 {
+				sh.max = 0
+			}
+		default:
+			sh.max = sub.max * hi
+		}
+		if lo == 0 {
+			sh.empty = emptyAnywhere
+		}
+	case syntax.OpConcat:
+		sh.empty = emptyAnywhere
+		lead, trail := true, true
+		for _, s := range re.Sub {
+			sub := shapeOf(s)
+			sh.min += sub.min
+			if sh.max >= 0 && sub.max >= 0 {
+				sh.max += sub.max
+			} else {
+				sh.max = -1
+			}
+			sh.all.add(&sub.all)
+			if lead {
+				sh.first.add(&sub.first)
+				lead = sub.empty != emptyNever
+			}
+			sh.empty = min(sh.empty, sub.empty)
+		}
+		for i := len(re.Sub) - 1; i >= 0 && trail; i-- {
+			sub := shapeOf(re.Sub[i])
+			sh.last.add(&sub.last)
+			trail = sub.empty != emptyNever
+		}
+	case syntax.OpAlternate:
+		for i, s := range re.Sub {
+			sub := shapeOf(s)
+			if i == 0 {
+				*sh = *sub
+				continue
+			}
+			sh.min = min(sh.min, sub.min)
+			if sh.max >= 0 && sub.max >= 0 {
+				sh.max = max(sh.max, sub.max)
+			} else {
+				sh.max = -1
+			}
+			sh.first.add(&sub.first)
+			sh.last.add(&sub.last)
+			sh.all.add(&sub.all)
+			sh.empty = max(sh.empty, sub.empty)
+		}
+	default: // unknown: anything
+		for c := range 256 {
+			sh.first[c], sh.last[c], sh.all[c] = true, true, true
+		}
+		sh.max, sh.empty = -1, emptyAnywhere
+	}
+	return sh
+}
+
+// minGateValue is the shortest value that makes a rule's expression run
+// only around candidates: shorter ones are too common for the gate to pay.
+const minGateValue = 4
+
+// A scanGate lets a rule's expression (pre)(val)post run only where a
+// value can begin (BenchmarkRedactPII): at a byte val can begin with,
+// inside a run of at least val's minimum length of bytes val can
+// contain, after a byte pre can end with (or where pre can be empty).
+// Each such start v is tried with an anchored expression that looks for
+// the leftmost match starting in [v-maxPre, v] in a window that holds any
+// such match whole, so the search gives what the plain search from the
+// same position gives.
+type scanGate struct {
+	first, all, preLast byteSet
+	minVal              int
+	maxPre, maxLen      int
+	preEmpty            int
+	// anchored at the start of the text, and after one rune of context
+	atStart, afterRune *regexpEntry
+}
+
+// newGate returns the gate of a rule's expression rx, or nil when its
+// shape does not allow one (a value that can be short, an unbounded
+// match).
+func (v *vm) newGate(rx *regexpEntry) *scanGate {
+	re, err := syntax.Parse(rx.re.String(), syntax.Perl)
+	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 2 ||
+		re.Sub[0].Op != syntax.OpCapture || re.Sub[0].Cap != 1 || re.Sub[1].Op != syntax.OpCapture || re.Sub[1].Cap != 2 {
+		return nil
+	}
+	whole, pre, val := shapeOf(re), shapeOf(re.Sub[0]), shapeOf(re.Sub[1])
+	if whole.max < 0 || val.min < minGateValue {
+		return nil
+	}
+	g := &scanGate{first: val.first, all: val.all, preLast: pre.last, minVal: val.min,
+		maxPre: pre.max, maxLen: whole.max, preEmpty: pre.empty}
+	skip := fmt.Sprintf(`(?s:.){0,%d}?(`, pre.max)
+	g.atStart = v.pl.recach.get(`\A` + skip + rx.re.String() + `)`)
+	g.afterRune = v.pl.recach.get(`\A(?s:.)` + skip + rx.re.String() + `)`)
+	if g.atStart.err != nil || g.afterRune.err != nil {
+		return nil
+	}
+	return g
+}
+
+// candidates returns the positions of text (0-based) after its first
+// byte where a value can begin: a byte val begins with, at least minVal
+// bytes val can contain from there, after a byte that pre can end with
+// (or that follows a place where pre can match empty). The first byte is
+// left to startsAt (it depends on where a search begins).
+func (g *scanGate) candidates(text string) []int {
+	var out []int
+	n := len(text)
+	for i := 0; i < n; {
+		if !g.all[text[i]] {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < n && g.all[text[j]] {
+			j++
+		}
+		for p := max(i, 1); p <= j-g.minVal; p++ {
+			if g.first[text[p]] && g.after(text[p-1]) {
+				out = append(out, p)
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// after reports whether a value can begin after byte c.
+func (g *scanGate) after(c byte) bool {
+	return g.preLast[c] || g.preEmpty == emptyAnywhere || g.preEmpty == emptyLineStart && c == '\n'
+}
+
+// startsAt reports whether a value can begin at the start cur of a
+// search (where pre can match empty at the start of the text).
+func (g *scanGate) startsAt(text string, cur int) bool {
+	if g.preEmpty == emptyNever || cur+g.minVal > len(text) || !g.first[text[cur]] {
+		return false
+	}
+	for k := cur; k < cur+g.minVal; k++ {
+		if !g.all[text[k]] {
+			return false
+		}
+	}
+	return true
+}
+
+// gatedSearch returns what r.search(rx, text[cur:]) returns (the
+// submatch indexes of the leftmost match, relative to cur), trying only
+// the candidates of g: cands are those of the whole text, sorted, and *k
+// the first not yet passed (cur only grows from call to call).
+func (r *ruleRun) gatedSearch(g *scanGate, text string, cur int, cands []int, k *int) []int {
+	for *k < len(cands) && cands[*k] <= cur {
+		*k++
+	}
+	if g.startsAt(text, cur) {
+		if loc := r.tryAt(g, text, cur, cur); loc != nil {
+			return loc
+		}
+	}
+	for ; *k < len(cands); *k++ {
+		if loc := r.tryAt(g, text, cur, cands[*k]); loc != nil {
+			return loc
+		}
+	}
+	return nil
+}
+
+// tryAt returns the leftmost match in text[cur:] that starts between
+// c-maxPre and c, relative to cur, or nil. A match starting there ends
+// by c+maxLen, so a window a rune longer holds it and the context its
+// end looks at.
+func (r *ruleRun) tryAt(g *scanGate, text string, cur, c int) []int {
+	r.poll()
+	r.v.pl.work.scanRuns.Add(1)
+	p0, we := max(cur, c-g.maxPre), min(len(text), c+g.maxLen+utf8.UTFMax)
+	e, base := g.atStart, cur
+	if p0 > cur {
+		_, w := utf8.DecodeLastRuneInString(text[cur:p0])
+		e, base = g.afterRune, p0-w
+	}
+	loc := r.search(e, text[base:we])
+	if loc == nil || base+loc[2] > c {
+		return nil
+	}
+	loc = loc[2:]
+	for i := range loc {
+		if loc[i] >= 0 {
+			loc[i] += base - cur
+		}
+	}
+	return loc
+}
+
+// gateDensity: a text with more than one candidate per gateDensity bytes
+// is searched whole (each candidate costs a search of a window).
+const gateDensity = 32

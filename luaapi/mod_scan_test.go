@@ -288,3 +288,80 @@ func TestFoldableAgreesWithToLower(t *testing.T) {
 		require.False(t, v.foldable(v.L, s), "%q", s)
 	}
 }
+
+// gatedRules are expressions of redact-pii's shape (no keyword: over the
+// whole text), which rules:candidates runs at candidates only.
+const gatedRules = `{
+  { pre = [[(?:^|[^\w.+/:-])]], rx = [[((?:^|[^\w.+/:-]))(\+[1-9]\d{0,2}(?:[ .-]\(?\d{1,5}\)?){1,5}[ .-]\d{2,8}|\+[1-9]\d{7,14}|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}[.-]\d{3}[.-]\d{4}|1[ .-]\d{3}[ .-]\d{3}[ .-]\d{4})(?:$|[^\w.:/-])]] },
+  { rx = [[((?:^|[^\w.-]))(\d{4}(?:[ -]?\d{4}){2,3}(?:[ -]?\d{1,3})?|\d{4}[ -]?\d{6}[ -]?\d{4,5}|\d{13,19})(?:$|[^\w.-])]] },
+  { rx = [[((?:^|[^A-Za-z0-9]))([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)(?:$|[^A-Za-z0-9])]] },
+  { kw = { "-" }, rx = [[((?:^|[^\w.-]))(\d{3}-\d{2}-\d{4})(?:$|[^\w.-])]] },
+  { rx = [[(?m)(^|é)(\d{4}[a-c]{2})(?:$|x)]] },
+}`
+
+// TestScanGateFindsWhatTheWholeSearchFinds: the rules' candidates are the
+// same with and without their gates, over texts made to hit the edges
+// (values at the start, after a value, after multibyte runes and invalid
+// bytes, in windows of keyword rules), and the gated expressions run at
+// candidates only: in a log, at the two places per line where a phone
+// number could begin (the timestamp, the address), and once per value.
+func TestScanGateFindsWhatTheWholeSearchFinds(t *testing.T) {
+	p := newTestPool(t, Options{}, "s.lua", `local scan = require("scan")
+local rules = scan.rules(`+gatedRules+`)
+hook{ event = "BeforeTool", handler = function(input)
+  local spans = rules:candidates(input.toolInput.command)
+  local out = {}
+  for i = 1, #spans, 3 do out[#out + 1] = spans[i] .. "-" .. spans[i + 1] .. ":" .. spans[i + 2] end
+  return { reason = table.concat(out, " ") }
+end }`)
+	candidates := func(s string) string {
+		out, err := p.Call(context.Background(), 0, bashInput(s))
+		require.NoError(t, err)
+		return out.Reason
+	}
+	saved := map[*scanRule]*scanGate{}
+	gates := func(on bool) {
+		for _, x := range p.plan.scans.m {
+			if rs, ok := x.(*ruleSet); ok {
+				for i := range rs.rules {
+					if on {
+						rs.rules[i].gate = saved[&rs.rules[i]]
+					} else if rs.rules[i].gate != nil {
+						saved[&rs.rules[i]], rs.rules[i].gate = rs.rules[i].gate, nil
+					}
+				}
+			}
+		}
+		require.Len(t, saved, 5, "every rule has a gate")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	pieces := []string{"0", "1", "4", "5", "9", " ", "-", ".", "(", ")", "+", "DE", "GB82", "a", "b", "x", "\n", ":", "/", "é", "\xff", "4111 1111 1111 1111", "+44 20 7946 0958", "415-555-0132", "123-45-6789", "DE89 3704 0044 0532 0130 00", "1234ab"}
+	var texts []string
+	for range 2000 {
+		var b strings.Builder
+		for n := r.IntN(60); n > 0; n-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		texts = append(texts, b.String())
+	}
+	gated := make([]string, len(texts))
+	for i, s := range texts {
+		gated[i] = candidates(s)
+	}
+	gates(false)
+	for i, s := range texts {
+		require.Equal(t, candidates(s), gated[i], "%q", s)
+	}
+	gates(true)
+
+	runs := func(s string) int64 {
+		before := p.plan.work.scanRuns.Load()
+		candidates(s)
+		return p.plan.work.scanRuns.Load() - before
+	}
+	log := strings.Repeat("2026-01-15T10:20:30Z INFO listening on 0.0.0.0:8080 (pid 4242) id 123e4567-e89b-12d3-a456-426614174000\n", 600)
+	require.Equal(t, int64(2*600), runs(log))
+	values := "call +1 415 555 0132 or pay with 4111 1111 1111 1111 to DE89 3704 0044 0532 0130 00\n"
+	// each value, and each group of digits after a space that may begin a phone number
+	require.Equal(t, int64(2*2*600+13), runs(log+values+log))
+}

@@ -294,6 +294,7 @@ type workCounters struct {
 	inputTables  atomic.Int64 // input fields built as tables (see inputTable)
 	inputFields  atomic.Int64 // input fields set in the input table (see inputTable)
 	scanBytes    atomic.Int64 // bytes the scan module lowercased or searched
+	scanRuns     atomic.Int64 // rule expressions rules:candidates ran at a candidate (see scanGate)
 }
 
 type source struct {
