@@ -1010,11 +1010,10 @@ func (r *ruleRun) scanRange(i, a0, b0 int) {
 	rule, s := &r.rs.rules[i], r.s
 	sub, off := s[a0-1:b0], a0-1
 	n := len(sub)
-	gate, k := rule.gate, 0
-	var cands []int
+	gate, gr := rule.gate, gateRun{budget: gateBudget*n + scanBlock}
 	if gate != nil {
 		// the expression runs at candidates only, unless they are dense (BenchmarkRedactPII)
-		if cands = gate.candidates(sub); len(cands) > n/gateDensity {
+		if gr.cands = gate.candidates(sub); len(gr.cands) > n/gateDensity {
 			gate = nil
 		}
 	}
@@ -1022,8 +1021,12 @@ func (r *ruleRun) scanRange(i, a0, b0 int) {
 		r.poll()
 		var loc []int
 		if gate != nil {
-			loc = r.gatedSearch(gate, sub, init-1, cands, &k)
-		} else {
+			var ok bool
+			if loc, ok = r.gatedSearch(gate, &gr, sub, init-1); !ok {
+				gate = nil
+			}
+		}
+		if gate == nil {
 			loc = r.search(rule.rx, sub[init-1:])
 		}
 		if loc == nil {

@@ -115,11 +115,23 @@ const (
 // A reShape is what an RE2 expression's matches can look like, in bytes,
 // conservatively: min and max bound their length (max < 0: unbounded);
 // first, last and all hold every byte a non-empty match can begin with,
-// end with and contain; empty says where it can match empty.
+// end with and contain; empty says where it can match empty; every match
+// holds at least one byte of need, unless need is empty.
 type reShape struct {
-	min, max         int
-	first, last, all byteSet
-	empty            int
+	min, max               int
+	first, last, all, need byteSet
+	empty                  int
+}
+
+// size returns how many bytes b holds.
+func (b *byteSet) size() int {
+	n := 0
+	for _, in := range b {
+		if in {
+			n++
+		}
+	}
+	return n
 }
 
 // shapeOf returns the shape of re.
@@ -146,7 +158,7 @@ func shapeOf(re *syntax.Regexp) *reShape {
 				}
 			}
 			if sh.min == 0 {
-				sh.first = set
+				sh.first, sh.need = set, set
 			}
 			sh.last = set
 			sh.all.add(&set)
@@ -175,7 +187,7 @@ func shapeOf(re *syntax.Regexp) *reShape {
 			}
 			width = utf8.UTFMax
 		}
-		sh.first, sh.last, sh.all = set, set, set
+		sh.first, sh.last, sh.all, sh.need = set, set, set, set
 		sh.min, sh.max = 1, width
 	case syntax.OpCapture:
 		return shapeOf(re.Sub[0])
@@ -202,7 +214,7 @@ func shapeOf(re *syntax.Regexp) *reShape {
 			sh.max = sub.max * hi
 		}
 		if lo == 0 {
-			sh.empty = emptyAnywhere
+			sh.empty, sh.need = emptyAnywhere, byteSet{}
 		}
 	case syntax.OpConcat:
 		sh.empty = emptyAnywhere
@@ -216,6 +228,9 @@ func shapeOf(re *syntax.Regexp) *reShape {
 				sh.max = -1
 			}
 			sh.all.add(&sub.all)
+			if n := sub.need.size(); n > 0 && (sh.need.size() == 0 || n < sh.need.size()) {
+				sh.need = sub.need
+			}
 			if lead {
 				sh.first.add(&sub.first)
 				lead = sub.empty != emptyNever
@@ -244,6 +259,11 @@ func shapeOf(re *syntax.Regexp) *reShape {
 			sh.last.add(&sub.last)
 			sh.all.add(&sub.all)
 			sh.empty = max(sh.empty, sub.empty)
+			if sub.need.size() == 0 {
+				sh.need = byteSet{}
+			} else if sh.need.size() > 0 {
+				sh.need.add(&sub.need)
+			}
 		}
 	default: // unknown: anything
 		for c := range 256 {
@@ -258,26 +278,39 @@ func shapeOf(re *syntax.Regexp) *reShape {
 // only around candidates: shorter ones are too common for the gate to pay.
 const minGateValue = 4
 
+// gateDensity: a text with more than one candidate per gateDensity bytes
+// is searched whole (each candidate costs a search of a window); and once
+// the windows searched add up to gateBudget times the text, the rest of it
+// is searched whole too.
+const (
+	gateDensity = 32
+	gateBudget  = 4
+)
+
 // A scanGate lets a rule's expression (pre)(val)post run only where a
 // value can begin (BenchmarkRedactPII): at a byte val can begin with,
-// inside a run of at least val's minimum length of bytes val can
-// contain, after a byte pre can end with (or where pre can be empty).
-// Each such start v is tried with an anchored expression that looks for
-// the leftmost match starting in [v-maxPre, v] in a window that holds any
-// such match whole, so the search gives what the plain search from the
-// same position gives.
+// inside a run of at least val's minimum length of bytes val can contain
+// that holds a byte every value holds (need), after a byte pre can end
+// with (or where pre can be empty). Each such start c is tried with an
+// anchored expression that finds the leftmost match starting in
+// [c-maxPre, c], in a window that holds any such match whole and the
+// rune after it: maxLen bytes on, or, when matches are unbounded, up to
+// the end of the run of value bytes at c+maxPre and maxPost bytes more.
+// The search then gives what the plain search from the same position
+// gives.
 type scanGate struct {
-	first, all, preLast byteSet
-	minVal              int
-	maxPre, maxLen      int
-	preEmpty            int
+	first, all, preLast, need byteSet
+	hasNeed                   bool
+	minVal                    int
+	maxPre, maxPost, maxLen   int // maxLen < 0: unbounded
+	preEmpty                  int
 	// anchored at the start of the text, and after one rune of context
 	atStart, afterRune *regexpEntry
 }
 
 // newGate returns the gate of a rule's expression rx, or nil when its
-// shape does not allow one (a value that can be short, an unbounded
-// match).
+// shape does not allow one (a value that can be short, a context of
+// unbounded length).
 func (v *vm) newGate(rx *regexpEntry) *scanGate {
 	re, err := syntax.Parse(rx.re.String(), syntax.Perl)
 	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 2 ||
@@ -285,11 +318,12 @@ func (v *vm) newGate(rx *regexpEntry) *scanGate {
 		return nil
 	}
 	whole, pre, val := shapeOf(re), shapeOf(re.Sub[0]), shapeOf(re.Sub[1])
-	if whole.max < 0 || val.min < minGateValue {
+	post := shapeOf(&syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[2:]})
+	if pre.max < 0 || post.max < 0 || val.min < minGateValue {
 		return nil
 	}
-	g := &scanGate{first: val.first, all: val.all, preLast: pre.last, minVal: val.min,
-		maxPre: pre.max, maxLen: whole.max, preEmpty: pre.empty}
+	g := &scanGate{first: val.first, all: val.all, preLast: pre.last, need: val.need, hasNeed: val.need.size() > 0,
+		minVal: val.min, maxPre: pre.max, maxPost: post.max, maxLen: whole.max, preEmpty: pre.empty}
 	skip := fmt.Sprintf(`(?s:.){0,%d}?(`, pre.max)
 	g.atStart = v.pl.recach.get(`\A` + skip + rx.re.String() + `)`)
 	g.afterRune = v.pl.recach.get(`\A(?s:.)` + skip + rx.re.String() + `)`)
@@ -301,9 +335,10 @@ func (v *vm) newGate(rx *regexpEntry) *scanGate {
 
 // candidates returns the positions of text (0-based) after its first
 // byte where a value can begin: a byte val begins with, at least minVal
-// bytes val can contain from there, after a byte that pre can end with
-// (or that follows a place where pre can match empty). The first byte is
-// left to startsAt (it depends on where a search begins).
+// bytes val can contain from there, one of them a byte of need, after a
+// byte that pre can end with (or that follows a place where pre can
+// match empty). The first byte is left to startsAt (it depends on where
+// a search begins).
 func (g *scanGate) candidates(text string) []int {
 	var out []int
 	n := len(text)
@@ -316,7 +351,15 @@ func (g *scanGate) candidates(text string) []int {
 		for j < n && g.all[text[j]] {
 			j++
 		}
-		for p := max(i, 1); p <= j-g.minVal; p++ {
+		last := j - g.minVal
+		if g.hasNeed {
+			k := j - 1
+			for k >= i && !g.need[text[k]] {
+				k--
+			}
+			last = min(last, k)
+		}
+		for p := max(i, 1); p <= last; p++ {
 			if g.first[text[p]] && g.after(text[p-1]) {
 				out = append(out, p)
 			}
@@ -337,51 +380,76 @@ func (g *scanGate) startsAt(text string, cur int) bool {
 	if g.preEmpty == emptyNever || cur+g.minVal > len(text) || !g.first[text[cur]] {
 		return false
 	}
-	for k := cur; k < cur+g.minVal; k++ {
-		if !g.all[text[k]] {
-			return false
+	need := !g.hasNeed
+	for k := cur; k < len(text) && g.all[text[k]] && (k < cur+g.minVal || !need); k++ {
+		need = need || g.need[text[k]]
+		if k >= cur+g.minVal-1 && need {
+			return true
 		}
 	}
-	return true
+	return false
+}
+
+// windowEnd returns where the window of candidate c ends (see scanGate).
+func (g *scanGate) windowEnd(text string, c int) int {
+	end := c + g.maxLen
+	if g.maxLen < 0 {
+		end = min(c+g.maxPre, len(text))
+		for end < len(text) && g.all[text[end]] {
+			end++
+		}
+		end += g.maxPost
+	}
+	return min(len(text), end+utf8.UTFMax)
+}
+
+// A gateRun is the state of one gated scanRange: the candidates, the
+// first not yet passed, and the bytes the windows may still cover.
+type gateRun struct {
+	cands  []int
+	k      int
+	budget int
 }
 
 // gatedSearch returns what r.search(rx, text[cur:]) returns (the
 // submatch indexes of the leftmost match, relative to cur), trying only
-// the candidates of g: cands are those of the whole text, sorted, and *k
-// the first not yet passed (cur only grows from call to call).
-func (r *ruleRun) gatedSearch(g *scanGate, text string, cur int, cands []int, k *int) []int {
-	for *k < len(cands) && cands[*k] <= cur {
-		*k++
+// the candidates of g (cur only grows from call to call). It reports
+// false when the budget is spent: the caller then searches the text.
+func (r *ruleRun) gatedSearch(g *scanGate, gr *gateRun, text string, cur int) ([]int, bool) {
+	for gr.k < len(gr.cands) && gr.cands[gr.k] <= cur {
+		gr.k++
 	}
 	if g.startsAt(text, cur) {
-		if loc := r.tryAt(g, text, cur, cur); loc != nil {
-			return loc
+		if loc, ok := r.tryAt(g, gr, text, cur, cur); loc != nil || !ok {
+			return loc, ok
 		}
 	}
-	for ; *k < len(cands); *k++ {
-		if loc := r.tryAt(g, text, cur, cands[*k]); loc != nil {
-			return loc
+	for ; gr.k < len(gr.cands); gr.k++ {
+		if loc, ok := r.tryAt(g, gr, text, cur, gr.cands[gr.k]); loc != nil || !ok {
+			return loc, ok
 		}
 	}
-	return nil
+	return nil, true
 }
 
 // tryAt returns the leftmost match in text[cur:] that starts between
-// c-maxPre and c, relative to cur, or nil. A match starting there ends
-// by c+maxLen, so a window a rune longer holds it and the context its
-// end looks at.
-func (r *ruleRun) tryAt(g *scanGate, text string, cur, c int) []int {
+// c-maxPre and c, relative to cur, or nil; false when the budget is
+// spent.
+func (r *ruleRun) tryAt(g *scanGate, gr *gateRun, text string, cur, c int) ([]int, bool) {
 	r.poll()
-	r.v.pl.work.scanRuns.Add(1)
-	p0, we := max(cur, c-g.maxPre), min(len(text), c+g.maxLen+utf8.UTFMax)
+	p0, we := max(cur, c-g.maxPre), g.windowEnd(text, c)
 	e, base := g.atStart, cur
 	if p0 > cur {
 		_, w := utf8.DecodeLastRuneInString(text[cur:p0])
 		e, base = g.afterRune, p0-w
 	}
+	if gr.budget -= we - base; gr.budget < 0 {
+		return nil, false
+	}
+	r.v.pl.work.scanRuns.Add(1)
 	loc := r.search(e, text[base:we])
 	if loc == nil || base+loc[2] > c {
-		return nil
+		return nil, true
 	}
 	loc = loc[2:]
 	for i := range loc {
@@ -389,9 +457,5 @@ func (r *ruleRun) tryAt(g *scanGate, text string, cur, c int) []int {
 			loc[i] += base - cur
 		}
 	}
-	return loc
+	return loc, true
 }
-
-// gateDensity: a text with more than one candidate per gateDensity bytes
-// is searched whole (each candidate costs a search of a window).
-const gateDensity = 32

@@ -297,6 +297,8 @@ const gatedRules = `{
   { rx = [[((?:^|[^A-Za-z0-9]))([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)(?:$|[^A-Za-z0-9])]] },
   { kw = { "-" }, rx = [[((?:^|[^\w.-]))(\d{3}-\d{2}-\d{4})(?:$|[^\w.-])]] },
   { rx = [[(?m)(^|é)(\d{4}[a-c]{2})(?:$|x)]] },
+  { kw = { "@" }, back = 16, ahead = 40, rx = [[((?:^|[^A-Za-z0-9._%+-]))([A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24})(?:$|[^A-Za-z0-9_-])]] },
+  { rx = [[(\s?)(ab+b+@)]] },
 }`
 
 // TestScanGateFindsWhatTheWholeSearchFinds: the rules' candidates are the
@@ -332,14 +334,14 @@ end }`)
 				}
 			}
 		}
-		require.Len(t, saved, 5, "every rule has a gate")
+		require.Len(t, saved, 7, "every rule has a gate")
 	}
 	r := rand.New(rand.NewPCG(7, 8))
-	pieces := []string{"0", "1", "4", "5", "9", " ", "-", ".", "(", ")", "+", "DE", "GB82", "a", "b", "x", "\n", ":", "/", "é", "\xff", "4111 1111 1111 1111", "+44 20 7946 0958", "415-555-0132", "123-45-6789", "DE89 3704 0044 0532 0130 00", "1234ab"}
+	pieces := []string{"0", "1", "4", "5", "9", " ", "-", ".", "(", ")", "+", "DE", "GB82", "a", "b", "x", "\n", ":", "/", "é", "\xff", "4111 1111 1111 1111", "+44 20 7946 0958", "415-555-0132", "123-45-6789", "DE89 3704 0044 0532 0130 00", "1234ab", "@", "jane.doe@mail.acme.io", ".", "a.b", "abbb@", "ab", "b@b"}
 	var texts []string
-	for range 2000 {
+	for range 3000 {
 		var b strings.Builder
-		for n := r.IntN(60); n > 0; n-- {
+		for n := r.IntN(80); n > 0; n-- {
 			b.WriteString(pieces[r.IntN(len(pieces))])
 		}
 		texts = append(texts, b.String())
