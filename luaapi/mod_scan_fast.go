@@ -341,16 +341,38 @@ func (v *vm) newGate(rx *regexpEntry) *scanGate {
 // a search begins).
 func (g *scanGate) candidates(text string) []int {
 	var out []int
-	n := len(text)
-	for i := 0; i < n; {
-		if !g.all[text[i]] {
-			i++
+	n, all := len(text), &g.all
+	// Only runs of minVal bytes or more matter: probing the last byte of
+	// the next minVal skips them all when it is no value byte, so a text
+	// with few value bytes costs one probe every minVal bytes
+	// (BenchmarkRedactPII). Before i, no such run begins, and text[i-1]
+	// is no value byte.
+	for i := 0; i+g.minVal <= n; {
+		probe := i + g.minVal - 1
+		if !all[text[probe]] {
+			i = probe + 1
 			continue
 		}
-		j := i + 1
-		for j < n && g.all[text[j]] {
+		a := probe
+		for a > i && all[text[a-1]] {
+			a--
+		}
+		j := probe + 1
+		for j < n && all[text[j]] {
 			j++
 		}
+		if j-a >= g.minVal {
+			out = g.runCandidates(text, a, j, out)
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// runCandidates appends to out the candidates in text[i:j], a run of
+// bytes val can contain.
+func (g *scanGate) runCandidates(text string, i, j int, out []int) []int {
+	{
 		last := j - g.minVal
 		if g.hasNeed {
 			k := j - 1
@@ -364,7 +386,6 @@ func (g *scanGate) candidates(text string) []int {
 				out = append(out, p)
 			}
 		}
-		i = j
 	}
 	return out
 }
