@@ -572,6 +572,7 @@ type scanRule struct {
 	back       int
 	ahead      int
 	gate       *scanGate    // rx runs only at candidates (nil: over the text)
+	lit        string       // a literal every match of rx holds ("": none known)
 	name       *regexpEntry // ruleAssign
 	value      *regexpEntry
 	always     bool // no prefilter: custom, or no keyword list
@@ -751,6 +752,7 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 			if r.mode != ruleCustom {
 				r.gate = v.newGate(r.rx)
 			}
+			r.lit = ruleLiteral(r.rx)
 		}
 		for _, k := range r.kw {
 			r.kwEntries = append(r.kwEntries, intern(&rs.kw, kwIdx, k))
@@ -1010,7 +1012,7 @@ func (r *ruleRun) scanRange(i, a0, b0 int) {
 	rule, s := &r.rs.rules[i], r.s
 	sub, off := s[a0-1:b0], a0-1
 	n := len(sub)
-	gate, gr := rule.gate, gateRun{budget: gateBudget*n + scanBlock}
+	gate, gr, litAt := rule.gate, gateRun{budget: gateBudget*n + scanBlock}, -1
 	if gate != nil {
 		// the expression runs at candidates only, unless they are dense (BenchmarkRedactPII)
 		if gr.cands = gate.candidates(sub); len(gr.cands) > n/gateDensity {
@@ -1027,6 +1029,15 @@ func (r *ruleRun) scanRange(i, a0, b0 int) {
 			}
 		}
 		if gate == nil {
+			// no search where the literal every match holds is missing (BenchmarkRedactSecrets)
+			if rule.lit != "" && litAt < init-1 {
+				k := strings.Index(sub[init-1:], rule.lit)
+				if k < 0 {
+					break
+				}
+				litAt = init - 1 + k
+			}
+			r.v.pl.work.scanSearches.Add(1)
 			loc = r.search(rule.rx, sub[init-1:])
 		}
 		if loc == nil {

@@ -480,3 +480,39 @@ func (r *ruleRun) tryAt(g *scanGate, gr *gateRun, text string, cur, c int) ([]in
 	}
 	return loc, true
 }
+
+// requiredLiteral returns a literal every match of re holds (the longest
+// one it finds among the parts every match goes through), or "".
+func requiredLiteral(re *syntax.Regexp) string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase == 0 {
+			return string(re.Rune)
+		}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		best := ""
+		for _, s := range re.Sub {
+			if l := requiredLiteral(s); len(l) > len(best) {
+				best = l
+			}
+		}
+		return best
+	}
+	return ""
+}
+
+// ruleLiteral returns the literal every match of rx holds ("" if none
+// is known).
+func ruleLiteral(rx *regexpEntry) string {
+	re, err := syntax.Parse(rx.re.String(), syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	return requiredLiteral(re)
+}

@@ -367,3 +367,19 @@ end }`)
 	// each value, and each group of digits after a space that may begin a phone number
 	require.Equal(t, int64(2*2*600+13), runs(log+values+log))
 }
+
+// TestScanSkipsSearchesWithoutTheLiteral: a rule's expression is not run
+// over the rest of a window that lacks a literal every match holds.
+func TestScanSkipsSearchesWithoutTheLiteral(t *testing.T) {
+	p := newTestPool(t, Options{}, "s.lua", `local scan = require("scan")
+local rules = scan.rules({ { kw = { "://" }, back = 16, ahead = 200, rx = [[([a-z]+://[^:@/\s]*:)([^@/\s]{1,128})@]] } })
+hook{ event = "BeforeTool", handler = function(input)
+  local spans = rules:candidates(input.toolInput.command)
+  return { reason = #spans .. " " .. tostring(spans[1]) .. "-" .. tostring(spans[2]) }
+end }`)
+	before := p.plan.work.scanSearches.Load()
+	out, err := p.Call(context.Background(), 0, bashInput("url postgres://u:secret@db, then text: more text, and more"))
+	require.NoError(t, err)
+	require.Equal(t, "3 18-23", out.Reason)
+	require.Equal(t, int64(1), p.plan.work.scanSearches.Load()-before, "one search: the rest of the window has no ://")
+}

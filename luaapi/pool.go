@@ -295,6 +295,7 @@ type workCounters struct {
 	inputFields  atomic.Int64 // input fields set in the input table (see inputTable)
 	scanBytes    atomic.Int64 // bytes the scan module lowercased or searched
 	scanRuns     atomic.Int64 // rule expressions rules:candidates ran at a candidate (see scanGate)
+	scanSearches atomic.Int64 // rule expressions rules:candidates ran over the rest of a text or window
 }
 
 type source struct {
