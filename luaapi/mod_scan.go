@@ -575,8 +575,9 @@ type scanRule struct {
 	lit        string       // a literal every match of rx holds ("": none known)
 	name       *regexpEntry // ruleAssign
 	value      *regexpEntry
-	always     bool // no prefilter: custom, or no keyword list
-	usesLower  bool // ikw keywords: positions in the lowercased text
+	valueRun   *byteSet // the bytes of value's matches when it is anchored (see anchoredRun)
+	always     bool     // no prefilter: custom, or no keyword list
+	usesLower  bool     // ikw keywords: positions in the lowercased text
 	kwEntries  []int
 	iwEntries  []int
 	assignWord []int // ruleAssign: its words' indexes in the set's iw list
@@ -733,6 +734,7 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 			if r.name == nil || r.value == nil || r.value.re.NumSubexp() < 1 || !r.hasWords {
 				L.RaiseError("scan.rules: %s: an assignment rule needs words, name and value (with a group)", what)
 			}
+			r.valueRun = anchoredRun(r.value)
 		default:
 			r.rx, r.at = rx("rx"), rx("at")
 			if r.rx == nil {
@@ -1123,7 +1125,7 @@ func (r *ruleRun) assignAt(i, w, p int, lower string) {
 	if !ok {
 		return
 	}
-	loc := r.search(rule.value, s[e-1:])
+	loc := r.search(rule.value, valueWindow(rule.valueRun, s[e-1:]))
 	if loc == nil || loc[2] < 0 || loc[3] == loc[2] {
 		return
 	}

@@ -44,6 +44,13 @@ func (v *vm) foldable(L *lua.LState, s string) bool {
 		hi := min(lo+scanBlock, len(s))
 		i := lo
 		for i < hi {
+			// eight ASCII bytes a step (BenchmarkRedactSecrets)
+			for i+8 <= hi && s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7] < utf8.RuneSelf {
+				i += 8
+			}
+			if i == hi {
+				break
+			}
 			c := s[i]
 			if c < utf8.RuneSelf {
 				i++
@@ -515,4 +522,45 @@ func ruleLiteral(rx *regexpEntry) string {
 		return ""
 	}
 	return requiredLiteral(re)
+}
+
+// maxValueRun bounds the run of bytes an anchored value expression is
+// searched in (see anchoredRun); past it the search reads the rest of the
+// text as before.
+const maxValueRun = 1024
+
+// anchoredRun returns the bytes a match of rx can hold when rx is
+// anchored at the start of the text (nil otherwise). Every match of such
+// an expression, and every attempt Go's matcher keeps alive, lies in the
+// run of those bytes at the start of the text, so a search of that run
+// and the rune after it gives what a search of the whole text gives.
+func anchoredRun(rx *regexpEntry) *byteSet {
+	re, err := syntax.Parse(rx.re.String(), syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil || prog.StartCond()&syntax.EmptyBeginText == 0 {
+		return nil
+	}
+	all := shapeOf(re).all
+	return &all
+}
+
+// valueWindow returns the part of rest an anchored value expression
+// whose bytes are run needs to be searched in (see anchoredRun): rest
+// itself when the run is longer than maxValueRun (BenchmarkRedactSecrets:
+// a short string runs Go's backtracker directly instead of a polled
+// automaton over the rest of the text).
+func valueWindow(run *byteSet, rest string) string {
+	if run == nil {
+		return rest
+	}
+	k := 0
+	for k < len(rest) && run[rest[k]] {
+		if k++; k > maxValueRun {
+			return rest
+		}
+	}
+	return rest[:min(len(rest), k+utf8.UTFMax)]
 }

@@ -383,3 +383,34 @@ end }`)
 	require.Equal(t, "3 18-23", out.Reason)
 	require.Equal(t, int64(1), p.plan.work.scanSearches.Load()-before, "one search: the rest of the window has no ://")
 }
+
+// TestValueWindowFindsWhatTheTextFinds: an anchored value expression
+// searched in its window (the run of bytes its matches can hold) finds
+// what it finds in the whole text; an unanchored one gets no window.
+func TestValueWindowFindsWhatTheTextFinds(t *testing.T) {
+	exprs := []string{
+		`^["']?\s*(?::=|=>|[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `,;)}\]]{8,200})`,
+		`(?i)^(?:["']?\s*[:=]\s*["']?\s*(?:bearer|basic|token|bot)\s+|\s+)([A-Za-z0-9._~+/-]{12,}=*)`,
+		`^"?\s*:\s*"([A-Za-z0-9+/]{8,}={0,2})"`,
+		`^\s*=\s*([A-Za-z0-9+/]{40,88}={0,2})$`,
+		`^(ab|a)\b`,
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	pieces := []string{"a", "b", "Z", "0", " ", "\n", "=", ":", "\"", "'", ",", ")", "é", "\xff", "bearer ", "abcdefgh", "ABCDEFGHIJ0123456789", "/+"}
+	for _, x := range exprs {
+		e := newRegexpEntry(x)
+		require.NoError(t, e.err)
+		run := anchoredRun(e)
+		require.NotNil(t, run, x)
+		for range 3000 {
+			var b strings.Builder
+			for n := r.IntN(40); n > 0; n-- {
+				b.WriteString(pieces[r.IntN(len(pieces))])
+			}
+			s := b.String()
+			require.Equal(t, e.re.FindStringSubmatchIndex(s), e.re.FindStringSubmatchIndex(valueWindow(run, s)), "%s on %q", x, s)
+		}
+	}
+	require.Nil(t, anchoredRun(newRegexpEntry(`a\s*=`)))
+	require.Nil(t, anchoredRun(newRegexpEntry(`(?m)^a`)))
+}
