@@ -882,7 +882,8 @@ func (r *ruleRun) poll() {
 // others in its lowercase), a rule runs only when one of its keywords
 // occurs, at each keyword (at), in windows around them, or over the whole
 // text (no keywords, too many occurrences, or a lowercase of another
-// length).
+// length); in a window or the text, a gated rule's expression runs only
+// at its candidates (see scanRange).
 func (r *ruleRun) run() {
 	rs, s := r.rs, r.s
 	lower, iwM := s, rs.iwM
@@ -1009,7 +1010,10 @@ func (r *ruleRun) search(e *regexpEntry, s string) []int {
 }
 
 // scanRange finds rule i's values in s[a0..b0] (1-based, inclusive), each
-// search starting after the last value (or match) as a new text.
+// search starting after the last value (or match) as a new text. A gated
+// rule's search tries only its candidates (gatedSearch), and a search is
+// skipped where the literal every match holds is missing: both give what
+// the search of the rest gives.
 func (r *ruleRun) scanRange(i, a0, b0 int) {
 	rule, s := &r.rs.rules[i], r.s
 	sub, off := s[a0-1:b0], a0-1

@@ -34,8 +34,10 @@ local scan = require("scan")
 -- occur: at each keyword (a rule whose keywords begin its value), in
 -- windows around them, or over the whole text (a rule without keywords,
 -- more than 4,096 occurrences, or 1,024 for a window rule, or a lowercase
--- of another length than the text). Lua vets them (check, allow, markers)
--- and resolves overlaps.
+-- of another length than the text); in a window or the text, a rule's
+-- expression runs only where its value can begin (scan derives that from
+-- the expression). Lua resolves overlaps and vets the values it would
+-- take (check, allow, markers).
 
 local MARK_OPEN = "[REDACTED:"
 
