@@ -102,11 +102,18 @@ return table.concat(out, " ") .. " | " .. table.concat(w, " ")`, false)
 	require.Equal(t, "5-7:1 | 2", run(`{ { ikw = { "abc" }, rx = "()(ABC)" }, { words = { "zzz" }, lua = true } }`, "\u0130 xABC"))
 }
 
-func TestLowerTextIsToLower(t *testing.T) {
+// borrowVM returns a VM of a pool of an empty hook, given back when the
+// test ends.
+func borrowVM(t *testing.T) *vm {
 	p := newTestPool(t, Options{}, "s.lua", `hook{ event = "BeforeTool", handler = function(input) end }`)
 	v, _, err := p.get(context.Background(), DefaultTimeout)
 	require.NoError(t, err)
-	defer p.put(v, true)
+	t.Cleanup(func() { p.put(v, true) })
+	return v
+}
+
+func TestLowerTextIsToLower(t *testing.T) {
+	v := borrowVM(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	pieces := []string{"a", "Z", "\u0130", "\u212A", "é", "É", "\xff", "\xe2\x84", "ſ", "Σ"}
 	for range 20 {
@@ -251,10 +258,7 @@ hook{ event = "BeforeTool", `+c.hook+`, handler = function() end }`))
 // the lowercase); texts with an invalid byte or a rune whose lowercase is
 // ASCII or of another length are not foldable.
 func TestFoldableAgreesWithToLower(t *testing.T) {
-	p := newTestPool(t, Options{}, "s.lua", `hook{ event = "BeforeTool", handler = function(input) end }`)
-	v, _, err := p.get(context.Background(), DefaultTimeout)
-	require.NoError(t, err)
-	defer p.put(v, true)
+	v := borrowVM(t)
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, pieces := range [][]string{
 		{"a", "Z", "é", "É", "Σ", "ß", "\uFFFD", "-"},

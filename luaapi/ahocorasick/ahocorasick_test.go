@@ -45,15 +45,20 @@ func scanAll(t *testing.T, m *Matcher, text string, chunk int) []hit {
 	return out
 }
 
-func TestMatchesNaiveSearch(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	word := func(alpha string, n int) string {
+// wordsOf returns a function that draws words of n bytes of alpha from r.
+func wordsOf(r *rand.Rand) func(alpha string, n int) string {
+	return func(alpha string, n int) string {
 		var b strings.Builder
 		for range n {
 			b.WriteByte(alpha[r.IntN(len(alpha))])
 		}
 		return b.String()
 	}
+}
+
+func TestMatchesNaiveSearch(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	word := wordsOf(r)
 	for round := range 300 {
 		alpha := "abc"
 		if round%3 == 0 {
@@ -78,13 +83,7 @@ func TestMatchesNaiveSearch(t *testing.T) {
 // ASCII letters lowercased.
 func TestFoldedMatchesLowercase(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	word := func(alpha string, n int) string {
-		var b strings.Builder
-		for range n {
-			b.WriteByte(alpha[r.IntN(len(alpha))])
-		}
-		return b.String()
-	}
+	word := wordsOf(r)
 	lower := func(s string) string {
 		b := []byte(s)
 		for i := range b {
