@@ -34,6 +34,8 @@ type regexpEntry struct {
 	// is set when the pattern is that literal.
 	prefix   string
 	complete bool
+	// lits: literals one of which every match holds (nil: none known)
+	lits *litSet
 
 	ctxOnce sync.Once
 	ctxRe   *regexp.Regexp // see ctx
@@ -47,6 +49,9 @@ func newRegexpEntry(pat string) *regexpEntry {
 		return e
 	}
 	e.prefix, e.complete = re.LiteralPrefix()
+	if e.prefix == "" {
+		e.lits = newLitSet(pat)
+	}
 	e.insts, e.backward = 1<<16, true // unknown: assume the worst
 	if sre, err := syntax.Parse(pat, syntax.Perl); err == nil {
 		if prog, err := syntax.Compile(sre.Simplify()); err == nil {
