@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -118,7 +117,10 @@ func TestResidentRestartsAfterExit(t *testing.T) {
 func TestResidentTimeoutKillsTheGroup(t *testing.T) {
 	t.Parallel()
 	path, readPid := pidFile(t)
-	r := resident(t, shell.Command{Timeout: 300 * time.Millisecond, Line: `sleep 600 & echo $! > ` + path + `
+	// The timeout covers the first call, the process's start included: far
+	// above a start on a loaded machine (startBound), so that only the
+	// hanging call can miss it.
+	r := resident(t, shell.Command{Timeout: startBound, Line: `sleep 600 & echo $! > ` + path + `
 while IFS= read -r line; do case "$line" in *hang*) sleep 600;; *) echo '{}';; esac; done`})
 	reply, err := call(t, context.Background(), r, `{}`)
 	require.NoError(t, err)
@@ -138,9 +140,12 @@ while IFS= read -r line; do case "$line" in *hang*) sleep 600;; *) echo '{}';; e
 // process it was talking to is replaced.
 func TestResidentCanceled(t *testing.T) {
 	t.Parallel()
-	r := resident(t, shell.Command{Line: `while IFS= read -r line; do case "$line" in *hang*) sleep 600;; *) echo '{}';; esac; done`})
+	// Canceled once the process runs, so that the call was talking to it.
+	path, _ := pidFile(t)
+	r := resident(t, shell.Command{Line: `echo $$ > ` + path + `
+while IFS= read -r line; do case "$line" in *hang*) sleep 600;; *) echo '{}';; esac; done`})
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
+	afterWritten(path, cancel)
 	_, err := call(t, ctx, r, `{"hang":1}`)
 	require.ErrorIs(t, err, context.Canceled)
 	_, err = call(t, context.Background(), r, `{}`)

@@ -33,6 +33,28 @@ var testEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C"}
 // speed; the logs show the figures.
 const hangGuard = 30 * time.Second
 
+// startBound is the timeout of a hook whose timeout must fire only after
+// sh has run its first lines (written a pid file, set a trap): far above
+// a process start on a loaded 2-core machine under -race, which a 200 ms
+// timeout could end before the line that the test relies on ran. The
+// hooks still sleep 600 s, so the timeout is what stops them.
+const startBound = 5 * time.Second
+
+// afterWritten calls f once path is non-empty (a hook wrote its pid: the
+// process runs), or after hangGuard, so that what f does (cancel a
+// context) cannot happen before the process started, however loaded the
+// machine.
+func afterWritten(path string, f func()) {
+	go func() {
+		defer f()
+		for deadline := time.Now().Add(hangGuard); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+				return
+			}
+		}
+	}()
+}
+
 // returns calls f and returns its result and how long it took, failing the
 // test if f has not returned within hangGuard.
 func returns(t *testing.T, f func() (shell.Result, error)) (shell.Result, error, time.Duration) {
@@ -221,15 +243,15 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 	t.Parallel()
 	path, readPid := pidFile(t)
 	line := fmt.Sprintf(`sleep 600 & echo $! > %s; exec sleep 600`, path)
-	r, err, took := run(t, shell.Command{Line: line, Timeout: 200 * time.Millisecond}, "")
-	t.Logf("timeout 200ms: Run returned after %v", took)
+	r, err, took := run(t, shell.Command{Line: line, Timeout: startBound}, "")
+	t.Logf("timeout %v: Run returned after %v", startBound, took)
 	if !errors.Is(err, shell.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) || !shell.IsTimeout(err) {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
 	if shell.Classify(err) != shell.ClassTimeout {
 		t.Errorf("Classify = %q", shell.Classify(err))
 	}
-	if took < 200*time.Millisecond {
+	if took < startBound {
 		t.Errorf("Run returned after %v, before the timeout", took)
 	}
 	if r.ExitCode != -1 || r.Signal != "killed" {
@@ -255,12 +277,14 @@ func TestRunTimeoutIgnoringTERM(t *testing.T) {
 	})
 	t.Run("TERM then KILL", func(t *testing.T) {
 		t.Parallel()
+		// The trap must be set before TERM comes (else TERM ends sh, not
+		// KILL): a timeout far above sh's start.
 		const grace = 300 * time.Millisecond
 		r, err, took := returns(t, func() (shell.Result, error) {
-			return shell.Exec{TermGrace: grace}.Run(context.Background(), shell.Command{Line: line, Env: testEnv, Timeout: 200 * time.Millisecond}, nil)
+			return shell.Exec{TermGrace: grace}.Run(context.Background(), shell.Command{Line: line, Env: testEnv, Timeout: startBound}, nil)
 		})
-		t.Logf("timeout 200ms + TermGrace 300ms: Run returned after %v", took)
-		if !shell.IsTimeout(err) || took < 200*time.Millisecond+grace {
+		t.Logf("timeout %v + TermGrace %v: Run returned after %v", startBound, grace, took)
+		if !shell.IsTimeout(err) || took < startBound+grace {
 			t.Errorf("err %v after %v: want a timeout after the grace", err, took)
 		}
 		if r.Signal != "killed" {
@@ -272,10 +296,11 @@ func TestRunTimeoutIgnoringTERM(t *testing.T) {
 func TestRunTermGraceLetsHookCleanUp(t *testing.T) {
 	t.Parallel()
 	// The grace is longer than hangGuard: Run returns only if the grace
-	// ends when the hook exits.
+	// ends when the hook exits. The trap must be set before the timeout
+	// sends TERM: a timeout far above sh's start.
 	line := `trap 'echo cleaning up >&2; exit 3' TERM; sleep 600 & wait`
 	r, err, _ := returns(t, func() (shell.Result, error) {
-		return shell.Exec{TermGrace: time.Hour}.Run(context.Background(), shell.Command{Line: line, Env: testEnv, Timeout: 200 * time.Millisecond}, nil)
+		return shell.Exec{TermGrace: time.Hour}.Run(context.Background(), shell.Command{Line: line, Env: testEnv, Timeout: startBound}, nil)
 	})
 	if !shell.IsTimeout(err) {
 		t.Fatalf("err = %v, want a timeout", err)
@@ -320,10 +345,13 @@ func TestRunEscapedGrandchild(t *testing.T) {
 
 func TestRunContextCanceled(t *testing.T) {
 	t.Parallel()
+	// Canceled once the process runs (a cancel before the start is
+	// TestRunContextDoneBeforeStart), so that it is killed.
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
+	path, _ := pidFile(t)
+	afterWritten(path, cancel)
 	r, err, _ := returns(t, func() (shell.Result, error) {
-		return shell.Run(ctx, shell.Command{Line: "sleep 600", Env: testEnv}, nil)
+		return shell.Run(ctx, shell.Command{Line: "echo $$ > " + path + "; exec sleep 600", Env: testEnv}, nil)
 	})
 	if !errors.Is(err, context.Canceled) || shell.IsTimeout(err) || shell.Classify(err) != shell.ClassCanceled {
 		t.Errorf("err = %v", err)
@@ -337,9 +365,10 @@ func TestRunContextCause(t *testing.T) {
 	t.Parallel()
 	cause := errors.New("dispatch abandoned")
 	ctx, cancel := context.WithCancelCause(context.Background())
-	time.AfterFunc(50*time.Millisecond, func() { cancel(cause) })
+	path, _ := pidFile(t)
+	afterWritten(path, func() { cancel(cause) })
 	_, err, _ := returns(t, func() (shell.Result, error) {
-		return shell.Run(ctx, shell.Command{Line: "sleep 600", Env: testEnv}, nil)
+		return shell.Run(ctx, shell.Command{Line: "echo $$ > " + path + "; exec sleep 600", Env: testEnv}, nil)
 	})
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, cause) {
 		t.Errorf("err = %v", err)
