@@ -17,7 +17,10 @@ const dagBomb = `local t = {"x"} for i = 1, 60 do t = {t, t} end`
 // TestErrorValueBounded: error() with a table converts under the same
 // budget as an output, in a handler and at load.
 func TestErrorValueBounded(t *testing.T) {
-	p := newTestPool(t, Options{}, "h.lua", "hook{event='BeforeTool', timeoutMs=100, handler=function() "+dagBomb+" error(t) end}")
+	// The point is the error: a timeout (and, below, a load timeout) far
+	// above its cost, so that a loaded machine cannot turn it into a
+	// timeout.
+	p := newTestPool(t, Options{}, "h.lua", "hook{event='BeforeTool', timeoutMs=60000, handler=function() "+dagBomb+" error(t) end}")
 	_, err := p.Call(context.Background(), 0, bashInput("ls"))
 	var he *HookError
 	require.ErrorAs(t, err, &he)
@@ -27,7 +30,7 @@ func TestErrorValueBounded(t *testing.T) {
 
 	s, err := Compile("load.lua", []byte(dagBomb+" error(t)"))
 	require.NoError(t, err)
-	_, err = NewPool(context.Background(), []Source{{Script: s}}, Options{})
+	_, err = NewPool(context.Background(), []Source{{Script: s}}, Options{LoadTimeout: MaxTimeout})
 	var se *ScriptError
 	require.ErrorAs(t, err, &se)
 	require.Contains(t, se.Msg, "error called with a table (more than")

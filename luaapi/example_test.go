@@ -12,7 +12,7 @@ import (
 func Example() {
 	script, err := luaapi.Compile("guards/rm.lua", []byte(`
 local re = require("re")
-hook{ event = "BeforeTool", matcher = "^(shell_exec|bash)$", onError = "deny", timeoutMs = 50,
+hook{ event = "BeforeTool", matcher = "^(shell_exec|bash)$", onError = "deny", timeoutMs = 5000,
       handler = function(input)
         local cmd = input.toolInput.command or ""
         if re.find(cmd, [[rm\s+-[a-z]*r[a-z]*f[a-z]*\s+/(\s|$)]]) then

@@ -10,10 +10,13 @@ import (
 )
 
 // slowLoad is a script whose top level runs for a long time (far more than
-// a hook's timeout) on every VM build.
+// hook 0's timeout) on every VM build. Hook 1 does nothing, with a timeout
+// far above its cost: the calls that must succeed use it, since a loaded
+// machine can take 5 ms to run an empty handler.
 const slowLoad = `
 local n = 0 for i = 1, 3e6 do n = n + i end
 hook{ event = "BeforeTool", timeoutMs = 5, handler = function(i) if i.toolName == "loop" then while true do end end end }
+hook{ event = "BeforeTool", timeoutMs = 60000, handler = function(i) end }
 `
 
 // TestPoolIsWarmAfterLoad: NewPool builds the pool's VMs at load (the
@@ -41,7 +44,7 @@ func TestPoolIsWarmAfterLoad(t *testing.T) {
 // as a timeout instead of reporting ok after the build.
 func TestWaitingForABuildCounts(t *testing.T) {
 	p := newTestPool(t, Options{PoolSize: 1, LoadTimeout: MaxTimeout}, "slow.lua", slowLoad)
-	_, err := p.Call(context.Background(), 0, bashInput("ls"))
+	_, err := p.Call(context.Background(), 1, bashInput("ls"))
 	require.NoError(t, err)
 	// A timeout discards the only VM; the next call waits for the rebuild,
 	// whose top level takes far longer than the 5 ms timeout.
@@ -55,7 +58,7 @@ func TestWaitingForABuildCounts(t *testing.T) {
 	require.True(t, strings.Contains(he.Msg, "waiting for a VM"), he.Msg)
 	// Once rebuilt, calls work again.
 	p.waitWarm()
-	_, err = p.Call(context.Background(), 0, bashInput("ls"))
+	_, err = p.Call(context.Background(), 1, bashInput("ls"))
 	require.NoError(t, err)
 }
 
