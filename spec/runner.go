@@ -33,6 +33,13 @@ type Runner struct {
 	// options for the files, Lua scripts, stdlib packs and command hooks
 	// of a case, given its root.
 	Extra func(c *Case, root string, generated Generated) ([]engine.Option, error)
+	// LuaTimeout, when above 0, is the timeout of every case's Lua hooks
+	// and stdlib packs that set no timeoutMs (otherwise the engine's
+	// default, 1 s). A machine slower than the one the cases were written
+	// on (a loaded CI runner, the race detector) wants a higher one, so
+	// that a hook expected to answer is not timed out; the cases whose
+	// point is a timeout set their own timeoutMs.
+	LuaTimeout time.Duration
 }
 
 // Generated lists the configuration the runner wrote for a case's hooks:
@@ -206,6 +213,9 @@ func (r *Runner) options(c *Case, root string) ([]engine.Option, error) {
 		handlers = Handlers()
 	}
 	var opts []engine.Option
+	if r.LuaTimeout > 0 {
+		opts = append(opts, engine.WithLuaPool(0, r.LuaTimeout))
+	}
 	if len(c.Hooks) == 0 && len(c.Files) == 0 && len(c.Config) == 0 && len(c.Policy) == 0 && len(c.Lua) == 0 && len(c.Stdlib) == 0 {
 		opts = append(opts, r.Base...)
 	}

@@ -138,6 +138,8 @@ func TestExitCodes(t *testing.T) {
 		{name: "explain invalid JSON", args: []string{"explain", "BeforeTool", "--stdlib", "none"}, stdin: "nope", code: ExitFail},
 		{name: "test missing path", args: []string{"test", "/nonexistent-dir/cases"}, code: ExitFail},
 		{name: "test bad -run", args: []string{"test", "-run", "("}, code: ExitUsage},
+		{name: "test --lua-timeout above the maximum", args: []string{"test", "--lua-timeout", "2m"}, code: ExitUsage},
+		{name: "test --lua-timeout negative", args: []string{"test", "--lua-timeout", "-1s"}, code: ExitUsage},
 		{name: "test --help", args: []string{"test", "--help"}, code: ExitOK, stdout: "N passed, N failed"},
 		{name: "stdlib --help", args: []string{"stdlib", "--help"}, code: ExitOK, stdout: "Usage: monad-hooks stdlib"},
 		{name: "stdlib two names", args: []string{"stdlib", "a", "b"}, code: ExitUsage},

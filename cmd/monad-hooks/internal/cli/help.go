@@ -277,6 +277,9 @@ Test flags:
 	-v              print every case
 	-run REGEXP     run only the cases whose name matches
 	-parallel N     cases that run at once (default: the number of CPUs)
+	-lua-timeout D  the timeout of Lua hooks and stdlib packs that set no
+	                timeoutMs (default: the engine's, 1s): more on a slow
+	                or loaded CI machine, up to 1m
 ` + commonFlagsHelp + exitCodesHelp + `
 Examples:
 

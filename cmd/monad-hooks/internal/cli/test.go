@@ -17,6 +17,7 @@ import (
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/internal/regfile"
+	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/spec"
 )
 
@@ -38,6 +39,7 @@ func cmdTest(ctx context.Context, inv *invocation, args []string) int {
 	verbose := fs.Bool("v", false, "print every case, not only the failing ones")
 	runPat := fs.String("run", "", "run only the cases whose name matches `REGEXP`")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "cases that run at once")
+	luaTimeout := fs.Duration("lua-timeout", 0, "the timeout of Lua hooks that set no timeoutMs (default: the engine's, 1s)")
 	pos, code := parseArgs(inv, fs, helpTest, args)
 	if code >= 0 {
 		return code
@@ -51,6 +53,9 @@ func cmdTest(ctx context.Context, inv *invocation, args []string) int {
 	}
 	if *parallel < 1 {
 		return inv.usageErr("-parallel must be at least 1")
+	}
+	if *luaTimeout < 0 || *luaTimeout > luaapi.MaxTimeout {
+		return inv.usageErr("-lua-timeout must be between 0 and %v", luaapi.MaxTimeout)
 	}
 	if len(pos) == 0 {
 		pos = []string{"."}
@@ -84,6 +89,8 @@ func cmdTest(ctx context.Context, inv *invocation, args []string) int {
 		Base:    base,
 		TempDir: func() (string, error) { return os.MkdirTemp(tmp, "case-*") },
 		Extra:   c.extra(inv.env),
+
+		LuaTimeout: *luaTimeout,
 	}
 	results := r.RunFiles(ctx, files, *parallel)
 	if report(inv.stdout, files, results, *verbose) {
