@@ -8,8 +8,15 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
 )
+
+// testLuaTimeout is the timeout of the test engines' Lua hooks and stdlib
+// packs that set no timeoutMs: far above any call's cost, since the
+// engine's default (1 s) is not for a pack under -race on a loaded
+// machine (the stdlib tests timed out at it).
+const testLuaTimeout = luaapi.MaxTimeout
 
 // allPacksEngine builds an engine with every stdlib pack.
 func allPacksEngine(t *testing.T, opts ...engine.Option) *engine.Engine {
@@ -17,6 +24,7 @@ func allPacksEngine(t *testing.T, opts ...engine.Option) *engine.Engine {
 	e, err := engine.New(context.Background(), append([]engine.Option{
 		engine.WithStdlib(stdlib.Names()...),
 		engine.WithFiles(engine.Files{Root: t.TempDir(), Home: "/home/agent"}),
+		engine.WithLuaPool(0, testLuaTimeout),
 	}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { e.Close() })

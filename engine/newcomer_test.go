@@ -22,7 +22,7 @@ import (
 func luaEngine(t *testing.T, name, src string, opts ...engine.Option) *engine.Engine {
 	t.Helper()
 	scripts := fstest.MapFS{"guards/" + name: {Data: []byte(src)}}
-	eng, err := engine.New(t.Context(), append([]engine.Option{engine.WithFiles(engine.Files{LuaFS: []engine.ScriptFS{{FS: scripts, Dir: "guards"}}})}, opts...)...)
+	eng, err := engine.New(t.Context(), append([]engine.Option{engine.WithFiles(engine.Files{LuaFS: []engine.ScriptFS{{FS: scripts, Dir: "guards"}}}), engine.WithLuaPool(0, testLuaTimeout)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
 	return eng

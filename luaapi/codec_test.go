@@ -65,7 +65,7 @@ end }`)
 	require.NoError(t, err)
 	d, err := DecodeScript(string(data))
 	require.NoError(t, err)
-	p, err := NewPool(context.Background(), []Source{{Script: d}}, Options{PoolSize: 1})
+	p, err := NewPool(context.Background(), []Source{{Script: d}}, Options{PoolSize: 1, DefaultTimeout: MaxTimeout}) // far above a call's cost
 	require.NoError(t, err)
 	defer p.Close()
 	out, err := p.Call(context.Background(), 0, &events.Input{Event: events.BeforeTool, ToolName: "bash"})

@@ -167,7 +167,7 @@ func FuzzRoundTrip(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	p, err := NewPool(context.Background(), []Source{{Script: MustCompile("echo.lua", []byte(echoScript))}}, Options{})
+	p, err := NewPool(context.Background(), []Source{{Script: MustCompile("echo.lua", []byte(echoScript))}}, Options{DefaultTimeout: MaxTimeout}) // far above a call's cost
 	if err != nil {
 		f.Fatal(err)
 	}

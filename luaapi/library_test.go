@@ -33,7 +33,9 @@ func newLibPoolSize(t testing.TB, size int, l map[string]*Script, scripts ...str
 	for i := 0; i+1 < len(scripts); i += 2 {
 		srcs = append(srcs, Source{Script: MustCompile(scripts[i], []byte(scripts[i+1]))})
 	}
-	p, err := NewPool(context.Background(), srcs, Options{Libraries: l, PoolSize: size})
+	// Timeouts far above the cost (like newTestPool's): the default 1 s
+	// is not, for a call under -race on a loaded machine.
+	p, err := NewPool(context.Background(), srcs, Options{Libraries: l, PoolSize: size, DefaultTimeout: MaxTimeout, LoadTimeout: MaxTimeout})
 	if err == nil {
 		t.Cleanup(func() { p.Close() })
 	}
