@@ -54,4 +54,8 @@ func (p *Pool) waitWarm() {
 	}
 }
 
+// holdDeadlines makes the deadline of p's calls start at the first stop
+// poll of a host function their handler runs (see watchdog.holdDeadlines).
+func (p *Pool) holdDeadlines() { p.plan.wd.holdDeadlines.Store(true) }
+
 func crc32Of(b []byte) uint32 { return crc32.ChecksumIEEE(b) }

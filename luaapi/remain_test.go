@@ -139,6 +139,11 @@ end }`)
 			warm := bashInput("ab")
 			warm.ToolInput = map[string]any{"command": "ab", "list": []any{"b", "a"}}
 			_, _ = p.Call(context.Background(), 0, warm) // may time out compiling, under -race
+			// The deadline starts when the host function first polls
+			// it, not at the call's start, which a loaded machine can
+			// leave behind for longer than the timeout before the work
+			// began (the counter still 0).
+			p.holdDeadlines()
 			before := counter(p, c.work(p))
 			in := bashInput(c.subject)
 			if c.name == "table.sort" {
