@@ -49,11 +49,11 @@ func newRegexpEntry(pat string) *regexpEntry {
 		return e
 	}
 	e.prefix, e.complete = re.LiteralPrefix()
-	if e.prefix == "" {
-		e.lits = newLitSet(pat)
-	}
 	e.insts, e.backward = 1<<16, true // unknown: assume the worst
 	if sre, err := syntax.Parse(pat, syntax.Perl); err == nil {
+		if e.prefix == "" {
+			e.lits = newLitSet(sre)
+		}
 		if prog, err := syntax.Compile(sre.Simplify()); err == nil {
 			e.insts = max(len(prog.Inst), 1)
 			e.backward = false

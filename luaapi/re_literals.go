@@ -101,13 +101,9 @@ func shortest(lits []lit) int {
 	return n
 }
 
-// newLitSet returns the literal set of pattern pat (nil when none is
+// newLitSet returns the literal set of a parsed pattern (nil when none is
 // known).
-func newLitSet(pat string) *litSet {
-	re, err := syntax.Parse(pat, syntax.Perl)
-	if err != nil {
-		return nil
-	}
+func newLitSet(re *syntax.Regexp) *litSet {
 	lits, ok := requiredLits(re)
 	if !ok {
 		return nil
