@@ -65,6 +65,47 @@ func TestCapsNesting(t *testing.T) {
 	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
 }
 
+// TestCapsLoopsAndFunctions: a command that uses a loop variable is
+// checked once per value of the loop's list, and a called function's body
+// once per call, up to 1024 such checks on a line; past them the line is
+// denied (the loop's later values and the calls' bodies were never read).
+func TestCapsLoopsAndFunctions(t *testing.T) {
+	p := mustLoad(t, "deny-destructive", nil)
+	loop := func(n int, last string) string {
+		vals := make([]string, n)
+		for i := range vals {
+			vals[i] = fmt.Sprintf("d%d", i)
+		}
+		return "for d in " + strings.Join(vals, " ") + " " + last + `; do rm -rf "$d"; done`
+	}
+	out := p.call(t, shellInput(loop(500, "~")))
+	require.Equal(t, events.Deny, out.Decision, out.Reason)
+	assert.Contains(t, out.Reason, "[delete-critical]")
+	out = p.call(t, shellInput(loop(1100, "~")))
+	require.Equal(t, events.Deny, out.Decision, out.Reason)
+	assert.Contains(t, out.Reason, "[too-complex]")
+	out = p.call(t, shellInput(loop(500, "d500")))
+	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
+	// functions that each call the one before four times: f3 runs 148
+	// bodies' commands, f7 (4^7 bodies) runs past the cap (so does
+	// checking the definitions, each of whose commands is a call)
+	fan := func(n int) string {
+		s := `f0() { rm -rf "$1"; }; `
+		for i := 1; i <= n; i++ {
+			s += fmt.Sprintf("f%d() { %s}; ", i, strings.Repeat(fmt.Sprintf(`f%d "$1"; `, i-1), 4))
+		}
+		return s + fmt.Sprintf("f%d ", n)
+	}
+	out = p.call(t, shellInput(fan(3)+"./build"))
+	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
+	out = p.call(t, shellInput(fan(3)+"~"))
+	require.Equal(t, events.Deny, out.Decision, out.Reason)
+	assert.Contains(t, out.Reason, "[delete-critical]")
+	out = p.call(t, shellInput(fan(7)+"./build"))
+	require.Equal(t, events.Deny, out.Decision, out.Reason)
+	assert.Contains(t, out.Reason, "[too-complex]")
+}
+
 // TestCapsWrappers: any number of wrappers is seen through (the Go unwrap
 // stops after 32, the Lua one stopped after 16 more and let rm through).
 func TestCapsWrappers(t *testing.T) {

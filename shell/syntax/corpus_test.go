@@ -171,6 +171,19 @@ var carried = map[string]string{
 	"set -- rm -rf /; \"$@\"":               "the positional parameters are the command",
 	"set -- rm -rf ~; $1 $2 $3":             "the positional parameters are the command",
 	"set -- rm -rf ~; bash -c \"$*\"":       "the positional parameters are the command string",
+	// the same inside function bodies and loops
+	"f() { \"${cmd[@]}\"; }; cmd=(rm -rf /); f":                                  "an array set before the call is the body's command",
+	"f() { \"${cmd[@]}\"; }; declare -a cmd=(rm -rf ~); f":                       "an array set before the call is the body's command",
+	"run() { \"${job[@]}\"; }; job=(sudo rm -rf /etc); for i in 1; do run; done": "an array set before the call is the body's command",
+	"f() { set -- rm -rf ~; \"$@\"; }; f":                                        "the body's positional parameters are its command",
+	"f() { local a=(\"$@\"); \"${a[@]}\"; }; f rm -rf ~":                         "the call's arguments, through a local array, are the command",
+	"f() { local c=\"$1\"; $c -rf /; }; f rm":                                    "the call's argument, through a local variable, is the command name",
+	"f() { \"${@:1}\"; }; f rm -rf ~":                                            "the call's arguments are the command",
+	"f() { shift; \"$@\"; }; f x rm -rf ~":                                       "the call's arguments after shift are the command",
+	"f() { \"${@:2}\"; }; f x rm -rf /":                                          "the call's arguments are the command",
+	"a=(x rm -rf ~); \"${a[@]:1}\"":                                              "an array's elements are the command",
+	"set -- x rm -rf ~; shift; \"$@\"":                                           "the positional parameters are the command",
+	"for c in ls rm; do $c -rf ~; done":                                          "a loop variable's second value is the command name",
 }
 
 // TestCorpusDangerExposed: for every command of the dangerous corpora, the

@@ -87,9 +87,13 @@
 --- `-fr`, `-r -f`), `$IFS` and brace expansion (`{rm,-rf,/}`), variables
 --- and aliases set earlier on the line (`R=rm; $R -rf /`), arrays
 --- (`a=(rm -rf ~); "${a[@]}"`, `declare -a`) and positional parameters
---- (`set -- rm -rf /; "$@"`) set earlier on the line, functions
---- defined on the line and called (`f(){ rm -rf "$1"; }; f ~`, the
---- arguments put in for `$1`..`$9`, `$@`, `$*`; so too for `sh -c SCRIPT
+--- (`set -- rm -rf /; "$@"`, `shift`, `${@:2}`) set earlier on the line,
+--- also inside loops and function bodies, loop variables with each
+--- value of their list (`for d in build ~; do rm -rf "$d"; done`),
+--- functions defined on the line and called (`f(){ rm -rf "$1"; }; f ~`,
+--- the arguments put in for `$1`..`$9`, `$@`, `$*`, the body seeing what
+--- was set before the call and its own `local`, `set --` and `shift`;
+--- so too for `sh -c SCRIPT
 --- NAME ARGS`, as in `find ~ -exec sh -c 'rm -rf "$1"' _ {} \;`), `$(which
 --- rm)`, `$(command -v rm)` and `$(printf 'rm -rf %s' ~)`, PowerShell
 --- (`pwsh -Command`, `Remove-Item -Recurse -Force`, `irm URL | iex`), and one-line
@@ -3174,6 +3178,34 @@ local function written_script(w)
   return nil
 end
 
+-- slice is list from the index from (0-based) on, len elements when len
+-- is a number ("" for all): ${@:N:M}, ${a[@]:N:M}.
+local function slice(list, from, len)
+  local out = {}
+  local last = #list
+  if len ~= nil and len ~= "" then
+    last = math.min(last, from + tonumber(len))
+  end
+  for k = from + 1, last do
+    out[#out + 1] = list[k]
+  end
+  return out
+end
+
+-- bind sets the variable n to v in vars, or an array (a=(rm -rf ~)) in
+-- arrays, whose $a is its first element.
+local function bind(vars, arrays, n, v)
+  local elems = string.match(v, "^%((.*)%)$")
+  if elems then
+    arrays[n] = split(elems) or {}
+    v = arrays[n][1] or ""
+  end
+  vars[n] = v
+end
+
+-- DECLARERS are the commands that set variables named in their words.
+local DECLARERS = { export = true, declare = true, typeset = true, ["local"] = true, readonly = true }
+
 -- positional substitutes the arguments of a function call (or of set --
 -- earlier on the line) for $1..$9, ${N}, $@ and $* in the words of its
 -- body; with arrays (name -> elements, set earlier on the line: a=(rm -rf
@@ -3184,9 +3216,23 @@ local function positional(words, args, arrays)
   local out = {}
   for _, w in ipairs(words) do
     local whole = args and (w == "$@" or w == "$*" or w == "${@}" or w == "${*}") and args
+    if args and not whole then
+      -- ${@:N} and ${@:N:M}: from $N on
+      local from, len = string.match(w, "^%${[@*]:(%d+):?(%d*)}$")
+      if from then
+        whole = slice(args, tonumber(from) - 1, len)
+      end
+    end
     if arrays and not whole then
       local name = string.match(w, "^%${([A-Za-z_][A-Za-z0-9_]*)%[[@*]%]}$")
       whole = name and arrays[name]
+      if not whole then
+        -- ${a[@]:N} and ${a[@]:N:M}: from the element N on
+        local n, from, len = string.match(w, "^%${([A-Za-z_][A-Za-z0-9_]*)%[[@*]%]:(%d+):?(%d*)}$")
+        if n and arrays[n] then
+          whole = slice(arrays[n], tonumber(from), len)
+        end
+      end
       if not whole and string.find(w, "$", 1, true) then
         for n, elems in pairs(arrays) do
           if string.find(w, n, 1, true) then
@@ -3247,6 +3293,51 @@ local function test_target(words, assigns)
     seen = seen or re.find(x, TEST_DB) ~= nil
   end
   return seen
+end
+
+-- MAX_VARIANTS bounds the extra checks of commands that use a loop
+-- variable (one per further value of its list) and of the commands of
+-- function bodies run by calls, on one line; past it the line is denied
+-- (too-complex).
+local MAX_VARIANTS = 1024
+
+-- spend counts n more checks against the line's budget (ctx.budget); the
+-- denial when it is spent.
+local function spend(ctx, n)
+  local b = ctx.budget
+  if b then
+    b.n = b.n + n
+    if b.n > MAX_VARIANTS then
+      return deny("too-complex", "the line runs more commands through loops and functions than the pack examines (" .. MAX_VARIANTS .. ")")
+    end
+  end
+  return nil
+end
+
+-- per_value checks a command once more for every further value of each
+-- loop variable (loops: name -> values) its words (raw) use; make()
+-- builds its words with vars as they are (for d in build ~; do rm -rf
+-- "$d"; done).
+local function per_value(ctx, loops, raw, vars, make)
+  local text = table.concat(raw, " ")
+  for name, values in pairs(loops) do
+    if string.find(text, name, 1, true) and re.find(text, [[\$\{?]] .. name .. [[\b]]) then
+      local keep = vars[name]
+      for k = 2, #values do
+        local rule, detail = spend(ctx, 1)
+        if not rule then
+          vars[name] = values[k]
+          rule, detail = check_argv(make(), ctx)
+        end
+        if rule then
+          vars[name] = keep
+          return rule, detail
+        end
+      end
+      vars[name] = keep
+    end
+  end
+  return nil
 end
 
 check_argv = function(words, ctx, eff)
@@ -3321,11 +3412,58 @@ check_argv = function(words, ctx, eff)
     for k = 2, #w do
       args[#args + 1] = w[k]
     end
-    local inner = setmetatable({ fdepth = (ctx.fdepth or 0) + 1 }, { __index = ctx })
-    for _, bw in ipairs(body) do
-      local rule, detail = check_argv(expand(positional(bw, args), ctx.vars or {}), inner)
-      if rule then
-        return rule, detail
+    -- the body runs with the variables and arrays set so far on the line
+    -- (also those set after the definition), its own assignments, set --
+    -- and shift (f() { local a=("$@"); "${a[@]}"; })
+    local vars, arrays = {}, {}
+    for k, v in pairs(ctx.vars or {}) do
+      vars[k] = v
+    end
+    for k, v in pairs(ctx.arrays or {}) do
+      arrays[k] = v
+    end
+    -- loops: a variable bound to several words (for d in "$@")
+    local loops = {}
+    local inner = setmetatable({ fdepth = (ctx.fdepth or 0) + 1, vars = vars, arrays = arrays }, { __index = ctx })
+    local rule, detail = spend(ctx, #body)
+    if rule then
+      return rule, detail
+    end
+    for _, bc in ipairs(body) do
+      if type(bc.assigns) == "table" then
+        for k, v in pairs(bc.assigns) do
+          if type(v) == "string" then
+            local vals = expand(positional({ v }, args, arrays), vars)
+            bind(vars, arrays, k, vals[1] or "")
+            loops[k] = #vals > 1 and vals or nil
+          end
+        end
+      end
+      local make = function()
+        return expand(positional(bc.words, args, next(arrays) and arrays), vars)
+      end
+      local bw = make()
+      local bn = basename(bw[1])
+      if bn == "set" and bw[2] and (bw[2] == "--" or not string.find(bw[2], "^[-+]")) then
+        args = slice(bw, bw[2] == "--" and 2 or 1)
+      elseif bn == "shift" then
+        args = slice(args, tonumber(bw[2] or "1") or 1)
+      elseif DECLARERS[bn] then
+        for k = 2, #bw do
+          local n, v = string.match(bw[k], "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+          if n then
+            bind(vars, arrays, n, v)
+          end
+        end
+      end
+      if #bw > 0 then
+        rule, detail = check_argv(bw, inner)
+        if not rule and next(loops) then
+          rule, detail = per_value(inner, loops, bc.words, vars, make)
+        end
+        if rule then
+          return rule, detail
+        end
       end
     end
   end
@@ -3495,6 +3633,33 @@ end
 -- checked; a deeper one is denied rather than let through unread.
 local MAX_NESTING = 5
 
+-- loop_values is the list of for NAME in LIST that binds name for the
+-- nth time on the line (the parser binds NAME to the first word only),
+-- its words with arrays, "$@" and variables put in (a word that becomes
+-- several, as $DIRS does, counts each); nil when no such header is found.
+local function loop_values(line, name, nth, ctx, pargs)
+  if not string.find(line, "for", 1, true) then
+    return nil
+  end
+  local heads = re.findall(line, [[(?:^|[\s;&|({])for\s+]] .. name .. [[\s+in\s+[^;\n]*]])
+  local head = heads and heads[nth]
+  if not head then
+    return nil
+  end
+  local _, _, list = re.find(head, [[\sin\s+(.*)$]])
+  local words = split(list or "") or {}
+  if pargs or next(ctx.arrays) then
+    words = positional(words, pargs, next(ctx.arrays) and ctx.arrays)
+  end
+  local out = {}
+  for _, w in ipairs(expand(words, ctx.vars)) do
+    for x in string.gmatch(w, "%S+") do
+      out[#out + 1] = x
+    end
+  end
+  return out
+end
+
 check_line = function(line, depth)
   if type(line) ~= "string" or line == "" then
     return nil
@@ -3528,17 +3693,13 @@ check_line = function(line, depth)
     end
   end
   local cmds = commands(line)
-  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {} }
+  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {}, budget = { n = 0 } }
   local vars, aliases, funcs, arrays = ctx.vars, ctx.aliases, ctx.funcs, ctx.arrays
-  -- remember sets a variable, or an array (a=(rm -rf ~)) whose $a is its
-  -- first element
+  -- loops: the values of loop variables (for d in a b c); seen: how many
+  -- loops bound each name so far
+  local loops, seen = {}, {}
   local function remember(n, v)
-    local elems = string.match(v, "^%((.*)%)$")
-    if elems then
-      arrays[n] = split(elems) or {}
-      v = arrays[n][1] or ""
-    end
-    vars[n] = v
+    bind(vars, arrays, n, v)
   end
   local pipeline = {}
   local prev_doc = nil
@@ -3551,6 +3712,17 @@ check_line = function(line, depth)
           if history_var(k, v) then
             return deny("history-wipe", k .. "=" .. v .. " would stop or wipe the shell history")
           end
+        end
+      end
+      -- a for loop (a command of one assignment and no words): its
+      -- variable takes every value of the list in turn
+      local name = next(c.assigns)
+      if (c.words == nil or #c.words == 0) and name and next(c.assigns, name) == nil then
+        seen[name] = (seen[name] or 0) + 1
+        local values = loop_values(line, name, seen[name], ctx, not (type(c.func) == "string" and c.func ~= "") and ctx.posargs or nil)
+        if values and values[1] then
+          vars[name] = values[1]
+          loops[name] = #values > 1 and values or nil
         end
       end
     end
@@ -3568,9 +3740,9 @@ check_line = function(line, depth)
     else
       self_pipe = nil
     end
-    if type(c.func) == "string" and c.func ~= "" and type(c.words) == "table" and #c.words > 0 then
+    if type(c.func) == "string" and c.func ~= "" and ((type(c.words) == "table" and #c.words > 0) or type(c.assigns) == "table") then
       local body = funcs[c.func] or {}
-      body[#body + 1] = c.words
+      body[#body + 1] = { words = c.words, assigns = c.assigns }
       funcs[c.func] = body
     end
     local words = c.words or {}
@@ -3591,6 +3763,8 @@ check_line = function(line, depth)
         list[#list + 1] = words[k]
       end
       ctx.posargs = ctx.posargs and list or positional(list, {})
+    elseif first == "shift" and ctx.posargs and not (type(c.func) == "string" and c.func ~= "") then
+      ctx.posargs = slice(ctx.posargs, tonumber(words[2] or "1") or 1)
     elseif first == "export" or first == "declare" or first == "typeset" or first == "local" or first == "readonly" or first == "set" then
       for k = 2, #words do
         local n, v = string.match(words[k], "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -3716,10 +3890,26 @@ check_line = function(line, depth)
     -- the command's own assignments (RAILS_ENV=test rails db:drop)
     ctx.assigns_now = c.assigns
     local rule, detail = check_argv(words, ctx, eff_now)
-    ctx.assigns_now = nil
     if rule then
+      ctx.assigns_now = nil
       return rule, detail
     end
+    -- a command that uses a loop variable runs once per value of its list
+    -- (for d in build ~; do rm -rf "$d"; done)
+    if next(loops) and type(c.words) == "table" then
+      rule, detail = per_value(ctx, loops, c.words, vars, function()
+        local vw = c.words
+        if pargs or next(arrays) then
+          vw = positional(vw, pargs, next(arrays) and arrays)
+        end
+        return xargs_replace(expand(vw, vars))
+      end)
+      if rule then
+        ctx.assigns_now = nil
+        return rule, detail
+      end
+    end
+    ctx.assigns_now = nil
     rule, detail = exfiltration(eff_now, c.redirects, pipeline)
     if rule then
       return rule, detail
