@@ -952,6 +952,16 @@ local function register(pack, P, load)
         break
       end
       w = unwrap(inner)
+      -- a runner's shell with a command string (docker exec web sh -c
+      -- '...'): the line parser does not read into runners' arguments
+      if SHELLS[prog_key(w[1])] and depth < MAX_DEPTH then
+        for k = 2, #w - 1 do
+          if re.find(w[k], "^-[a-z]*c[a-z]*$") then
+            best = check_line(w[k + 1], best, depth + 1)
+            break
+          end
+        end
+      end
     end
     return best
   end

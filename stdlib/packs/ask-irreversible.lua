@@ -11,13 +11,16 @@
 --- and URL, for the tools a platform engineer's agent runs every day
 --- (`terraform destroy`, `gh repo delete`, `vault kv destroy`, `kubectl
 --- delete namespace`, `aws s3 rb --force`, `curl -X DELETE .../index`,
---- `git stash drop`, ...). A matching call stops for the host's approval
+--- `git stash drop`, `apt purge nginx`, ...). A matching call stops for the host's approval
 --- prompt (`ask`), with a reason that names the rule and the safer way:
 ---
 ---     ask-irreversible [iac:terraform-destroy]: destroys every resource the state manages; instead: review terraform plan -destroy, then destroy single resources with -target
 ---
 --- Every family runs by default with its rules' own decision (almost all
---- `ask`). The parameters `deny`, `ask` and `off` name families, groups
+--- `ask`; the `packages` rules that remove the system's own packages,
+--- every package a pattern or a listing names, or essential packages by
+--- force deny: `apt purge openssh-server`, `apt remove '*'`, `brew
+--- uninstall $(brew list)`). The parameters `deny`, `ask` and `off` name families, groups
 --- (`cloud`, `data`, `secrets`, ...), single rules (`iac:terraform-destroy`)
 --- or `all`; the most specific name wins, so `{"deny": ["cloud"], "ask":
 --- ["dns"]}` denies every cloud family but DNS. `monad-hooks stdlib
