@@ -184,6 +184,11 @@ var carried = map[string]string{
 	"a=(x rm -rf ~); \"${a[@]:1}\"":                                              "an array's elements are the command",
 	"set -- x rm -rf ~; shift; \"$@\"":                                           "the positional parameters are the command",
 	"for c in ls rm; do $c -rf ~; done":                                          "a loop variable's second value is the command name",
+	"cmds=(\"rm -rf ~\"); for c in \"${cmds[@]}\"; do eval \"$c\"; done":         "a loop variable over an array's elements is the command string",
+	"for c in \"rm -rf ~\"; do $c; done":                                         "a loop variable's value is the command",
+	"readarray -t a <<< $'rm\\n-rf\\n/'; \"${a[@]}\"":                            "an array read from a here-string is the command",
+	"IFS=' ' read -ra a <<< \"rm -rf ~\"; \"${a[@]}\"":                           "an array read from a here-string is the command",
+	"declare -A m=([x]=\"rm -rf /\"); ${m[x]}":                                   "an associative array's element is the command",
 }
 
 // TestCorpusDangerExposed: for every command of the dangerous corpora, the

@@ -48,6 +48,12 @@ import (
 var oracleDifferences = map[string]string{
 	"cat <<EOF\n$(cat <<EOF\ny\nEOF\n)\nEOF\n": "mvdan reads the inner here-document inside the $( ) of the outer one's body; " +
 		"bash (5.2) ends the outer body at the first EOF line and rejects the line, and this package flags it malformed",
+	// NAME[INDEX]=value: an array element's assignment is listed as a
+	// command word (Assigns hold plain names); deny-destructive reads such
+	// a word as the element's assignment
+	"xs=(a b); xs[1]='/'; rm -rf \"${xs[1]}\"":   "an array element's assignment is a word here",
+	"xs=(a); xs[7]=/etc; rm -rf \"${xs[7]}\"":    "an array element's assignment is a word here",
+	"xs=(a b); xs[1]=./tmp; rm -rf \"${xs[1]}\"": "an array element's assignment is a word here",
 }
 
 // oracleEdgeCases are lines written for the comparison: corners of the

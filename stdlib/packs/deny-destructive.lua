@@ -88,8 +88,12 @@
 --- and aliases set earlier on the line (`R=rm; $R -rf /`), arrays
 --- (`a=(rm -rf ~); "${a[@]}"`, `declare -a`) and positional parameters
 --- (`set -- rm -rf /; "$@"`, `shift`, `${@:2}`) set earlier on the line,
---- also inside loops and function bodies, loop variables with each
---- value of their list (`for d in build ~; do rm -rf "$d"; done`),
+--- also by `read -a`, `readarray` and `mapfile` from a here-string or
+--- here-document, by key (`declare -A`, `${m[key]}`) or one element
+--- (`a[1]=/`), defaults (`${1:-~}`, `${DIR:-/}`), also inside loops and
+--- function bodies (a body that shifts sees each argument as `$1`), loop
+--- variables with each value of their list (`for d in build ~; do rm
+--- -rf "$d"; done`),
 --- functions defined on the line and called (`f(){ rm -rf "$1"; }; f ~`,
 --- the arguments put in for `$1`..`$9`, `$@`, `$*`, the body seeing what
 --- was set before the call and its own `local`, `set --` and `shift`;
@@ -3119,8 +3123,21 @@ local function expand(words, vars)
       w = re.gsub(w, [[\$\{?IFS\}?]], " ")
       for name, val in pairs(vars) do
         if string.find(w, name, 1, true) then
+          if val ~= "" then
+            w = re.gsub(w, [[\$\{]] .. name .. [[:?[-=][^{}]*\}]], (string.gsub(val, "%$", "$$")))
+          end
           w = re.gsub(w, [[\$\{]] .. name .. [[\}|\$]] .. name .. [[\b]], (string.gsub(val, "%$", "$$")))
         end
+      end
+      -- ${NAME:-DEFAULT} of a variable the line does not set: the default
+      -- (but $HOME and $PWD, which the pack knows)
+      if string.find(w, "${", 1, true) then
+        w = string.gsub(w, "%${([%a_][%w_]*):?[-=]([^{}$]*)}", function(n, d)
+          if n == "HOME" or n == "PWD" then
+            return "$" .. n
+          end
+          return d
+        end)
       end
       -- $(printf 'rm -rf %s' "$HOME"): the format with its %s filled in
       if string.find(w, "printf", 1, true) then
@@ -3197,10 +3214,80 @@ end
 local function bind(vars, arrays, n, v)
   local elems = string.match(v, "^%((.*)%)$")
   if elems then
-    arrays[n] = split(elems) or {}
-    v = arrays[n][1] or ""
+    local list = split(elems) or {}
+    -- ([k]=v ...): an associative (or indexed) array written by keys;
+    -- its keys are kept beside the values
+    local keyed = {}
+    for k, x in ipairs(list) do
+      local key, val = string.match(x, "^%[([^%]]*)%]=(.*)$")
+      if key then
+        keyed[string.gsub(key, "[\"']", "")] = val
+        list[k] = val
+      end
+    end
+    if next(keyed) then
+      list.keys = keyed
+    end
+    arrays[n] = list
+    v = list[1] or ""
   end
   vars[n] = v
+end
+
+-- bind_element sets one element of an array (a[1]=/, m[key]=v).
+local function bind_element(arrays, n, key, v)
+  local list = arrays[n] or {}
+  arrays[n] = list
+  local i = tonumber(key)
+  if i and i >= 0 and i <= #list then
+    list[i + 1] = v
+  else
+    -- a key, or an index past the end (kept by key: no gap is filled)
+    list.keys = list.keys or {}
+    list.keys[string.gsub(key, "[\"']", "")] = v
+  end
+end
+
+-- read_array binds the array that read -a, readarray or mapfile (first)
+-- fills from a here-string or here-document: its words (read -a) or
+-- lines.
+local MAPFILE_VALUES = { ["-d"] = true, ["-n"] = true, ["-O"] = true, ["-s"] = true, ["-u"] = true, ["-C"] = true, ["-c"] = true }
+local function read_array(first, words, redirects, arrays)
+  local text = nil
+  for _, r in ipairs(redirects) do
+    if r.op == "<<<" and type(r.target) == "string" then
+      text = r.target
+    elseif (r.op == "<<" or r.op == "<<-") and type(r.body) == "string" then
+      text = r.body
+    end
+  end
+  if not text then
+    return
+  end
+  local name, list = nil, {}
+  local k = 2
+  while k <= #words do
+    local w = words[k]
+    if first == "read" then
+      local rest = string.match(w, "^%-%a-a(.*)$")
+      if rest then
+        name = rest ~= "" and rest or words[k + 1]
+        break
+      end
+    elseif MAPFILE_VALUES[w] then
+      k = k + 1
+    elseif string.sub(w, 1, 1) ~= "-" then
+      name = w
+    end
+    k = k + 1
+  end
+  if not name or not string.match(name, "^[%a_][%w_]*$") then
+    return
+  end
+  for x in string.gmatch(text, first == "read" and "%S+" or "[^\n]+") do
+    list[#list + 1] = x
+  end
+  arrays[name] = list
 end
 
 -- DECLARERS are the commands that set variables named in their words.
@@ -3238,9 +3325,14 @@ local function positional(words, args, arrays)
           if string.find(w, n, 1, true) then
             local all = string.gsub(table.concat(elems, " "), "%$", "$$")
             w = re.gsub(w, [[\$\{]] .. n .. [[\[[@*]\]\}]], all)
-            w = string.gsub(w, "%${" .. n .. "%[(%d)%]}", function(i)
-              return elems[tonumber(i) + 1] or ""
+            w = string.gsub(w, "%${" .. n .. "%[(%d+)%]}", function(i)
+              return elems[tonumber(i) + 1] or (elems.keys and elems.keys[i]) or ""
             end)
+            if elems.keys then
+              w = string.gsub(w, "%${" .. n .. "%[([^%]]+)%]}", function(key)
+                return elems.keys[(string.gsub(key, "[\"'$]", ""))] or ""
+              end)
+            end
             w = re.gsub(w, [[\$\{]] .. n .. [[\}|\$]] .. n .. [[\b]], (string.gsub(elems[1] or "", "%$", "$$")))
           end
         end
@@ -3252,6 +3344,14 @@ local function positional(words, args, arrays)
       end
     elseif args and string.find(w, "$", 1, true) then
       w = re.gsub(w, [[\$\{?[@*]\}?]], (string.gsub(table.concat(args, " "), "%$", "$$")))
+      -- ${1:-DEFAULT}: the argument, or the default without one
+      w = string.gsub(w, "%${([1-9]):?[-=]([^}]*)}", function(n, d)
+        local a = args[tonumber(n)]
+        if a and a ~= "" then
+          return a
+        end
+        return d
+      end)
       for n = 1, 9 do
         if string.find(w, tostring(n), 1, true) then
           w = re.gsub(w, [[\$\{]] .. n .. [[\}|\$]] .. n, (string.gsub(args[n] or "", "%$", "$$")))
@@ -3429,6 +3529,14 @@ check_argv = function(words, ctx, eff)
     if rule then
       return rule, detail
     end
+    -- a body that shifts (while [ $# -gt 0 ]; do rm -rf "$1"; shift;
+    -- done) may run a command with each argument as $1
+    local shifts = false
+    for _, bc in ipairs(body) do
+      if bc.words and bc.words[1] == "shift" then
+        shifts = true
+      end
+    end
     for _, bc in ipairs(body) do
       if type(bc.assigns) == "table" then
         for k, v in pairs(bc.assigns) do
@@ -3460,6 +3568,20 @@ check_argv = function(words, ctx, eff)
         rule, detail = check_argv(bw, inner)
         if not rule and next(loops) then
           rule, detail = per_value(inner, loops, bc.words, vars, make)
+        end
+        if not rule and shifts and re.find(table.concat(bc.words, " "), [=[\$\{?[1-9]]=]) then
+          local all = args
+          for k = 1, #all - 1 do
+            rule, detail = spend(ctx, 1)
+            if not rule then
+              args = slice(all, k)
+              rule, detail = check_argv(make(), inner)
+            end
+            if rule then
+              break
+            end
+          end
+          args = all
         end
         if rule then
           return rule, detail
@@ -3649,12 +3771,38 @@ local function loop_values(line, name, nth, ctx, pargs)
   local _, _, list = re.find(head, [[\sin\s+(.*)$]])
   local words = split(list or "") or {}
   if pargs or next(ctx.arrays) then
+    -- an array's elements may have been quoted strings with blanks
+    -- (cmds=("rm -rf ~"): the parser gives their words): their text
+    -- joined is one more value
+    local joined = {}
+    for _, w in ipairs(words) do
+      local n = string.match(w, "^%${([%a_][%w_]*)%[[@*]%]}$")
+      local elems = n and ctx.arrays[n]
+      if elems and #elems > 1 then
+        joined[#joined + 1] = table.concat(elems, " ")
+      end
+    end
     words = positional(words, pargs, next(ctx.arrays) and ctx.arrays)
+    for _, j in ipairs(joined) do
+      words[#words + 1] = j
+    end
   end
+  -- a value with blanks is taken whole ("rm -rf ~" run by eval "$c")
+  -- and, as an unquoted $DIRS splits, word by word
   local out = {}
-  for _, w in ipairs(expand(words, ctx.vars)) do
-    for x in string.gmatch(w, "%S+") do
-      out[#out + 1] = x
+  -- (after a first word: expand splits a command name that has blanks)
+  local lead = { ":" }
+  for _, w in ipairs(words) do
+    lead[#lead + 1] = w
+  end
+  local values = expand(lead, ctx.vars)
+  for i = 2, #values do
+    local w = values[i]
+    out[#out + 1] = w
+    if string.find(w, "%s") then
+      for x in string.gmatch(w, "%S+") do
+        out[#out + 1] = x
+      end
     end
   end
   return out
@@ -3763,6 +3911,12 @@ check_line = function(line, depth)
         list[#list + 1] = words[k]
       end
       ctx.posargs = ctx.posargs and list or positional(list, {})
+    elseif #words == 1 and string.find(words[1], "]=", 1, true) and string.match(words[1], "^[%a_][%w_]*%[[^%]]+%]=") then
+      -- a[1]=/, m[key]=v: one element
+      local n, key, v = string.match(words[1], "^([%a_][%w_]*)%[([^%]]+)%]=(.*)$")
+      bind_element(arrays, n, key, v)
+    elseif (first == "read" or first == "readarray" or first == "mapfile") and type(c.redirects) == "table" then
+      read_array(first, words, c.redirects, arrays)
     elseif first == "shift" and ctx.posargs and not (type(c.func) == "string" and c.func ~= "") then
       ctx.posargs = slice(ctx.posargs, tonumber(words[2] or "1") or 1)
     elseif first == "export" or first == "declare" or first == "typeset" or first == "local" or first == "readonly" or first == "set" then
