@@ -3846,7 +3846,33 @@ check_line = function(line, depth)
   -- loops: the values of loop variables (for d in a b c); seen: how many
   -- loops bound each name so far
   local loops, seen = {}, {}
+  -- NAME+=VALUE appends (a+=(rm); c+=' -rf ~'), but the parser gives it
+  -- as NAME=VALUE: the line's assignments of a name it appends to are
+  -- matched in order with the forms written
+  local appends = {}
   local function remember(n, v)
+    if string.find(line, n .. "+=", 1, true) then
+      appends[n] = (appends[n] or 0) + 1
+      local forms = re.findall(line, [[(?:^|[\s;&|({])]] .. n .. [[\+?=]])
+      local f = forms and forms[appends[n]]
+      if f and string.sub(f, -2) == "+=" then
+        local elems = string.match(v, "^%((.*)%)$")
+        if elems then
+          local list = {}
+          for _, x in ipairs(arrays[n] or { vars[n] }) do
+            list[#list + 1] = x
+          end
+          for _, x in ipairs(split(elems) or {}) do
+            list[#list + 1] = x
+          end
+          arrays[n] = list
+          vars[n] = list[1] or ""
+        else
+          vars[n] = (vars[n] or "") .. v
+        end
+        return
+      end
+    end
     bind(vars, arrays, n, v)
   end
   local pipeline = {}
