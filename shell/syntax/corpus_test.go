@@ -189,6 +189,8 @@ var carried = map[string]string{
 	"readarray -t a <<< $'rm\\n-rf\\n/'; \"${a[@]}\"":                            "an array read from a here-string is the command",
 	"IFS=' ' read -ra a <<< \"rm -rf ~\"; \"${a[@]}\"":                           "an array read from a here-string is the command",
 	"declare -A m=([x]=\"rm -rf /\"); ${m[x]}":                                   "an associative array's element is the command",
+	"go() { local -a argv=(\"$@\"); exec \"${argv[@]}\"; }; go rm -rf ~":         "the call's arguments, through a local array, are the command",
+	"while read -r c; do $c; done <<< \"rm -rf ~\"":                              "a variable read from a here-string is the command",
 }
 
 // TestCorpusDangerExposed: for every command of the dangerous corpora, the

@@ -3252,7 +3252,8 @@ end
 -- fills from a here-string or here-document: its words (read -a) or
 -- lines.
 local MAPFILE_VALUES = { ["-d"] = true, ["-n"] = true, ["-O"] = true, ["-s"] = true, ["-u"] = true, ["-C"] = true, ["-c"] = true }
-local function read_array(first, words, redirects, arrays)
+local READ_VALUES = { ["-d"] = true, ["-n"] = true, ["-N"] = true, ["-p"] = true, ["-t"] = true, ["-u"] = true, ["-i"] = true }
+local function read_array(first, words, redirects, arrays, vars, loops)
   local text = nil
   for _, r in ipairs(redirects) do
     if r.op == "<<<" and type(r.target) == "string" then
@@ -3265,6 +3266,7 @@ local function read_array(first, words, redirects, arrays)
     return
   end
   local name, list = nil, {}
+  local names = {}
   local k = 2
   while k <= #words do
     local w = words[k]
@@ -3274,12 +3276,40 @@ local function read_array(first, words, redirects, arrays)
         name = rest ~= "" and rest or words[k + 1]
         break
       end
+      if READ_VALUES[w] then
+        k = k + 1
+      elseif string.sub(w, 1, 1) ~= "-" and string.match(w, "^[%a_][%w_]*$") then
+        names[#names + 1] = w
+      end
     elseif MAPFILE_VALUES[w] then
       k = k + 1
     elseif string.sub(w, 1, 1) ~= "-" then
       name = w
     end
     k = k + 1
+  end
+  if first == "read" and not name and #names > 0 then
+    -- read NAME... : the first line's words, the last name the rest; one
+    -- name takes each line in turn (while read -r c; do $c; done <<< ...)
+    local lines = {}
+    for l in string.gmatch(text, "[^\n]+") do
+      lines[#lines + 1] = l
+    end
+    if #names == 1 then
+      vars[names[1]] = lines[1] or ""
+      loops[names[1]] = #lines > 1 and lines or nil
+      return
+    end
+    local rest = lines[1] or ""
+    for i, n in ipairs(names) do
+      if i == #names then
+        vars[n] = string.match(rest, "^%s*(.-)%s*$")
+      else
+        local w, r = string.match(rest, "^%s*(%S*)(.*)$")
+        vars[n], rest = w, r
+      end
+    end
+    return
   end
   if not name or not string.match(name, "^[%a_][%w_]*$") then
     return
@@ -3299,7 +3329,7 @@ local DECLARERS = { export = true, declare = true, typeset = true, ["local"] = t
 -- ~), declare -a a=(...)) also ${a[@]}, ${a[*]} (the elements, a word
 -- each when the word is nothing else), ${a[N]} and $a (the first). args
 -- nil leaves $1.. as they are.
-local function positional(words, args, arrays)
+local function positional(words, args, arrays, vars)
   local out = {}
   for _, w in ipairs(words) do
     local whole = args and (w == "$@" or w == "$*" or w == "${@}" or w == "${*}") and args
@@ -3313,6 +3343,14 @@ local function positional(words, args, arrays)
     if arrays and not whole then
       local name = string.match(w, "^%${([A-Za-z_][A-Za-z0-9_]*)%[[@*]%]}$")
       whole = name and arrays[name]
+      -- ${!a[@]}: the indices
+      local iname = not whole and string.match(w, "^%${!([A-Za-z_][A-Za-z0-9_]*)%[[@*]%]}$")
+      if iname and arrays[iname] then
+        whole = {}
+        for i = 1, #arrays[iname] do
+          whole[i] = tostring(i - 1)
+        end
+      end
       if not whole then
         -- ${a[@]:N} and ${a[@]:N:M}: from the element N on
         local n, from, len = string.match(w, "^%${([A-Za-z_][A-Za-z0-9_]*)%[[@*]%]:(%d+):?(%d*)}$")
@@ -3328,6 +3366,16 @@ local function positional(words, args, arrays)
             w = string.gsub(w, "%${" .. n .. "%[(%d+)%]}", function(i)
               return elems[tonumber(i) + 1] or (elems.keys and elems.keys[i]) or ""
             end)
+            -- ${a[$i]}, ${a[i]}: an index held by a variable
+            if vars then
+              w = string.gsub(w, "%${" .. n .. "%[%$?{?([%a_][%w_]*)}?%]}", function(v)
+                local i = tonumber(vars[v] or "")
+                if i then
+                  return elems[i + 1] or (elems.keys and elems.keys[tostring(i)]) or ""
+                end
+                return nil
+              end)
+            end
             if elems.keys then
               w = string.gsub(w, "%${" .. n .. "%[([^%]]+)%]}", function(key)
                 return elems.keys[(string.gsub(key, "[\"'$]", ""))] or ""
@@ -3343,6 +3391,9 @@ local function positional(words, args, arrays)
         out[#out + 1] = a
       end
     elseif args and string.find(w, "$", 1, true) then
+      -- "$@" written inside a word, as in an array's elements (a=("$@")):
+      -- the arguments, each a word of their own
+      w = re.gsub(w, [["\$\{?@\}?"]], (string.gsub(table.concat(args, " "), "%$", "$$")))
       w = re.gsub(w, [[\$\{?[@*]\}?]], (string.gsub(table.concat(args, " "), "%$", "$$")))
       -- ${1:-DEFAULT}: the argument, or the default without one
       w = string.gsub(w, "%${([1-9]):?[-=]([^}]*)}", function(n, d)
@@ -3548,7 +3599,7 @@ check_argv = function(words, ctx, eff)
         end
       end
       local make = function()
-        return expand(positional(bc.words, args, next(arrays) and arrays), vars)
+        return expand(positional(bc.words, args, next(arrays) and arrays, vars), vars)
       end
       local bw = make()
       local bn = basename(bw[1])
@@ -3924,7 +3975,7 @@ check_line = function(line, depth)
     -- function's body has its own $1..)
     local pargs = not (type(c.func) == "string" and c.func ~= "") and ctx.posargs or nil
     if pargs or next(arrays) then
-      words = positional(words, pargs, next(arrays) and arrays)
+      words = positional(words, pargs, next(arrays) and arrays, vars)
     end
     words = xargs_replace(expand(words, vars))
     local first = basename(words[1])
@@ -3942,7 +3993,7 @@ check_line = function(line, depth)
       local n, key, v = string.match(words[1], "^([%a_][%w_]*)%[([^%]]+)%]=(.*)$")
       bind_element(arrays, n, key, v)
     elseif (first == "read" or first == "readarray" or first == "mapfile") and type(c.redirects) == "table" then
-      read_array(first, words, c.redirects, arrays)
+      read_array(first, words, c.redirects, arrays, vars, loops)
     elseif first == "shift" and ctx.posargs and not (type(c.func) == "string" and c.func ~= "") then
       ctx.posargs = slice(ctx.posargs, tonumber(words[2] or "1") or 1)
     elseif first == "export" or first == "declare" or first == "typeset" or first == "local" or first == "readonly" or first == "set" then
@@ -4080,7 +4131,7 @@ check_line = function(line, depth)
       rule, detail = per_value(ctx, loops, c.words, vars, function()
         local vw = c.words
         if pargs or next(arrays) then
-          vw = positional(vw, pargs, next(arrays) and arrays)
+          vw = positional(vw, pargs, next(arrays) and arrays, vars)
         end
         return xargs_replace(expand(vw, vars))
       end)
