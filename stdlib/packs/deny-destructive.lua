@@ -3850,10 +3850,9 @@ local function loop_values(line, name, nth, ctx, pargs)
   for i = 2, #values do
     local w = values[i]
     out[#out + 1] = w
-    if string.find(w, "%s") then
-      for x in string.gmatch(w, "%S+") do
-        out[#out + 1] = x
-      end
+    -- (its words too when it has blanks)
+    for x in string.gmatch(string.find(w, "%s") and w or "", "%S+") do
+      out[#out + 1] = x
     end
   end
   return out
