@@ -40,7 +40,7 @@ func luaGuardEngine(tb testing.TB) *engine.Engine {
 	if err := os.WriteFile(p, []byte(guardScript), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	e, err := engine.New(context.Background(), engine.WithReloadInterval(1e9), engine.WithFiles(engine.Files{Lua: []string{p}, Root: dir}))
+	e, err := engine.New(context.Background(), testLuaPool, engine.WithReloadInterval(1e9), engine.WithFiles(engine.Files{Lua: []string{p}, Root: dir}))
 	if err != nil {
 		tb.Fatal(err)
 	}

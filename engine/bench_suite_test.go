@@ -98,7 +98,7 @@ func defaultSetEngine(tb testing.TB, opts ...engine.Option) *engine.Engine {
 	for _, n := range stdlib.Default() {
 		packs = append(packs, engine.Pack{Name: n})
 	}
-	opts = append(opts, engine.WithFiles(engine.Files{Stdlib: packs, Root: tb.TempDir(), Home: "/home/agent"}))
+	opts = append([]engine.Option{testLuaPool, engine.WithFiles(engine.Files{Stdlib: packs, Root: tb.TempDir(), Home: "/home/agent"})}, opts...)
 	e, err := engine.New(context.Background(), opts...)
 	if err != nil {
 		tb.Fatal(err)

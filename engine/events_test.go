@@ -18,13 +18,19 @@ import (
 // machine (the stdlib tests timed out at it).
 const testLuaTimeout = luaapi.MaxTimeout
 
+// testLuaPool is the option of every test engine whose Lua hooks or stdlib
+// packs run: the default pool, with testLuaTimeout for the hooks that set
+// no timeoutMs. A test whose point is a timeout sets a small timeoutMs on
+// the hook that must time out, never on the engine.
+var testLuaPool = engine.WithLuaPool(0, testLuaTimeout)
+
 // allPacksEngine builds an engine with every stdlib pack.
 func allPacksEngine(t *testing.T, opts ...engine.Option) *engine.Engine {
 	t.Helper()
 	e, err := engine.New(context.Background(), append([]engine.Option{
 		engine.WithStdlib(stdlib.Names()...),
 		engine.WithFiles(engine.Files{Root: t.TempDir(), Home: "/home/agent"}),
-		engine.WithLuaPool(0, testLuaTimeout),
+		testLuaPool,
 	}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { e.Close() })

@@ -118,7 +118,7 @@ func TestLuaMemoryBomb(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "bomb.lua")
 	writeConfig(t, script, `
-hook{ event = "BeforeTool", onError = "deny", timeoutMs = 20000, handler = function(i)
+hook{ event = "BeforeTool", onError = "deny", timeoutMs = 60000, handler = function(i)
   local t = {}
   if i.toolName == "tables" then
     for n = 1, 1e9 do t[n] = { n, n, n, n } end
@@ -159,7 +159,7 @@ end }`)
 // limit must not hide the command (regression: limit errors were ignored).
 func TestPaddedShellLines(t *testing.T) {
 	dir := t.TempDir()
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Stdlib: []engine.Pack{{Name: "deny-destructive"}}, Root: dir, Home: dir}))
+	eng, err := engine.New(t.Context(), testLuaPool, engine.WithFiles(engine.Files{Stdlib: []engine.Pack{{Name: "deny-destructive"}}, Root: dir, Home: dir}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ func TestIdentityHookIsBitIdentical(t *testing.T) {
 	ctx := context.Background()
 	scripts := fstest.MapFS{"h/echo.lua": {Data: []byte(
 		`hook{ event = "BeforeTool", handler = function(input) return { mutatedToolInput = input.toolInput } end }`)}}
-	eng, err := engine.New(ctx, engine.WithFiles(engine.Files{LuaFS: []engine.ScriptFS{{FS: scripts, Dir: "h"}}}))
+	eng, err := engine.New(ctx, testLuaPool, engine.WithFiles(engine.Files{LuaFS: []engine.ScriptFS{{FS: scripts, Dir: "h"}}}))
 	require.NoError(t, err)
 	defer eng.Close()
 	const tool = `{"big":12345678901234567890,"odd":9007199254740993,"one":1.0,"list":[1.50,2E3]}`

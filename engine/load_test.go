@@ -114,7 +114,7 @@ func TestAuditCarriesNoPayload(t *testing.T) {
 	writeConfig(t, script, `hook{ event = "BeforeTool", handler = function(i) return { mutatedToolInput = { command = i.toolInput.command .. " # checked" }, reason = "looked at it" } end }`)
 	var lines []string
 	var mu sync.Mutex
-	eng, err := engine.New(t.Context(),
+	eng, err := engine.New(t.Context(), testLuaPool,
 		engine.WithRecorder(engine.RecorderFunc(func(_ context.Context, r engine.Record) {
 			b, _ := json.Marshal(r)
 			mu.Lock()

@@ -22,7 +22,7 @@ import (
 func luaEngine(t *testing.T, name, src string, opts ...engine.Option) *engine.Engine {
 	t.Helper()
 	scripts := fstest.MapFS{"guards/" + name: {Data: []byte(src)}}
-	eng, err := engine.New(t.Context(), append([]engine.Option{engine.WithFiles(engine.Files{LuaFS: []engine.ScriptFS{{FS: scripts, Dir: "guards"}}}), engine.WithLuaPool(0, testLuaTimeout)}, opts...)...)
+	eng, err := engine.New(t.Context(), append([]engine.Option{engine.WithFiles(engine.Files{LuaFS: []engine.ScriptFS{{FS: scripts, Dir: "guards"}}}), testLuaPool}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
 	return eng
@@ -51,7 +51,7 @@ end }`)
 // run what loaded.
 func TestDegradedStartFailsClosedOnHostPack(t *testing.T) {
 	root := t.TempDir()
-	eng, err := engine.New(t.Context(), engine.WithDegradedStart(), engine.WithStdlib("default"),
+	eng, err := engine.New(t.Context(), testLuaPool, engine.WithDegradedStart(), engine.WithStdlib("default"),
 		engine.WithFiles(engine.Files{Root: root}))
 	require.NoError(t, err)
 	defer eng.Close()
@@ -84,7 +84,7 @@ hook{ event = "BeforeTool", handler = function() end }
 hook{ event = "BeforeTool", name = "block-curl", handler = function() end }`)
 	writeConfig(t, filepath.Join(dir, "b.lua"), `hook{ event = "AfterTool", handler = function() end }`)
 	writeConfig(t, filepath.Join(dir, "agents.json"), `{"atoms": ["guards/a.lua"]}`)
-	eng, err := engine.New(t.Context(), engine.WithStdlib("deny-destructive"), engine.WithFiles(engine.Files{
+	eng, err := engine.New(t.Context(), testLuaPool, engine.WithStdlib("deny-destructive"), engine.WithFiles(engine.Files{
 		User: []string{filepath.Join(dir, "agents.json")}, Lua: []string{filepath.Join(dir, "b.lua")}, Root: dir, Home: dir}))
 	require.NoError(t, err)
 	defer eng.Close()
@@ -108,7 +108,7 @@ func TestStatsForHealthAndMetrics(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "g.lua")
 	writeConfig(t, script, `hook{ event = "BeforeTool", handler = function() return { decision = "deny", reason = "v1" } end }`)
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Lua: []string{script}, Root: dir}), engine.WithLuaPool(3, 0))
+	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Lua: []string{script}, Root: dir}), engine.WithLuaPool(3, testLuaTimeout))
 	require.NoError(t, err)
 	defer eng.Close()
 	in := events.Input{Event: events.BeforeTool, ToolName: "bash"}
@@ -194,7 +194,7 @@ func TestDispatchRecorder(t *testing.T) {
 // not a data race (-race found WithFiles writing its captured Files).
 func TestOptionsSharedByConcurrentNews(t *testing.T) {
 	dir := t.TempDir()
-	opts := []engine.Option{engine.WithFiles(engine.Files{Root: dir, Home: dir}), engine.WithStdlib("deny-destructive")}
+	opts := []engine.Option{testLuaPool, engine.WithFiles(engine.Files{Root: dir, Home: dir}), engine.WithStdlib("deny-destructive")}
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {

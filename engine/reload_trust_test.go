@@ -36,7 +36,7 @@ func v1Engine(t *testing.T, fsys *testFS, lua ...string) (*engine.Engine, string
 	if fsys != nil {
 		files.FS = fsys
 	}
-	eng, err := engine.New(t.Context(), engine.WithFiles(files))
+	eng, err := engine.New(t.Context(), testLuaPool, engine.WithFiles(files))
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
 	return eng, cfg
@@ -180,7 +180,7 @@ func TestInPlaceRewritesNeverDropThePolicy(t *testing.T) {
 	lua := func(v int) string { return "-- version " + strings.Repeat("I", v) + "\n" + denyBashLua }
 	writeConfig(t, pol, policy(0))
 	writeConfig(t, script, lua(0))
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Policy: []string{pol}, Lua: []string{script}, Root: dir, Runner: fakeRunner}))
+	eng, err := engine.New(t.Context(), testLuaPool, engine.WithFiles(engine.Files{Policy: []string{pol}, Lua: []string{script}, Root: dir, Runner: fakeRunner}))
 	require.NoError(t, err)
 	defer eng.Close()
 

@@ -39,7 +39,7 @@ func TestUserRuleFile(t *testing.T) {
 	writeConfig(t, filepath.Join(dir, "team-rules.toml"), teamRules)
 	cfg := filepath.Join(dir, "agents.json")
 	writeConfig(t, cfg, `{"atoms": ["team-rules.toml"]}`)
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir}))
+	eng, err := engine.New(t.Context(), testLuaPool, engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir}))
 	require.NoError(t, err)
 	defer eng.Close()
 
@@ -130,7 +130,7 @@ func TestStdlibRuleParams(t *testing.T) {
 // TestAuditRuleOfLuaPacks: the audit names the rule of the packs written
 // in Lua too (pack:rule).
 func TestAuditRuleOfLuaPacks(t *testing.T) {
-	eng, err := engine.New(t.Context(), engine.WithFiles(engine.Files{Stdlib: []engine.Pack{{Name: "deny-destructive"}}}))
+	eng, err := engine.New(t.Context(), testLuaPool, engine.WithFiles(engine.Files{Stdlib: []engine.Pack{{Name: "deny-destructive"}}}))
 	require.NoError(t, err)
 	defer eng.Close()
 	res, err := eng.Dispatch(t.Context(), bash("rm -rf /"))

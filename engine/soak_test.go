@@ -48,7 +48,7 @@ func TestSoak(t *testing.T) {
 			firstErr.CompareAndSwap(nil, &r.Error)
 		}
 	})
-	eng, err := engine.New(t.Context(), engine.WithRecorder(rec), engine.WithFiles(engine.Files{Stdlib: packs, Root: dir, Home: dir}))
+	eng, err := engine.New(t.Context(), testLuaPool, engine.WithRecorder(rec), engine.WithFiles(engine.Files{Stdlib: packs, Root: dir, Home: dir}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func TestSpecialFilesAreRefusedWithoutBlocking(t *testing.T) {
 				}
 				done := make(chan result, 1)
 				go func() {
-					eng, err := engine.New(context.Background(), engine.WithFiles(files))
+					eng, err := engine.New(context.Background(), testLuaPool, engine.WithFiles(files))
 					done <- result{eng, err}
 				}()
 				var r result
@@ -100,7 +100,7 @@ func TestSpecialFileInDegradedRunFailsClosed(t *testing.T) {
 	done := make(chan error, 1)
 	var res engine.Result
 	go func() {
-		eng, err := engine.New(context.Background(), engine.WithDegradedStart(),
+		eng, err := engine.New(context.Background(), testLuaPool, engine.WithDegradedStart(),
 			engine.WithFiles(engine.Files{Policy: []string{policy}, Root: dir, Runner: fakeRunner}))
 		if err == nil {
 			res, err = eng.Dispatch(context.Background(), events.Input{Event: events.BeforeTool, ToolName: "bash"})
@@ -138,7 +138,7 @@ func TestBadScriptKeepsItsNeighbours(t *testing.T) {
 			tc.make(t, filepath.Join(guards, "0-bad.lua"))
 			writeConfig(t, filepath.Join(guards, "a.lua"), `hook{ event = "BeforeTool", handler = function() return { decision = "deny", reason = "a" } end }`)
 			writeConfig(t, filepath.Join(guards, "z.lua"), `hook{ event = "BeforeTool", handler = function() end }`)
-			eng, err := engine.New(t.Context(), engine.WithDegradedStart(),
+			eng, err := engine.New(t.Context(), testLuaPool, engine.WithDegradedStart(),
 				engine.WithFiles(engine.Files{Lua: []string{guards}, Root: dir, Home: dir, Runner: fakeRunner}))
 			require.NoError(t, err)
 			defer eng.Close()

@@ -38,7 +38,7 @@ func packsOf(t *testing.T, e *engine.Engine) []string {
 // pack runs.
 func TestWithStdlibDefault(t *testing.T) {
 	dir := t.TempDir()
-	e, err := engine.New(t.Context(), engine.WithStdlib("default"), engine.WithFiles(engine.Files{Root: dir, Home: dir}))
+	e, err := engine.New(t.Context(), testLuaPool, engine.WithStdlib("default"), engine.WithFiles(engine.Files{Root: dir, Home: dir}))
 	require.NoError(t, err)
 	defer e.Close()
 	want := slices.Sorted(slices.Values(stdlib.Default()))
@@ -57,7 +57,7 @@ func TestWithStdlibDefault(t *testing.T) {
 	names, err := engine.StdlibPacks("redact-pii", "default", "redact-pii")
 	require.NoError(t, err)
 	assert.Equal(t, append([]string{"redact-pii"}, stdlib.Default()...), names)
-	e2, err := engine.New(t.Context(), engine.WithStdlib("deny-destructive", "deny-destructive"),
+	e2, err := engine.New(t.Context(), testLuaPool, engine.WithStdlib("deny-destructive", "deny-destructive"),
 		engine.WithFiles(engine.Files{Root: dir, Home: dir, Stdlib: []engine.Pack{{Name: "deny-destructive", With: map[string]any{"exempt": []any{"^rm -rf ~$"}}}}}))
 	require.NoError(t, err)
 	defer e2.Close()
@@ -102,7 +102,7 @@ func TestStdlibNeedsAreMet(t *testing.T) {
 	assert.ErrorContains(t, err, cfg+":1:")
 
 	// Packs without needs load without them.
-	e, err := engine.New(t.Context(), engine.WithStdlib("deny-destructive", "redact-secrets"))
+	e, err := engine.New(t.Context(), testLuaPool, engine.WithStdlib("deny-destructive", "redact-secrets"))
 	require.NoError(t, err)
 	e.Close()
 }
@@ -111,7 +111,7 @@ func TestStdlibNeedsAreMet(t *testing.T) {
 // outside the project is caught even when the input carries no cwd.
 func TestProtectPathsUsesTheRootForCallsWithoutCwd(t *testing.T) {
 	dir := t.TempDir()
-	e, err := engine.New(t.Context(), engine.WithStdlib("protect-paths"), engine.WithFiles(engine.Files{Root: dir, Home: "/home/agent"}))
+	e, err := engine.New(t.Context(), testLuaPool, engine.WithStdlib("protect-paths"), engine.WithFiles(engine.Files{Root: dir, Home: "/home/agent"}))
 	require.NoError(t, err)
 	defer e.Close()
 	for path, want := range map[string]events.Decision{
@@ -129,7 +129,7 @@ func TestProtectPathsUsesTheRootForCallsWithoutCwd(t *testing.T) {
 // An engine with the default guard set, the one the monad-hooks CLI runs.
 func ExampleWithStdlib() {
 	ctx := context.Background()
-	eng, err := engine.New(ctx,
+	eng, err := engine.New(ctx, testLuaPool,
 		engine.WithStdlib("default"),
 		engine.WithFiles(engine.Files{Root: "/work/project", Home: "/home/me"}))
 	if err != nil {
@@ -150,7 +150,7 @@ func TestWithStdlibPackReplacedByAtoms(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "agents.json")
 	writeConfig(t, cfg, `{"atoms":[{"stdlib":"deny-destructive","with":{"protectedBranches":["staging"]}}]}`)
-	e, err := engine.New(t.Context(), engine.WithStdlib("deny-destructive"), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir, Home: dir}))
+	e, err := engine.New(t.Context(), testLuaPool, engine.WithStdlib("deny-destructive"), engine.WithFiles(engine.Files{User: []string{cfg}, Root: dir, Home: dir}))
 	require.NoError(t, err)
 	defer e.Close()
 	by := map[string]int{}

@@ -14,7 +14,7 @@ import (
 // BeforeModel) instead of letting it through.
 func TestRedactorsFailClosed(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithFiles(engine.Files{Stdlib: []engine.Pack{{Name: "redact-secrets"}, {Name: "redact-pii"}}}))
+	eng, err := engine.New(ctx, testLuaPool, engine.WithFiles(engine.Files{Stdlib: []engine.Pack{{Name: "redact-secrets"}, {Name: "redact-pii"}}}))
 	require.NoError(t, err)
 	defer eng.Close()
 	n := 0

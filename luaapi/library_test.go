@@ -242,7 +242,7 @@ func TestLibraryOptions(t *testing.T) {
 	}
 	// NewPool copies the map.
 	m := map[string]*Script{"t.v": MustCompile("t.v", []byte("return { v = 'first' }"))}
-	p, err := NewPool(context.Background(), []Source{{Script: MustCompile("a.lua", []byte(`hook{event='BeforeTool', handler=function() return { additionalContext = require("t.v").v } end}`))}}, Options{Libraries: m})
+	p, err := NewPool(context.Background(), []Source{{Script: MustCompile("a.lua", []byte(`hook{event='BeforeTool', handler=function() return { additionalContext = require("t.v").v } end}`))}}, Options{Libraries: m, DefaultTimeout: MaxTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,7 +151,7 @@ end }
 	p, err := NewPool(context.Background(), []Source{
 		{Script: s, Params: map[string]any{"protectedBranches": []any{"main", "release"}, "n": 3, "nested": map[string]any{"deep": true}}},
 		{Script: s},
-	}, Options{})
+	}, Options{DefaultTimeout: MaxTimeout}) // far above a call's cost
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/engine/hostkit"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/tools"
 )
 
@@ -36,7 +37,9 @@ type fakeAgent struct {
 func newFakeAgent(t *testing.T, opts ...engine.Option) (*fakeAgent, *engine.Engine) {
 	t.Helper()
 	dir := t.TempDir()
-	eng, err := engine.New(t.Context(), append([]engine.Option{engine.WithStdlib("default"),
+	// The packs' timeout is far above any call's cost: the engine's
+	// default (1 s) is not for a pack under -race on a loaded machine.
+	eng, err := engine.New(t.Context(), append([]engine.Option{engine.WithStdlib("default"), engine.WithLuaPool(0, luaapi.MaxTimeout),
 		engine.WithFiles(engine.Files{Root: dir, Home: "/home/agent"}),
 		engine.WithTools(
 			tools.Spec{Name: "run", Kind: events.ToolShell, Command: []string{"argv"}},

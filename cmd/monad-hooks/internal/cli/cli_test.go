@@ -14,6 +14,7 @@ import (
 
 	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
 )
 
@@ -36,9 +37,23 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// testLuaTimeout is the timeout of the Lua hooks and stdlib packs that set
+// no timeoutMs in the engines of in-process commands (testEnv) and of the
+// test command (--lua-timeout): far above any call's cost, since the
+// engine's default (1 s) is not for a pack under -race on a loaded
+// machine. A test whose point is a timeout sets a small timeoutMs on the
+// hook that must time out.
+const testLuaTimeout = luaapi.MaxTimeout
+
+// testLuaPool is the engine option that sets testLuaTimeout.
+var testLuaPool = engine.WithLuaPool(0, testLuaTimeout)
+
+// testEnv is the Env of an in-process command: a temporary directory, a
+// minimal environment, testLuaPool and the given Go hooks.
 func testEnv(t *testing.T, hooks ...engine.GoHook) Env {
 	t.Helper()
-	env := Env{Dir: t.TempDir(), Vars: []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin"}}
+	env := Env{Dir: t.TempDir(), Vars: []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin"},
+		engineOpts: []engine.Option{testLuaPool}}
 	for _, h := range hooks {
 		env.engineOpts = append(env.engineOpts, engine.WithHook(h))
 	}

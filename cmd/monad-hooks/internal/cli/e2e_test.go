@@ -687,7 +687,7 @@ input = { toolName = "bash" }
 `)
 	// Not a test file: skipped when walking the folder.
 	writeFile(t, filepath.Join(dir, "tests", "agents.toml"), "[hooks]\n")
-	o := mh(t, dir, "", "test", "--config", "agents.json", "--stdlib", "none", "tests")
+	o := mh(t, dir, "", "test", "--lua-timeout", "1m", "--config", "agents.json", "--stdlib", "none", "tests")
 	if o.code != 1 {
 		t.Errorf("exit %d: %+v", o.code, o)
 	}
@@ -705,15 +705,15 @@ input = { toolName = "bash" }
 	if strings.Contains(o.stdout, "--- PASS") {
 		t.Errorf("passing cases printed without -v:\n%s", o.stdout)
 	}
-	o = mh(t, dir, "", "test", "-v", "-run", "denied|own", "--config", "agents.json", "--stdlib", "none", "tests")
+	o = mh(t, dir, "", "test", "--lua-timeout", "1m", "-v", "-run", "denied|own", "--config", "agents.json", "--stdlib", "none", "tests")
 	if o.code != 0 || !strings.Contains(o.stdout, "--- PASS: bash is denied by my config") || !strings.HasSuffix(o.stdout, "2 passed, 0 failed\n") {
 		t.Errorf("-v -run: %+v", o)
 	}
-	o = mh(t, dir, "", "test", "--stdlib", "none", filepath.Join(dir, "tests", "agents.toml"))
+	o = mh(t, dir, "", "test", "--lua-timeout", "1m", "--stdlib", "none", filepath.Join(dir, "tests", "agents.toml"))
 	if o.code != 1 || !strings.Contains(o.stderr, `agents.toml:1:2: unknown key "hooks" at the top level; want one of seed, description, case`) {
 		t.Errorf("a non-test file named explicitly: %+v", o)
 	}
-	o = mh(t, dir, "", "test", "--stdlib", "none", "--config", "agents.json")
+	o = mh(t, dir, "", "test", "--lua-timeout", "1m", "--stdlib", "none", "--config", "agents.json")
 	if o.code != 1 || strings.Contains(o.stdout, "passed") && !strings.Contains(o.stdout, "1 failed") {
 		t.Errorf("default path: %+v", o)
 	}

@@ -202,7 +202,7 @@ want = { decision = "" }
 `,
 		"bad-tests/cases.toml": "[[case]]\nname = \"x\"\nevent = \"BeforeTool\"\nwant = { decison = \"deny\" }\n",
 	})
-	code, out, errs := runCLI(t, env, "", "test", "--stdlib", "none", "--lua", "guards", "hook-tests")
+	code, out, errs := runCLI(t, env, "", "test", "--lua-timeout", "1m", "--stdlib", "none", "--lua", "guards", "hook-tests")
 	require.Equal(t, ExitFail, code, errs)
 	assert.Contains(t, out, `--- FAIL: ls is denied`)
 	assert.Contains(t, out, "    step 1: decision: want deny, got proceed\n    step 1: no hook decided (2 ran)\n"+
@@ -211,7 +211,7 @@ want = { decision = "" }
 	assert.Contains(t, out, "    step 1: decision: want proceed, got deny\n    step 1: deny by hook lua:guards/deny.lua#no-rm: \"no rm\"\n"+
 		"    step 1: hook lua:guards/block.lua#1 failed (error)")
 
-	code, _, errs = runCLI(t, env, "", "test", "--stdlib", "none", "bad-tests")
+	code, _, errs = runCLI(t, env, "", "test", "--lua-timeout", "1m", "--stdlib", "none", "bad-tests")
 	require.Equal(t, ExitFail, code)
 	assert.Contains(t, errs, `bad-tests/cases.toml:4:10: unknown key "decison" in [case.want] (did you mean "decision"?)`)
 }
@@ -359,7 +359,7 @@ func TestInit(t *testing.T) {
 
 	in := env
 	in.Dir = dir
-	code, out, errs = runCLI(t, in, "", "test", "--config", "agents.json", "hook-tests/")
+	code, out, errs = runCLI(t, in, "", "test", "--lua-timeout", "1m", "--config", "agents.json", "hook-tests/")
 	assert.Equal(t, ExitOK, code, out+errs)
 	assert.Contains(t, out, "3 passed, 0 failed")
 	code, out, errs = runCLI(t, in, "", "check", "--config", "agents.json")

@@ -33,7 +33,7 @@ func TestUserRuleFileEndToEnd(t *testing.T) {
 	require.NoError(t, os.WriteFile(rules, []byte(teamRules), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(env.Dir, "agents.json"), []byte(`{"atoms": ["team-rules.toml"]}`), 0o644))
 
-	code, out, errOut := runCLI(t, env, "", "test", "team-rules.toml")
+	code, out, errOut := runCLI(t, env, "", "test", "--lua-timeout", "1m", "team-rules.toml")
 	require.Equal(t, ExitOK, code, "%s%s", out, errOut)
 	assert.Contains(t, out, "ok  \tteam-rules.toml")
 	assert.Contains(t, out, "1 passed, 0 failed")
@@ -65,13 +65,13 @@ func TestUserRuleFileEndToEnd(t *testing.T) {
 	code, _, errOut = runCLI(t, env, "", "check", "--config", "agents.json")
 	assert.Equal(t, ExitFail, code)
 	assert.Contains(t, errOut, rules+`:7:1: bad_rules: rule[0].subcomand: unknown key "subcomand" (did you mean "subcommand"?)`)
-	code, _, errOut = runCLI(t, env, "", "test", "team-rules.toml")
+	code, _, errOut = runCLI(t, env, "", "test", "--lua-timeout", "1m", "team-rules.toml")
 	assert.Equal(t, ExitFail, code)
 	assert.Contains(t, errOut, rules+`:7:1: bad_rules`)
 
 	// A rule whose case does not hold fails its test.
 	require.NoError(t, os.WriteFile(rules, []byte(strings.Replace(teamRules, `pass = ["pgctl cluster list"]`, `pass = ["pgctl cluster drop x"]`, 1)), 0o644))
-	code, out, _ = runCLI(t, env, "", "test", "team-rules.toml")
+	code, out, _ = runCLI(t, env, "", "test", "--lua-timeout", "1m", "team-rules.toml")
 	assert.Equal(t, ExitFail, code)
 	assert.Contains(t, out, `step 2 (pass pgctl cluster drop x): decision: want proceed, got ask`)
 }
