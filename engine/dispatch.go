@@ -219,16 +219,6 @@ func hasField(fs []string, f string) bool {
 	return false
 }
 
-func joinContext(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "\n\n" + b
-}
-
 // chain runs the hooks of a serial event in plan order. Each Record is
 // built in place, in res.Audit.
 func (e *Engine) chain(ctx context.Context, spec events.Spec, hooks []*hook, c *call, res *Result) {
@@ -326,6 +316,7 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 		rec.Ignored = append(rec.Ignored, "decision")
 	}
 	rec.Ignored = append(rec.Ignored, dropped.Names()...)
+	rec.Truncated = boundOutput(&kept)
 	if kept.Decision.Rank() > res.Decision.Rank() {
 		res.Decision = kept.Decision
 		res.Reason = kept.Reason
@@ -334,10 +325,16 @@ func (e *Engine) fold(spec events.Spec, h *hook, out *events.Output, rec *Record
 		}
 	}
 	if kept.AdditionalContext != "" {
-		res.AdditionalContext = joinContext(res.AdditionalContext, kept.AdditionalContext)
+		var cut bool
+		res.AdditionalContext, cut = joinContext(res.AdditionalContext, kept.AdditionalContext)
+		if cut && !hasField(rec.Truncated, "additionalContext") {
+			rec.Truncated = append(rec.Truncated, "additionalContext")
+		}
 	}
 	if kept.ModelOverride != "" {
-		if e.opts.vouch != nil && e.opts.vouch(kept.ModelOverride) {
+		if len(kept.ModelOverride) > events.MaxModelSize {
+			rec.Ignored = append(rec.Ignored, "modelOverride") // refused whole: a cut name is another model
+		} else if e.opts.vouch != nil && e.opts.vouch(kept.ModelOverride) {
 			res.ModelOverride = kept.ModelOverride
 		} else {
 			rec.Unvouched = true

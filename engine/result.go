@@ -17,11 +17,14 @@ type Result struct {
 	// allow > proceed); Proceed when no hook decided.
 	Decision events.Decision `json:"decision,omitempty"`
 	// Reason is the reason of the hook whose decision won; for a deny with
-	// no reason, the engine names the hook.
+	// no reason, the engine names the hook. A hook's reason is cut to
+	// events.MaxReasonSize (see [Record.Truncated]).
 	Reason string `json:"reason,omitempty"`
 	// AdditionalContext joins the honoured contexts in plan order with a
 	// blank line. At the first BeforeTurn of a session that is not denied, the
-	// context stashed at SessionStart comes first.
+	// context stashed at SessionStart comes first. It is at most
+	// events.MaxContextSize bytes in all: what is over is cut, with a
+	// marker (see [Record.Truncated]); so is the stash.
 	AdditionalContext string `json:"additionalContext,omitempty"`
 
 	// The honoured rewrites, as chained through the hooks (the last one
@@ -34,7 +37,8 @@ type Result struct {
 	MutatedText       *string `json:"mutatedText,omitempty"`
 
 	// ContinueWork asks the agent to keep working (AfterTurn); nil once the
-	// session has reached maxStopContinues.
+	// session has reached maxStopContinues. Its reason is cut to
+	// events.MaxReasonSize.
 	ContinueWork *events.ContinueWork `json:"continueWork,omitempty"`
 
 	// ConfigError is set when the configuration changed on disk but failed
@@ -119,9 +123,18 @@ type Record struct {
 	Rule string `json:"rule,omitempty"`
 	// Fields are the Output fields the hook returned; Ignored those of them
 	// (and "decision") that the event did not honour, or that the engine
-	// refused (an unvouched modelOverride, a capped continueWork).
+	// refused (an unvouched modelOverride, or one longer than
+	// events.MaxModelSize; a capped continueWork).
 	Fields  []string `json:"fields,omitempty"`
 	Ignored []string `json:"ignored,omitempty"`
+	// Truncated are the fields of the hook's output that the engine cut
+	// to their bounds, each then ending in a marker that says so
+	// (events.CutText): "reason" and "continueWork" (a reason over
+	// events.MaxReasonSize), "additionalContext" (over
+	// events.MaxContextSize, or the dispatch's contexts joined reached
+	// that bound at this hook). The decision stands: a deny whose reason
+	// was cut is a deny.
+	Truncated []string `json:"truncated,omitempty"`
 	// FailedClosed is true when the hook failed and onError: deny turned the
 	// failure into the dispatch's deny, or withheld the payload it could
 	// rewrite (at events that cannot deny).

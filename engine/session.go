@@ -175,7 +175,7 @@ func (s *sessions) after(in *events.Input, res *Result, maxStopContinues int, at
 		if res.AdditionalContext != "" && !atStart {
 			ctx := res.AdditionalContext
 			res.AdditionalContext = ""
-			s.update(in.SessionID, func(st *SessionState) { st.Context = joinContext(st.Context, ctx) })
+			s.update(in.SessionID, func(st *SessionState) { st.Context, _ = joinContext(st.Context, ctx) })
 		}
 	case events.BeforeTurn:
 		if res.Decision == events.Deny {
@@ -183,7 +183,7 @@ func (s *sessions) after(in *events.Input, res *Result, maxStopContinues int, at
 		}
 		// Taken and cleared at once: of concurrent turns, one gets it.
 		if stash := s.takeContext(in.SessionID); stash != "" {
-			res.AdditionalContext = joinContext(stash, res.AdditionalContext)
+			res.AdditionalContext, _ = joinContext(stash, res.AdditionalContext)
 		}
 	case events.AfterTurn:
 		if res.ContinueWork == nil {

@@ -21,4 +21,10 @@
 // hooks run serially (chaining rewrites) or in parallel, which decisions and
 // which Output fields it honours, and whether a hook's matcher applies.
 // [Spec.Filter] drops what an event does not honour.
+//
+// # Bounds
+//
+// [MaxReasonSize], [MaxContextSize] and [MaxModelSize] bound the texts an
+// Output hands to the host; [CutText] cuts a text to its bound with a
+// marker. The engine applies them to every hook's output.
 package events

@@ -186,18 +186,21 @@ type Want struct {
 
 // WantRecord is the expected audit record of one executed hook.
 type WantRecord struct {
-	Tier          string   `toml:"tier"`
-	Kind          string   `toml:"kind"`
-	Hook          string   `toml:"hook"`
-	HookContains  string   `toml:"hookContains"`
-	Rule          *string  `toml:"rule"`
-	Outcome       string   `toml:"outcome"`
-	Decision      *string  `toml:"decision"`
-	FailedClosed  *bool    `toml:"failedClosed"`
-	Capped        *bool    `toml:"capped"`
-	Unvouched     *bool    `toml:"unvouched"`
-	Ignored       []string `toml:"ignored"`
-	Fields        []string `toml:"fields"`
+	Tier         string   `toml:"tier"`
+	Kind         string   `toml:"kind"`
+	Hook         string   `toml:"hook"`
+	HookContains string   `toml:"hookContains"`
+	Rule         *string  `toml:"rule"`
+	Outcome      string   `toml:"outcome"`
+	Decision     *string  `toml:"decision"`
+	FailedClosed *bool    `toml:"failedClosed"`
+	Capped       *bool    `toml:"capped"`
+	Unvouched    *bool    `toml:"unvouched"`
+	Ignored      []string `toml:"ignored"`
+	Fields       []string `toml:"fields"`
+	// Truncated are the fields the engine cut to their bounds
+	// (Record.Truncated); [] means none.
+	Truncated     []string `toml:"truncated"`
 	ErrorContains string   `toml:"errorContains"`
 	// RegisteredBy must occur in the record's RegisteredBy (paths there
 	// are absolute: give the end, "agents.json:1:11").
@@ -602,6 +605,9 @@ func checkAudit(step int, want []WantRecord, got []engine.Record) []Mismatch {
 		}
 		if w.Fields != nil && !sameSet(w.Fields, g.Fields) {
 			add(f("fields"), fmt.Sprint(w.Fields), fmt.Sprint(g.Fields))
+		}
+		if w.Truncated != nil && !sameSet(w.Truncated, g.Truncated) {
+			add(f("truncated"), fmt.Sprint(w.Truncated), fmt.Sprint(g.Truncated))
 		}
 		if w.ErrorContains != "" && !strings.Contains(g.Error, w.ErrorContains) {
 			add(f("error"), fmt.Sprintf("containing %q", w.ErrorContains), fmt.Sprintf("%q", g.Error))
