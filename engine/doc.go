@@ -67,6 +67,14 @@
 // Fields an event does not honour are ignored, and so is a decision it
 // cannot honour; the audit Record still lists them under Ignored.
 //
+// What an output says to the host is bounded, whatever the hook's kind: a
+// reason (and a continueWork reason) is cut to [events.MaxReasonSize], the
+// additionalContext of a dispatch (the SessionStart stash too) to
+// [events.MaxContextSize] in all, each ending in a marker
+// ([events.CutText]); the decision stands, and the Record lists the cut
+// fields under Truncated. A modelOverride over [events.MaxModelSize] is
+// refused. Payload rewrites are never cut.
+//
 // # Failure
 //
 // A hook's own failure (an error, a panic, a timeout, an invalid output) is
