@@ -476,47 +476,52 @@ func (s *fileSource) readAtom(v *fileVersion, a luaAtom) ([]luaScript, error) {
 	return s.readLuaPath(v, a)
 }
 
-// stdlibLibraries compiles the stdlib's shared Lua libraries (require
-// "monad.params" and friends) once per process: they are embedded, and a
-// compiled luaapi.Script is immutable, so every engine and every plan
-// generation shares them. Only a build defect makes it fail.
+// stdlibLibraries gives the stdlib's shared Lua libraries (require
+// "monad.params" and friends) once per process, each a luaapi.LazyScript
+// decoded (or, when its precompiled form is stale, compiled) the first
+// time a VM requires it: a start that loads deny-destructive decodes
+// neither the redaction library nor the rules library rendered from the
+// rule files, which was a tenth of `monad-hooks run BeforeTool`
+// (BenchmarkCLIRun). They are embedded, and a compiled luaapi.Script is
+// immutable, so every engine and every plan generation shares them. Only a
+// build defect makes one fail, and then the require that needed it fails
+// the pack's load.
 var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) {
 	out := map[string]*luaapi.Script{}
-	// The rules library is rendered from the embedded rule files, whose
-	// decoding is most of a start (BenchmarkCLIRun): its compiled form is
-	// checked against the files themselves.
-	if n, sum, ok := rulesLibraryKeySum(); ok {
-		out[stdlib.RulesLibraryName] = precompiled.ScriptSum(stdlib.RulesLibraryName, n, sum)
+	for name, src := range stdlib.Libraries() {
+		out[name] = luaapi.LazyScript(name, func() (*luaapi.Script, error) {
+			return compileScript(luaScript{name: name, src: src, stdlib: true})
+		})
 	}
-	if s := out[stdlib.RulesLibraryName]; s != nil {
-		out[stdlib.RulesLibraryName] = s
-	}
-	libs, err := stdlibLibrarySources(out[stdlib.RulesLibraryName] == nil)
-	if err != nil {
-		return nil, err
-	}
-	for name, src := range libs {
-		s, err := compileScript(luaScript{name: name, src: src, stdlib: true})
-		if err != nil {
-			return nil, err
-		}
-		out[name] = s
-	}
+	out[stdlib.RulesLibraryName] = luaapi.LazyScript(stdlib.RulesLibraryName, rulesLibrary)
 	return out, nil
 })
 
-// stdlibLibrarySources returns the sources of the stdlib's libraries by
-// require name, with withRules the rules library rendered from the
-// embedded rule files.
-func stdlibLibrarySources(withRules bool) (map[string][]byte, error) {
-	libs := stdlib.Libraries()
-	if withRules {
-		files, err := stdlibRules()
-		if err != nil {
-			return nil, err
+// rulesLibrary is the compiled rules library. It is rendered from the
+// embedded rule files, whose decoding is most of a start that loads it: its
+// compiled form is checked against the files themselves.
+func rulesLibrary() (*luaapi.Script, error) {
+	if n, sum, ok := rulesLibraryKeySum(); ok {
+		if s := precompiled.ScriptSum(stdlib.RulesLibraryName, n, sum); s != nil {
+			return s, nil
 		}
-		libs[stdlib.RulesLibraryName] = stdlib.RulesLibrary(files)
 	}
+	files, err := stdlibRules()
+	if err != nil {
+		return nil, err
+	}
+	return compileScript(luaScript{name: stdlib.RulesLibraryName, src: stdlib.RulesLibrary(files), stdlib: true})
+}
+
+// stdlibLibrarySources returns the sources of the stdlib's libraries by
+// require name, the rules library rendered from the embedded rule files.
+func stdlibLibrarySources() (map[string][]byte, error) {
+	libs := stdlib.Libraries()
+	files, err := stdlibRules()
+	if err != nil {
+		return nil, err
+	}
+	libs[stdlib.RulesLibraryName] = stdlib.RulesLibrary(files)
 	return libs, nil
 }
 
@@ -589,7 +594,7 @@ func walkRuleFiles(f func(name string, data []byte)) bool {
 //
 //go:generate go test -run ^TestPrecompiledUpToDate$ -update-precompiled .
 func precompiledSources() (srcs, keys map[string][]byte, err error) {
-	srcs, err = stdlibLibrarySources(true)
+	srcs, err = stdlibLibrarySources()
 	if err != nil {
 		return nil, nil, err
 	}

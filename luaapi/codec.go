@@ -41,6 +41,10 @@ const maxDecodedItems = 1 << 24
 // implements encoding.BinaryMarshaler and never fails for a script made by
 // [Compile]. Encoding the same script twice gives the same bytes.
 func (s *Script) MarshalBinary() ([]byte, error) {
+	s, err := s.compiled()
+	if err != nil {
+		return nil, err
+	}
 	e := encoder{index: map[string]int{}}
 	e.str(s.name)
 	if err := e.proto(s.proto); err != nil {

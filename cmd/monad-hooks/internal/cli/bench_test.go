@@ -58,16 +58,11 @@ func BenchmarkCLIRunNoStdlib(b *testing.B) {
 	}
 }
 
-// jsonEcho builds testdata/jsonecho once, with the go command and flags
-// that built the monad-hooks binary.
+// jsonEcho builds testdata/jsonecho once, as the monad-hooks binary is
+// built (goBuild).
 var jsonEcho = sync.OnceValues(func() (string, error) {
 	out := filepath.Join(filepath.Dir(bin), "jsonecho")
-	args := []string{"build", "-o", out}
-	if os.Getenv("MONAD_HOOKS_E2E_RACE") == "1" {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command(goTool(), append(args, "./testdata/jsonecho")...)
-	if b, err := cmd.CombinedOutput(); err != nil {
+	if b, err := goBuild(out, "./testdata/jsonecho").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building jsonecho: %v: %s", err, b)
 	}
 	return out, nil
