@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/monad-hooks/monad-hooks/luaapi/ahocorasick"
@@ -193,11 +194,29 @@ func (v *vm) luaStrings(L *lua.LState, t *lua.LTable, what string) []string {
 	return out
 }
 
-// A kwSet is a compiled scan.keywords set.
+// A kwSet is a compiled scan.keywords set. Its automaton is built the
+// first time a search needs it: a guard's top level makes sets for
+// prefilters that most inputs never reach, and building them all was a
+// tenth of `monad-hooks run BeforeTool` (BenchmarkCLIRun). scan.keywords
+// checked that it builds (ahocorasick.Check).
 type kwSet struct {
-	m     *ahocorasick.Matcher
 	words []string
 	token *[256]bool // bytes of a token; nil: no token rule
+
+	once  sync.Once
+	m     *ahocorasick.Matcher
+	err   error
+	built *atomic.Int64 // the pool's count of built automata
+}
+
+// matcher returns the set's automaton, building it on first use. An error
+// (never, after ahocorasick.Check) is the caller's to fail closed on.
+func (set *kwSet) matcher() (*ahocorasick.Matcher, error) {
+	set.once.Do(func() {
+		set.m, set.err = ahocorasick.New(set.words)
+		set.built.Add(1)
+	})
+	return set.m, set.err
 }
 
 // byteClass returns the bytes the RE2 character class cls matches, as a
@@ -236,12 +255,12 @@ func (v *vm) scanKeywords(L *lua.LState) int {
 	cacheKey(&key, token)
 	cacheKey(&key, words...)
 	x, err := v.pl.scans.get(key.String(), func() (any, error) {
-		m, err := ahocorasick.New(words)
-		if err != nil {
+		if err := ahocorasick.Check(words); err != nil {
 			return nil, err
 		}
-		set := &kwSet{m: m, words: words}
+		set := &kwSet{words: words, built: &v.pl.work.automata}
 		if token != "" {
+			var err error
 			if set.token, err = byteClass(token); err != nil {
 				return nil, fmt.Errorf("token: %w", err)
 			}
@@ -303,16 +322,20 @@ func scanBlocks(m *ahocorasick.Matcher, text string, from int, stop func(n int) 
 // first returns where the first occurrence of a keyword of set begins in
 // text from from on (see set:find) and its index, or -1; stopped reports
 // that stop said to stop (see scanBlocks).
-func (set *kwSet) first(text string, from int, stop func(n int) bool) (start, word int, stopped bool) {
+func (set *kwSet) first(text string, from int, stop func(n int) bool) (start, word int, stopped bool, err error) {
 	start, word = -1, -1
-	stopped = scanBlocks(set.m, text, from, stop, func(at, k int) bool {
+	m, err := set.matcher()
+	if err != nil {
+		return start, word, false, err
+	}
+	stopped = scanBlocks(m, text, from, stop, func(at, k int) bool {
 		if set.token != nil && at > 0 && set.token[text[at-1]] {
 			return true
 		}
 		start, word = at, k
 		return false
 	})
-	return start, word, stopped
+	return start, word, stopped, nil
 }
 
 // lowerText is strings.ToLower(s) (string.lower), block by block at rune
@@ -358,16 +381,18 @@ func (v *vm) scanFind(L *lua.LState) int {
 		init = len(s) + init + 1
 	}
 	init = max(init, 1)
-	start, word, stopped := set.first(s, init-1, v.blockPoll)
-	if stopped {
+	start, word, stopped, err := set.first(s, init-1, v.blockPoll)
+	switch {
+	case err != nil:
+		L.RaiseError("set:find: %s", err.Error())
+	case stopped:
 		L.RaiseError("%s", errStopped.Error())
-	}
-	if start < 0 {
+	case start < 0:
 		L.Push(lua.LNil)
 		return 1
 	}
 	L.Push(lua.LNumber(start + 1))
-	L.Push(lua.LNumber(start + set.m.Len(word)))
+	L.Push(lua.LNumber(start + len(set.words[word])))
 	L.Push(lua.LString(set.words[word]))
 	return 3
 }
@@ -522,8 +547,11 @@ type vmTester struct {
 func (t vmTester) lower(s string) string { return t.v.lowerText(t.L, s) }
 
 func (t vmTester) find(set *kwSet, s string) bool {
-	start, _, stopped := set.first(s, 0, t.v.blockPoll)
-	if stopped {
+	start, _, stopped, err := set.first(s, 0, t.v.blockPoll)
+	switch {
+	case err != nil:
+		t.L.RaiseError("test:test: %s", err.Error())
+	case stopped:
 		t.L.RaiseError("%s", errStopped.Error())
 	}
 	return start >= 0
@@ -543,9 +571,11 @@ type goTester struct{}
 
 func (goTester) lower(s string) string { return strings.ToLower(s) }
 
+// find fails closed: a set whose automaton cannot be built (never, see
+// kwSet) finds something, so that the handler runs and fails.
 func (goTester) find(set *kwSet, s string) bool {
-	start, _, _ := set.first(s, 0, func(int) bool { return false })
-	return start >= 0
+	start, _, _, err := set.first(s, 0, func(int) bool { return false })
+	return start >= 0 || err != nil
 }
 
 func (goTester) match(e *regexpEntry, s string) bool { return e.re.MatchString(s) }

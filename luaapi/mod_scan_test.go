@@ -5,9 +5,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi/ahocorasick"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -72,6 +74,54 @@ local rules = scan.rules({ { kw = { "a" }, rx = "()(a)" } })
 hook{ event = "BeforeTool", handler = function(input) end }`)
 	p.waitWarm()
 	require.Len(t, p.plan.scans.m, 2, "one set and one rule set for every VM of the pool")
+}
+
+// TestScanKeywordsBuiltOnFirstSearch: a keyword set's automaton is built
+// when a search first needs it, once per pool: a call whose prefilter
+// finds what its first set looks for never builds the others (counted,
+// not timed).
+func TestScanKeywordsBuiltOnFirstSearch(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 2}, "s.lua", `local scan = require("scan")
+local unused = scan.keywords({ "never", "searched" })
+local first = scan.keywords({ "rm" }, { token = "[a-z]" })
+local second = scan.keywords({ "sudo", "dd" })
+hook{ event = "BeforeTool", kind = "shell", prefilter = scan.any({ first, second }),
+  handler = function(input) return { decision = "deny", reason = "ran" } end }`)
+	require.Zero(t, p.plan.work.automata.Load(), "loading builds no automaton")
+	out, err := p.Call(context.Background(), 0, shellCall("rm -rf x"))
+	require.NoError(t, err)
+	require.Equal(t, events.Deny, out.Decision)
+	require.Equal(t, int64(1), p.plan.work.automata.Load(), "the first set found rm: the others are not built")
+	out, err = p.Call(context.Background(), 0, shellCall("ls"))
+	require.NoError(t, err)
+	require.Equal(t, events.Decision(""), out.Decision)
+	require.Equal(t, int64(2), p.plan.work.automata.Load(), "a miss searched both prefilter sets, once each")
+	p.waitWarm()
+	require.Equal(t, int64(2), p.plan.work.automata.Load())
+}
+
+// TestScanKeywordsTooLargeIsALoadError: a set whose automaton would be too
+// large fails scan.keywords (the script's load), not its first search.
+func TestScanKeywordsTooLargeIsALoadError(t *testing.T) {
+	s, err := Compile("big.lua", []byte(`local scan = require("scan")
+local words = {}
+for b = 0, 255 do words[#words + 1] = string.char(b) end
+for i = 1, 5 do words[#words + 1] = string.rep("z", 4000 + i) end
+local set = scan.keywords(words)`))
+	require.NoError(t, err)
+	_, err = NewPool(context.Background(), []Source{{Script: s}}, Options{LoadTimeout: MaxTimeout})
+	require.ErrorContains(t, err, "scan.keywords: ahocorasick: 261 keywords")
+}
+
+// TestUnbuildableSetFailsClosed: a set whose automaton fails to build
+// (which ahocorasick.Check rules out at scan.keywords) finds something
+// outside a VM, so that a prefilter runs the handler, and is an error in
+// one.
+func TestUnbuildableSetFailsClosed(t *testing.T) {
+	broken := func() *kwSet { return &kwSet{words: []string{"a", ""}, built: new(atomic.Int64)} }
+	require.True(t, goTester{}.find(broken(), "nothing here"))
+	_, _, _, err := broken().first("a", 0, func(int) bool { return false })
+	require.ErrorIs(t, err, ahocorasick.ErrEmptyKeyword)
 }
 
 // TestScanRulesCandidates: the candidates of each kind of rule, as
