@@ -3,6 +3,7 @@ package luaapi
 import (
 	"fmt"
 	"math"
+	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
@@ -611,7 +612,21 @@ type scanRule struct {
 	kwEntries  []int
 	iwEntries  []int
 	assignWord []int // ruleAssign: its words' indexes in the set's iw list
+
+	// The expressions (rx, at, name, value) and what is derived from them
+	// (gate, lit, valueRun) are compiled the first time a text needs the
+	// rule (see prepare): one AfterTool's text reaches a few of the
+	// stdlib's rules, and compiling them all was two thirds of
+	// `monad-hooks run AfterTool` (BenchmarkCLIRun). scan.rules checked
+	// them (checkPattern).
+	pats     rulePatterns
+	once     sync.Once
+	err      error
+	compiled *atomic.Int64 // the pool's count of compiled rules
 }
+
+// rulePatterns are the expressions of a scan.rules rule, as given.
+type rulePatterns struct{ rx, at, name, value string }
 
 // A ruleSet is a compiled scan.rules list.
 type ruleSet struct {
@@ -732,16 +747,18 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 				return 0
 			}
 		}
-		rx := func(f string) *regexpEntry {
+		// rx checks the expression of field f and returns it with its
+		// number of groups (-1: none given).
+		rx := func(f string) (string, int) {
 			p := str(f)
 			if p == "" {
-				return nil
+				return "", -1
 			}
-			e := v.pl.recach.get(p)
-			if e.err != nil {
-				L.RaiseError("scan.rules: %s.%s: %s", what, f, e.err.Error())
+			groups, err := checkPattern(p)
+			if err != nil {
+				L.RaiseError("scan.rules: %s.%s: %s", what, f, err.Error())
 			}
-			return e
+			return p, groups
 		}
 		var ikw, words []string
 		r.kw, r.hasKw = list("kw")
@@ -760,14 +777,17 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 			r.mode = ruleLua
 		case str("name") != "" || str("value") != "":
 			r.mode = ruleAssign
-			r.name, r.value = rx("name"), rx("value")
-			if r.name == nil || r.value == nil || r.value.re.NumSubexp() < 1 || !r.hasWords {
+			var nameGroups, valueGroups int
+			r.pats.name, nameGroups = rx("name")
+			r.pats.value, valueGroups = rx("value")
+			if nameGroups < 0 || valueGroups < 1 || !r.hasWords {
 				L.RaiseError("scan.rules: %s: an assignment rule needs words, name and value (with a group)", what)
 			}
-			r.valueRun = anchoredRun(r.value)
 		default:
-			r.rx, r.at = rx("rx"), rx("at")
-			if r.rx == nil {
+			var rxGroups, atGroups int
+			r.pats.rx, rxGroups = rx("rx")
+			r.pats.at, atGroups = rx("at")
+			if rxGroups < 0 {
 				L.RaiseError("scan.rules: %s: no rx", what)
 			}
 			switch {
@@ -777,15 +797,12 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 				r.mode = ruleFull
 			default:
 				r.mode = ruleKeywords
-				if r.rx.re.NumSubexp() < 2 || r.at != nil && r.at.re.NumSubexp() < 2 {
+				if rxGroups < 2 || r.pats.at != "" && atGroups < 2 {
 					L.RaiseError("scan.rules: %s: rx and at need two groups, the context before the value and the value", what)
 				}
 			}
-			if r.mode != ruleCustom {
-				r.gate = v.newGate(r.rx)
-			}
-			r.lit = ruleLiteral(r.rx)
 		}
+		r.compiled = &v.pl.work.ruleCompiles
 		for _, k := range r.kw {
 			r.kwEntries = append(r.kwEntries, intern(&rs.kw, kwIdx, k))
 		}
@@ -834,6 +851,65 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 		rs.needLower = rs.needLower || rs.rules[i].hasIkw || rs.rules[i].mode == ruleLua
 	}
 	return rs, nil
+}
+
+// checkPattern checks an RE2 expression as compileRegexp would, with
+// the same error, by parsing it only, and returns its number of groups:
+// a parsed expression always compiles (regexp.Compile fails only where
+// syntax.Parse does).
+func checkPattern(pat string) (groups int, err error) {
+	if len(pat) > MaxPatternSize {
+		return 0, fmt.Errorf("pattern of %d bytes is longer than %d", len(pat), MaxPatternSize)
+	}
+	re, err := syntax.Parse(pat, syntax.Perl)
+	if err != nil {
+		return 0, fmt.Errorf("bad RE2 pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	return re.MaxCap(), nil
+}
+
+// prepare compiles rule i's expressions and what derives from them, once
+// for the pool (the first VM to need the rule does it; sync.Once orders
+// it before every other reader). An error (never, after checkPattern) is
+// raised: the hook fails, and its onError decides, never a text let
+// through unsearched.
+func (r *ruleRun) prepare(i int) *scanRule {
+	rule, v := &r.rs.rules[i], r.v
+	rule.once.Do(func() {
+		get := func(p string) *regexpEntry {
+			if p == "" || rule.err != nil {
+				return nil
+			}
+			e := v.pl.recach.get(p)
+			if e.err != nil {
+				rule.err = e.err
+				return nil
+			}
+			return e
+		}
+		switch rule.mode {
+		case ruleLua:
+			return
+		case ruleAssign:
+			rule.name, rule.value = get(rule.pats.name), get(rule.pats.value)
+			if rule.err == nil {
+				rule.valueRun = anchoredRun(rule.value)
+			}
+		default:
+			rule.rx, rule.at = get(rule.pats.rx), get(rule.pats.at)
+			if rule.err == nil {
+				if rule.mode != ruleCustom {
+					rule.gate = v.newGate(rule.rx)
+				}
+				rule.lit = ruleLiteral(rule.rx)
+			}
+		}
+		rule.compiled.Add(1)
+	})
+	if rule.err != nil {
+		r.L.RaiseError("rules:candidates: rule %d: %s", i+1, rule.err.Error())
+	}
+	return rule
 }
 
 // ruleRun is the state of one rules:candidates call.
@@ -967,6 +1043,7 @@ func (r *ruleRun) run() {
 		if !(rule.always || r.found[i] || !r.lowered) {
 			continue
 		}
+		r.prepare(i)
 		switch rule.mode {
 		case ruleFull, ruleCustom:
 			r.scanRange(i, 1, len(s))
@@ -1124,7 +1201,7 @@ func assignByte(c byte) bool {
 // name, and the value after it, the first group of the rule's value
 // expression.
 func (r *ruleRun) assignAt(i, w, p int, lower string) {
-	rule, s, n := &r.rs.rules[i], r.s, len(r.s)
+	rule, s, n := r.prepare(i), r.s, len(r.s)
 	if r.done[i] == nil {
 		r.done[i] = make([]int, len(rule.iw))
 	}

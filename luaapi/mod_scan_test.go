@@ -113,6 +113,70 @@ local set = scan.keywords(words)`))
 	require.ErrorContains(t, err, "scan.keywords: ahocorasick: 261 keywords")
 }
 
+// rulesPool loads a script that makes a scan.rules set of 40 keyword rules
+// (word k<i> before a value) and one assignment rule, and whose handler
+// returns the candidates of the input's command (or the error of the call).
+func rulesPool(t *testing.T) *Pool {
+	return newTestPool(t, Options{PoolSize: 2}, "r.lua", `local scan = require("scan")
+local list = {}
+for i = 1, 40 do
+  list[#list + 1] = { kw = { "k" .. i .. "=" }, rx = "(k" .. i .. "=)([a-z]{4,})" }
+end
+list[#list + 1] = { words = { "secret" }, name = "^[a-z_]*secret$", value = [[^\s*=\s*([A-Za-z0-9]{8,})]] }
+local rules = scan.rules(list)
+hook{ event = "BeforeTool", handler = function(input)
+  local ok, spans = pcall(function() return (rules:candidates(input.toolInput.command)) end)
+  if not ok then return { decision = "deny", reason = tostring(spans) } end
+  return { reason = table.concat(spans, ",") }
+end }`)
+}
+
+// TestScanRulesCompiledOnFirstUse: scan.rules only checks its rules'
+// expressions; a rule's are compiled when a text first needs the rule,
+// once per pool (counted, not timed), with the candidates of a rule set
+// compiled whole.
+func TestScanRulesCompiledOnFirstUse(t *testing.T) {
+	p := rulesPool(t)
+	compiled := func() int64 { return p.plan.work.ruleCompiles.Load() }
+	require.Zero(t, compiled(), "loading compiles no rule")
+	call := func(cmd string) string {
+		out, err := p.Call(context.Background(), 0, bashInput(cmd))
+		require.NoError(t, err)
+		require.Empty(t, out.Decision, out.Reason)
+		return out.Reason
+	}
+	require.Equal(t, "", call("nothing to see"))
+	require.Zero(t, compiled(), "no keyword occurs: no rule runs")
+	require.Equal(t, "4,7,7", call("k7=abcd"))
+	require.Equal(t, int64(1), compiled(), "one rule of 41 compiled")
+	require.Equal(t, "4,7,7,13,16,12", call("k7=abcd k12=wxyz"))
+	require.Equal(t, "13,21,41", call("my_secret = abcdefgh1"))
+	require.Equal(t, int64(3), compiled())
+	p.waitWarm()
+	require.Equal(t, "4,7,7", call("k7=abcd"))
+	require.Equal(t, int64(3), compiled(), "once per pool, whichever VM runs")
+}
+
+// TestScanRuleFailingToCompileFailsTheCall: a rule whose expression fails
+// to compile at first use (which checkPattern rules out) raises in
+// rules:candidates, so that the hook fails and its onError decides: the
+// text is never let through unsearched.
+func TestScanRuleFailingToCompileFailsTheCall(t *testing.T) {
+	p := rulesPool(t)
+	var rs *ruleSet
+	for _, x := range p.plan.scans.m {
+		if y, ok := x.(*ruleSet); ok {
+			rs = y
+		}
+	}
+	require.NotNil(t, rs)
+	rs.rules[6].pats.rx = "(k7=)(" // a pattern scan.rules would have refused
+	out, err := p.Call(context.Background(), 0, bashInput("k7=abcd"))
+	require.NoError(t, err)
+	require.Equal(t, events.Deny, out.Decision)
+	require.Contains(t, out.Reason, "rules:candidates: rule 7: bad RE2 pattern: missing closing )")
+}
+
 // TestUnbuildableSetFailsClosed: a set whose automaton fails to build
 // (which ahocorasick.Check rules out at scan.keywords) finds something
 // outside a VM, so that a prefilter runs the handler, and is an error in
