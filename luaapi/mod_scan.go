@@ -20,7 +20,11 @@ import (
 // package ahocorasick), for the prefilters of guards and the candidate
 // search of redaction rules. What it compiles is built once per pool (a
 // cache keyed by the lists and options) and shared by the pool's VMs; a
-// script gets it as a userdata with methods.
+// script gets it as a userdata with methods. scan.keywords and scan.rules
+// only check what they are given (a bad list or expression is an error of
+// the call, hence of the script's load); a set's automaton and a rule's
+// expressions are built the first time a search needs them, once per pool
+// (a one-shot `monad-hooks run` builds only what its input reaches).
 //
 //	scan.keywords(list [, {token = "[class]"}]) -> set
 //	    list: non-empty strings. With token, an RE2 character class, an
