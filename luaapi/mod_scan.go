@@ -874,11 +874,16 @@ func checkPattern(pat string) (groups int, err error) {
 
 // prepare compiles rule i's expressions and what derives from them, once
 // for the pool (the first VM to need the rule does it; sync.Once orders
-// it before every other reader). An error (never, after checkPattern) is
-// raised: the hook fails, and its onError decides, never a text let
-// through unsearched.
+// it before every other reader; nothing in it raises, so that it never
+// ends half done). An error (never, after checkPattern) is raised: the
+// hook fails, and its onError decides, never a text let through
+// unsearched.
 func (r *ruleRun) prepare(i int) *scanRule {
 	rule, v := &r.rs.rules[i], r.v
+	if v.ctx.stopped() {
+		// the call stops before compiling another rule (SECURITY.md's slack)
+		r.L.RaiseError("%s", errStopped.Error())
+	}
 	rule.once.Do(func() {
 		get := func(p string) *regexpEntry {
 			if p == "" || rule.err != nil {
