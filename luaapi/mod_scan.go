@@ -208,10 +208,11 @@ type kwSet struct {
 	words []string
 	token *[256]bool // bytes of a token; nil: no token rule
 
-	once  sync.Once
-	m     *ahocorasick.Matcher
-	err   error
-	built *atomic.Int64 // the pool's count of built automata
+	once     sync.Once
+	m        *ahocorasick.Matcher
+	err      error
+	built    *atomic.Int64 // the pool's count of built automata
+	searches atomic.Int32  // searches so far, up to past naiveSearches (see first)
 }
 
 // matcher returns the set's automaton, building it on first use. An error
@@ -324,10 +325,41 @@ func scanBlocks(m *ahocorasick.Matcher, text string, from int, stop func(n int) 
 	return false
 }
 
+// A set's first searches of a short text look for each keyword with
+// strings.Index instead of building the automaton: a one-shot `monad-hooks
+// run` searches each prefilter set once or twice in a command of a few
+// dozen bytes, which costs microseconds that way and up to a millisecond
+// per set to build the automaton (BenchmarkCLIRun). Past naiveSearches
+// searches (a long-lived engine), or for a longer text, or once the bytes
+// searched reach naiveBudget, the automaton runs; both give the same
+// occurrence (TestNaiveFirstIsTheAutomatons).
+const (
+	naiveSearches = 8
+	naiveMaxText  = 512
+	naiveBudget   = 1 << 17
+)
+
 // first returns where the first occurrence of a keyword of set begins in
 // text from from on (see set:find) and its index, or -1; stopped reports
 // that stop said to stop (see scanBlocks).
 func (set *kwSet) first(text string, from int, stop func(n int) bool) (start, word int, stopped bool, err error) {
+	if n := len(text) - from; n <= naiveMaxText && set.searches.Load() < naiveSearches && set.searches.Add(1) <= naiveSearches {
+		if n <= 0 {
+			return -1, -1, false, nil
+		}
+		if stop(n) { // one block, as scanBlocks would ask
+			return -1, -1, true, nil
+		}
+		if start, word, ok := set.firstNaive(text, from); ok {
+			return start, word, false, nil
+		}
+		return set.firstAutomaton(text, from, func(int) bool { return false })
+	}
+	return set.firstAutomaton(text, from, stop)
+}
+
+// firstAutomaton is first by the set's automaton.
+func (set *kwSet) firstAutomaton(text string, from int, stop func(n int) bool) (start, word int, stopped bool, err error) {
 	start, word = -1, -1
 	m, err := set.matcher()
 	if err != nil {
@@ -341,6 +373,39 @@ func (set *kwSet) first(text string, from int, stop func(n int) bool) (start, wo
 		return false
 	})
 	return start, word, stopped, nil
+}
+
+// firstNaive is first by strings.Index, keyword by keyword: the
+// occurrence (counted where it may begin, see token) that ends first, the
+// longest of those, the lowest index of equal keywords, as the automaton
+// reports it. ok is false when the bytes searched would pass naiveBudget.
+func (set *kwSet) firstNaive(text string, from int) (start, word int, ok bool) {
+	start, word = -1, -1
+	bestEnd, bestLen, work := len(text)+1, 0, 0
+	for k, w := range set.words {
+		for off := from; off < len(text); {
+			if work += len(text) - off; work > naiveBudget {
+				return -1, -1, false
+			}
+			i := strings.Index(text[off:], w)
+			if i < 0 {
+				break
+			}
+			at := off + i
+			end := at + len(w)
+			if end > bestEnd {
+				break // a later occurrence ends later still
+			}
+			if set.token == nil || at == 0 || !set.token[text[at-1]] {
+				if end < bestEnd || len(w) > bestLen {
+					start, word, bestEnd, bestLen = at, k, end, len(w)
+				}
+				break
+			}
+			off = at + 1
+		}
+	}
+	return start, word, true
 }
 
 // lowerText is strings.ToLower(s) (string.lower), block by block at rune

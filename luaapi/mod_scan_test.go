@@ -3,6 +3,7 @@ package luaapi
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,9 +78,9 @@ hook{ event = "BeforeTool", handler = function(input) end }`)
 }
 
 // TestScanKeywordsBuiltOnFirstSearch: a keyword set's automaton is built
-// when a search first needs it, once per pool: a call whose prefilter
-// finds what its first set looks for never builds the others (counted,
-// not timed).
+// when a search first needs it, once per pool: never at load, not for the
+// first searches of a short text (strings.Index, see first), and not for
+// a set no search reaches (counted, not timed).
 func TestScanKeywordsBuiltOnFirstSearch(t *testing.T) {
 	p := newTestPool(t, Options{PoolSize: 2}, "s.lua", `local scan = require("scan")
 local unused = scan.keywords({ "never", "searched" })
@@ -87,17 +88,69 @@ local first = scan.keywords({ "rm" }, { token = "[a-z]" })
 local second = scan.keywords({ "sudo", "dd" })
 hook{ event = "BeforeTool", kind = "shell", prefilter = scan.any({ first, second }),
   handler = function(input) return { decision = "deny", reason = "ran" } end }`)
-	require.Zero(t, p.plan.work.automata.Load(), "loading builds no automaton")
-	out, err := p.Call(context.Background(), 0, shellCall("rm -rf x"))
-	require.NoError(t, err)
-	require.Equal(t, events.Deny, out.Decision)
-	require.Equal(t, int64(1), p.plan.work.automata.Load(), "the first set found rm: the others are not built")
-	out, err = p.Call(context.Background(), 0, shellCall("ls"))
-	require.NoError(t, err)
-	require.Equal(t, events.Decision(""), out.Decision)
-	require.Equal(t, int64(2), p.plan.work.automata.Load(), "a miss searched both prefilter sets, once each")
+	built := func() int64 { return p.plan.work.automata.Load() }
+	require.Zero(t, built(), "loading builds no automaton")
+	call := func(cmd string, want events.Decision) {
+		t.Helper()
+		out, err := p.Call(context.Background(), 0, shellCall(cmd))
+		require.NoError(t, err)
+		require.Equal(t, want, out.Decision, cmd)
+	}
+	for range naiveSearches {
+		call("rm -rf x", events.Deny)
+	}
+	require.Zero(t, built(), "short texts, first searches: no automaton")
+	call("rm -rf x", events.Deny)
+	require.Equal(t, int64(1), built(), "the first set found rm: the others are not built")
+	call("ls", events.Decision(""))
+	require.Equal(t, int64(1), built(), "the second set's first search is by strings.Index")
+	call(strings.Repeat("x", naiveMaxText+1), events.Decision(""))
+	require.Equal(t, int64(2), built(), "a longer text runs the second set's automaton")
 	p.waitWarm()
-	require.Equal(t, int64(2), p.plan.work.automata.Load())
+	require.Equal(t, int64(2), built())
+}
+
+// TestNaiveFirstIsTheAutomatons: the first searches of a set, by
+// strings.Index, find what its automaton finds, token rule included, for
+// random keyword sets, texts and starting points (the automaton's own
+// correctness is ahocorasick's tests').
+func TestNaiveFirstIsTheAutomatons(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 3))
+	alpha := "ab-/ ."
+	str := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alpha[rng.IntN(len(alpha))]
+		}
+		return string(b)
+	}
+	for iter := range 3000 {
+		words := make([]string, 1+rng.IntN(6))
+		for i := range words {
+			words[i] = str(1 + rng.IntN(3))
+		}
+		set := &kwSet{words: words, built: new(atomic.Int64)}
+		if iter%2 == 0 {
+			set.token = new([256]bool)
+			set.token['a'], set.token['-'] = true, true
+		}
+		text := str(rng.IntN(24))
+		for from := 0; from <= len(text); from++ {
+			ns, nw, ok := set.firstNaive(text, from)
+			require.True(t, ok)
+			as, aw, _, err := set.firstAutomaton(text, from, func(int) bool { return false })
+			require.NoError(t, err)
+			require.Equal(t, [2]int{as, aw}, [2]int{ns, nw}, "words %q text %q from %d token %v", words, text, from, set.token != nil)
+		}
+	}
+	// the budget: a search that would read more gives way to the automaton
+	set := &kwSet{words: slices.Repeat([]string{"zz"}, naiveBudget/naiveMaxText+1), built: new(atomic.Int64)}
+	_, _, ok := set.firstNaive(strings.Repeat("a", naiveMaxText), 0)
+	require.False(t, ok)
+	start, _, _, err := set.first(strings.Repeat("a", naiveMaxText-2)+"zz", 0, func(int) bool { return false })
+	require.NoError(t, err)
+	require.Equal(t, naiveMaxText-2, start)
+	require.Equal(t, int64(1), set.built.Load())
 }
 
 // TestScanKeywordsTooLargeIsALoadError: a set whose automaton would be too
@@ -182,9 +235,10 @@ func TestScanRuleFailingToCompileFailsTheCall(t *testing.T) {
 // outside a VM, so that a prefilter runs the handler, and is an error in
 // one.
 func TestUnbuildableSetFailsClosed(t *testing.T) {
-	broken := func() *kwSet { return &kwSet{words: []string{"a", ""}, built: new(atomic.Int64)} }
-	require.True(t, goTester{}.find(broken(), "nothing here"))
-	_, _, _, err := broken().first("a", 0, func(int) bool { return false })
+	broken := func() *kwSet { return &kwSet{words: []string{"zz", ""}, built: new(atomic.Int64)} }
+	long := strings.Repeat("nothing here ", naiveMaxText) // past the strings.Index searches
+	require.True(t, goTester{}.find(broken(), long))
+	_, _, _, err := broken().first(long, 0, func(int) bool { return false })
 	require.ErrorIs(t, err, ahocorasick.ErrEmptyKeyword)
 }
 
