@@ -208,6 +208,21 @@ func TestScanRulesCompiledOnFirstUse(t *testing.T) {
 	p.waitWarm()
 	require.Equal(t, "4,7,7", call("k7=abcd"))
 	require.Equal(t, int64(3), compiled(), "once per pool, whichever VM runs")
+
+	// concurrent first uses compile each rule once (run with -race)
+	q := rulesPool(t)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 10 {
+				out, err := q.Call(context.Background(), 0, bashInput("k3=abcd k9=wxyz my_secret = abcdefgh1"))
+				assert.NoError(t, err)
+				assert.Equal(t, "4,7,3,12,15,9,29,37,41", out.Reason)
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, int64(3), q.plan.work.ruleCompiles.Load())
 }
 
 // TestScanRuleFailingToCompileFailsTheCall: a rule whose expression fails
