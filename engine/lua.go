@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -494,8 +495,64 @@ var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) 
 		})
 	}
 	out[stdlib.RulesLibraryName] = luaapi.LazyScript(stdlib.RulesLibraryName, rulesLibrary)
+	for i, file := range ruleFileNames() {
+		name := stdlib.RulesFamilyLibrary(i)
+		out[name] = luaapi.LazyScript(name, func() (*luaapi.Script, error) { return ruleFamilyLibrary(name, file) })
+	}
 	return out, nil
 })
+
+// ruleFileNames returns the names of the embedded rule files in name
+// order, the order of stdlibRules: the i-th is the family library
+// stdlib.RulesFamilyLibrary(i).
+func ruleFileNames() []string {
+	entries, err := fs.ReadDir(stdlib.RuleSources(), ".")
+	if err != nil {
+		return nil // the rules library fails to load: stdlibRules fails too
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && isRuleFile(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// ruleFamilyLibrary is the compiled library name of the rules library's
+// families, rendered from the rule file called file: decoded when its
+// compiled form was made from that very file (ruleFamilyKey), else
+// rendered and compiled.
+func ruleFamilyLibrary(name, file string) (*luaapi.Script, error) {
+	src := stdlib.RuleSources()
+	if info, err := fs.Stat(src, file); err == nil {
+		head := rulesKeyHead(file, int(info.Size()))
+		if n, sum, err := sumFile(src, file, crc32.Update(0, crc32.IEEETable, head)); err == nil && int64(n) == info.Size() {
+			if s := precompiled.ScriptSum(name, len(head)+n, sum); s != nil {
+				return s, nil
+			}
+		}
+	}
+	files, err := stdlibRules()
+	if err != nil {
+		return nil, err
+	}
+	lib, ok := stdlib.RulesLibraries(files)[name]
+	if !ok {
+		return nil, fmt.Errorf("no rule file makes the library %s", name)
+	}
+	return compileScript(luaScript{name: name, src: lib, stdlib: true})
+}
+
+// ruleFamilyKey is what the family library of the rule file called file is
+// made from (see precompiled.Build): its name, length and content.
+func ruleFamilyKey(file string) ([]byte, error) {
+	data, err := fs.ReadFile(stdlib.RuleSources(), file)
+	if err != nil {
+		return nil, err
+	}
+	return append(rulesKeyHead(file, len(data)), data...), nil
+}
 
 // rulesLibrary is the compiled rules library. It is rendered from the
 // embedded rule files, whose decoding is most of a start that loads it: its
@@ -510,18 +567,18 @@ func rulesLibrary() (*luaapi.Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	return compileScript(luaScript{name: stdlib.RulesLibraryName, src: stdlib.RulesLibrary(files), stdlib: true})
+	return compileScript(luaScript{name: stdlib.RulesLibraryName, src: stdlib.RulesLibraries(files)[stdlib.RulesLibraryName], stdlib: true})
 }
 
 // stdlibLibrarySources returns the sources of the stdlib's libraries by
-// require name, the rules library rendered from the embedded rule files.
+// require name, the rules libraries rendered from the embedded rule files.
 func stdlibLibrarySources() (map[string][]byte, error) {
 	libs := stdlib.Libraries()
 	files, err := stdlibRules()
 	if err != nil {
 		return nil, err
 	}
-	libs[stdlib.RulesLibraryName] = stdlib.RulesLibrary(files)
+	maps.Copy(libs, stdlib.RulesLibraries(files))
 	return libs, nil
 }
 
@@ -599,6 +656,11 @@ func precompiledSources() (srcs, keys map[string][]byte, err error) {
 		return nil, nil, err
 	}
 	keys = map[string][]byte{stdlib.RulesLibraryName: rulesLibraryKey()}
+	for i, file := range ruleFileNames() {
+		if keys[stdlib.RulesFamilyLibrary(i)], err = ruleFamilyKey(file); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, p := range stdlib.Packs() {
 		src, err := fs.ReadFile(stdlib.FS(), p.Script)
 		if err != nil {
