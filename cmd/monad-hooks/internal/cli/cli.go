@@ -63,9 +63,10 @@ func OSEnv() Env {
 }
 
 // homeDir resolves the home directory: $HOME, else the user database
-// (os/user: getpwuid, or /etc/passwd without cgo). When both fail it returns "" and why: the engine
-// then refuses the packs that need it (protect-paths), and run fails
-// closed at the events that can deny; the default set never runs weakened.
+// (os/user: getpwuid, or /etc/passwd without cgo). When both fail it
+// returns "" and why: the engine then refuses the packs that need it
+// (protect-paths), and run fails closed at the events that can deny; the
+// default set never runs weakened.
 func (e Env) homeDir() (string, error) {
 	if h := e.lookup("HOME"); h != "" {
 		return h, nil
