@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -476,47 +477,108 @@ func (s *fileSource) readAtom(v *fileVersion, a luaAtom) ([]luaScript, error) {
 	return s.readLuaPath(v, a)
 }
 
-// stdlibLibraries compiles the stdlib's shared Lua libraries (require
-// "monad.params" and friends) once per process: they are embedded, and a
-// compiled luaapi.Script is immutable, so every engine and every plan
-// generation shares them. Only a build defect makes it fail.
+// stdlibLibraries gives the stdlib's shared Lua libraries (require
+// "monad.params" and friends) once per process, each a luaapi.LazyScript
+// decoded (or, when its precompiled form is stale, compiled) the first
+// time a VM requires it: a start that loads deny-destructive decodes
+// neither the redaction library nor the rules library rendered from the
+// rule files, which was a tenth of `monad-hooks run BeforeTool`
+// (BenchmarkCLIRun). They are embedded, and a compiled luaapi.Script is
+// immutable, so every engine and every plan generation shares them. Only a
+// build defect makes one fail, and then the require that needed it fails
+// the pack's load.
 var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) {
 	out := map[string]*luaapi.Script{}
-	// The rules library is rendered from the embedded rule files, whose
-	// decoding is most of a start (BenchmarkCLIRun): its compiled form is
-	// checked against the files themselves.
-	if n, sum, ok := rulesLibraryKeySum(); ok {
-		out[stdlib.RulesLibraryName] = precompiled.ScriptSum(stdlib.RulesLibraryName, n, sum)
+	for name, src := range stdlib.Libraries() {
+		out[name] = luaapi.LazyScript(name, func() (*luaapi.Script, error) {
+			return compileScript(luaScript{name: name, src: src, stdlib: true})
+		})
 	}
-	if s := out[stdlib.RulesLibraryName]; s != nil {
-		out[stdlib.RulesLibraryName] = s
-	}
-	libs, err := stdlibLibrarySources(out[stdlib.RulesLibraryName] == nil)
-	if err != nil {
-		return nil, err
-	}
-	for name, src := range libs {
-		s, err := compileScript(luaScript{name: name, src: src, stdlib: true})
-		if err != nil {
-			return nil, err
-		}
-		out[name] = s
+	out[stdlib.RulesLibraryName] = luaapi.LazyScript(stdlib.RulesLibraryName, rulesLibrary)
+	for i, file := range ruleFileNames() {
+		name := stdlib.RulesFamilyLibrary(i)
+		out[name] = luaapi.LazyScript(name, func() (*luaapi.Script, error) { return ruleFamilyLibrary(name, file) })
 	}
 	return out, nil
 })
 
-// stdlibLibrarySources returns the sources of the stdlib's libraries by
-// require name, with withRules the rules library rendered from the
-// embedded rule files.
-func stdlibLibrarySources(withRules bool) (map[string][]byte, error) {
-	libs := stdlib.Libraries()
-	if withRules {
-		files, err := stdlibRules()
-		if err != nil {
-			return nil, err
-		}
-		libs[stdlib.RulesLibraryName] = stdlib.RulesLibrary(files)
+// ruleFileNames returns the names of the embedded rule files in name
+// order, the order of stdlibRules: the i-th is the family library
+// stdlib.RulesFamilyLibrary(i).
+func ruleFileNames() []string {
+	entries, err := fs.ReadDir(stdlib.RuleSources(), ".")
+	if err != nil {
+		return nil // the rules library fails to load: stdlibRules fails too
 	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && isRuleFile(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// ruleFamilyLibrary is the compiled library name of the rules library's
+// families, rendered from the rule file called file: decoded when its
+// compiled form was made from that very file (ruleFamilyKey), else
+// rendered and compiled.
+func ruleFamilyLibrary(name, file string) (*luaapi.Script, error) {
+	src := stdlib.RuleSources()
+	if info, err := fs.Stat(src, file); err == nil {
+		head := rulesKeyHead(file, int(info.Size()))
+		if n, sum, err := sumFile(src, file, crc32.Update(0, crc32.IEEETable, head)); err == nil && int64(n) == info.Size() {
+			if s := precompiled.ScriptSum(name, len(head)+n, sum); s != nil {
+				return s, nil
+			}
+		}
+	}
+	files, err := stdlibRules()
+	if err != nil {
+		return nil, err
+	}
+	lib, ok := stdlib.RulesLibraries(files)[name]
+	if !ok {
+		return nil, fmt.Errorf("no rule file makes the library %s", name)
+	}
+	return compileScript(luaScript{name: name, src: lib, stdlib: true})
+}
+
+// ruleFamilyKey is what the family library of the rule file called file is
+// made from (see precompiled.Build): its name, length and content.
+func ruleFamilyKey(file string) ([]byte, error) {
+	data, err := fs.ReadFile(stdlib.RuleSources(), file)
+	if err != nil {
+		return nil, err
+	}
+	return append(rulesKeyHead(file, len(data)), data...), nil
+}
+
+// rulesLibrary is the compiled rules library. It is rendered from the
+// embedded rule files, whose decoding is most of a start that loads it: its
+// compiled form is checked against the files themselves.
+func rulesLibrary() (*luaapi.Script, error) {
+	if n, sum, ok := rulesLibraryKeySum(); ok {
+		if s := precompiled.ScriptSum(stdlib.RulesLibraryName, n, sum); s != nil {
+			return s, nil
+		}
+	}
+	files, err := stdlibRules()
+	if err != nil {
+		return nil, err
+	}
+	return compileScript(luaScript{name: stdlib.RulesLibraryName, src: stdlib.RulesLibraries(files)[stdlib.RulesLibraryName], stdlib: true})
+}
+
+// stdlibLibrarySources returns the sources of the stdlib's libraries by
+// require name, the rules libraries rendered from the embedded rule files.
+func stdlibLibrarySources() (map[string][]byte, error) {
+	libs := stdlib.Libraries()
+	files, err := stdlibRules()
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(libs, stdlib.RulesLibraries(files))
 	return libs, nil
 }
 
@@ -589,11 +651,16 @@ func walkRuleFiles(f func(name string, data []byte)) bool {
 //
 //go:generate go test -run ^TestPrecompiledUpToDate$ -update-precompiled .
 func precompiledSources() (srcs, keys map[string][]byte, err error) {
-	srcs, err = stdlibLibrarySources(true)
+	srcs, err = stdlibLibrarySources()
 	if err != nil {
 		return nil, nil, err
 	}
 	keys = map[string][]byte{stdlib.RulesLibraryName: rulesLibraryKey()}
+	for i, file := range ruleFileNames() {
+		if keys[stdlib.RulesFamilyLibrary(i)], err = ruleFamilyKey(file); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, p := range stdlib.Packs() {
 		src, err := fs.ReadFile(stdlib.FS(), p.Script)
 		if err != nil {

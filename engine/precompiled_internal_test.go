@@ -1,17 +1,21 @@
 package engine
 
 import (
+	"context"
 	"flag"
 	"hash/crc32"
 	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/monad-hooks/monad-hooks/engine/internal/precompiled"
+	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
 )
 
@@ -68,4 +72,55 @@ func TestEmbeddedPacksServedPrecompiled(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "stdlib/"+p.Name, s.Name())
 	}
+}
+
+// TestRuleFamiliesLoadedOnFirstUse: the rules library requires a family's
+// library the first time a command names one of its programs, so that a
+// pool given every library as a luaapi.LazyScript decodes only the
+// families the commands it sees reach (counted, not timed).
+func TestRuleFamiliesLoadedOnFirstUse(t *testing.T) {
+	srcs, err := stdlibLibrarySources()
+	require.NoError(t, err)
+	var mu sync.Mutex
+	loaded := map[string]int{}
+	libs := map[string]*luaapi.Script{}
+	for name, src := range srcs {
+		libs[name] = luaapi.LazyScript(name, func() (*luaapi.Script, error) {
+			mu.Lock()
+			loaded[name]++
+			mu.Unlock()
+			return luaapi.Compile(name, src)
+		})
+	}
+	families := func() (n int) {
+		mu.Lock()
+		defer mu.Unlock()
+		for name, k := range loaded {
+			require.Equal(t, 1, k, name)
+			if strings.HasPrefix(name, stdlib.RulesLibraryName+".") {
+				n++
+			}
+		}
+		return n
+	}
+	pack, err := compileScript(luaScript{name: "stdlib/ask-irreversible", embedded: "ask-irreversible.lua", stdlib: true})
+	require.NoError(t, err)
+	p, err := luaapi.NewPool(context.Background(), []luaapi.Source{{Script: pack}}, luaapi.Options{Libraries: libs, PoolSize: 1, DefaultTimeout: luaapi.MaxTimeout, LoadTimeout: luaapi.MaxTimeout})
+	require.NoError(t, err)
+	defer p.Close()
+	require.Zero(t, families(), "loading the pack loads no family")
+	call := func(cmd string) events.Output {
+		in := &events.Input{Event: events.BeforeTool, ToolName: "bash", ToolInput: map[string]any{"command": cmd},
+			Tool: &events.ToolView{Kind: events.ToolShell, Command: cmd}}
+		out, err := p.Call(context.Background(), 0, in)
+		require.NoError(t, err)
+		return out
+	}
+	call("go test ./... | tail -20")
+	call("ls -la && echo done")
+	require.Zero(t, families(), "commands that name no family's program")
+	require.Equal(t, events.Ask, call("terraform destroy -auto-approve").Decision)
+	one := families()
+	require.Positive(t, one)
+	require.Less(t, one, len(ruleFileNames()), "one command loads its families, not all")
 }

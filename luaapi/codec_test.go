@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"context"
+	"hash/crc32"
 	"io/fs"
 	"reflect"
 	"strings"
@@ -143,5 +144,14 @@ func BenchmarkCompileScript(b *testing.B) {
 		if _, err := Compile("stdlib/deny-destructive", src); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestCRCStringIsChecksumIEEE: crcString, block by block, is the checksum
+// of the whole string, for sizes around its block.
+func TestCRCStringIsChecksumIEEE(t *testing.T) {
+	for _, n := range []int{0, 1, 4<<10 - 1, 4 << 10, 4<<10 + 1, 3*4<<10 + 17} {
+		s := strings.Repeat("monad-hooks\x00\xff", n/13+1)[:n]
+		require.Equal(t, crc32.ChecksumIEEE([]byte(s)), crcString(s), n)
 	}
 }

@@ -98,7 +98,7 @@
 // come from require: "re" (Go RE2), "json", "shell" (command lines, on
 // package syntax; mod_shell.go defines the shape of its tables), "path",
 // "log" and "scan" (keyword sets and redaction rules searched in one pass
-// of a keyword automaton, compiled once per pool; see mod_scan.go), plus the embedder's own Go values ([Options.Modules], see
+// of a keyword automaton; see mod_scan.go), plus the embedder's own Go values ([Options.Modules], see
 // hostmod.go: converted by gopher-luar, read-only, restricted to what their
 // types expose); so do the host's Lua libraries (see Libraries below);
 // require of any other name fails. [TypeDefinitions] documents the
@@ -108,7 +108,8 @@
 //
 // A host shares Lua code between scripts as libraries
 // ([Options.Libraries]): modules written in Lua, compiled once by the host
-// ([Compile]) and shared by every pool it gives them to, that a script loads
+// ([Compile], or on first use with [LazyScript]) and shared by every pool
+// it gives them to, that a script loads
 // with require(name) like a host module. A library is run lazily, in a VM the
 // first time one of its scripts requires it, and cached in that VM: all
 // scripts of the VM get the same table. That table, and every table

@@ -107,7 +107,11 @@ func identByte(c byte) bool {
 // hook{} call at line (the value's when atValue; the call's when key is ""
 // or not found).
 func (s *Script) hookErrorPos(line int, key string, atValue bool) (int, int) {
-	hc, ok := s.hooks[line]
+	c, err := s.compiled()
+	if err != nil {
+		return line, 0
+	}
+	hc, ok := c.hooks[line]
 	if !ok {
 		return line, 0
 	}

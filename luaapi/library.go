@@ -87,7 +87,11 @@ func (v *vm) luaRequire(L *lua.LState) int {
 	mt.RawSetString("__newindex", v.libSetGlobal)
 	mt.RawSetString("__metatable", lua.LFalse)
 	env.Metatable = mt
-	fn := L.NewFunctionFromProto(lib.proto)
+	c, err := lib.compiled()
+	if err != nil {
+		L.RaiseError("library %q: %s", name, err.Error())
+	}
+	fn := L.NewFunctionFromProto(c.proto)
 	fn.Env = env
 	L.Push(fn)
 	L.Call(0, 1)

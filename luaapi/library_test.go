@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -283,4 +285,62 @@ hook{event='BeforeTool', handler=function(input) return { additionalContext = li
 		}()
 	}
 	wg.Wait()
+}
+
+// TestLazyLibraryLoadsOnlyWhenRequired: a LazyScript library is made the
+// first time a script requires it, once for every VM and pool sharing it,
+// and never when no script requires it.
+func TestLazyLibraryLoadsOnlyWhenRequired(t *testing.T) {
+	var mu sync.Mutex
+	made := map[string]int{}
+	lazy := func(name, src string) *Script {
+		return LazyScript(name, func() (*Script, error) {
+			mu.Lock()
+			made[name]++
+			mu.Unlock()
+			return Compile(name, []byte(src))
+		})
+	}
+	l := map[string]*Script{
+		"t.used":   lazy("t.used", `return { x = "used" }`),
+		"t.unused": lazy("t.unused", `return { x = "unused" }`),
+	}
+	show := `local lib = require("t.used")
+hook{event='BeforeTool', handler=function() return { additionalContext = lib.x } end}`
+	for range 2 {
+		p, err := newLibPoolSize(t, 3, l, "a.lua", show)
+		require.NoError(t, err)
+		require.Equal(t, "used", contextOf(t, p, 0))
+	}
+	require.Equal(t, map[string]int{"t.used": 1}, made)
+}
+
+// TestLazyScriptFailureFailsTheLoad: a LazyScript whose load fails (or
+// makes another script) fails the script that requires it and the pool
+// whose script it is, naming it: never a pool that runs without it.
+func TestLazyScriptFailureFailsTheLoad(t *testing.T) {
+	broken := LazyScript("t.broken", func() (*Script, error) { return nil, errors.New("decoding failed") })
+	_, err := newLibPool(t, map[string]*Script{"t.broken": broken}, "a.lua", `local lib = require("t.broken")
+hook{event='BeforeTool', handler=function() return {} end}`)
+	require.ErrorContains(t, err, `library "t.broken": decoding failed`)
+	require.ErrorContains(t, err, "a.lua")
+
+	other := LazyScript("t.other", func() (*Script, error) { return Compile("t.else", []byte(`return {}`)) })
+	_, err = newLibPool(t, map[string]*Script{"t.other": other}, "a.lua", `local lib = require("t.other")`)
+	require.ErrorContains(t, err, "its load returned script t.else")
+
+	bad := LazyScript("b.lua", func() (*Script, error) { return Compile("b.lua", []byte(`hook{`)) })
+	_, err = NewPool(context.Background(), []Source{{Script: bad}}, Options{LoadTimeout: MaxTimeout})
+	var se *ScriptError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, "b.lua", se.Script)
+	require.Equal(t, ScriptSyntax, se.Kind)
+
+	good := LazyScript("c.lua", func() (*Script, error) {
+		return Compile("c.lua", []byte(`hook{event='BeforeTool', handler=function() return { additionalContext = "c" } end}`))
+	})
+	p, err := NewPool(context.Background(), []Source{{Script: good}}, Options{LoadTimeout: MaxTimeout, DefaultTimeout: MaxTimeout})
+	require.NoError(t, err)
+	defer p.Close()
+	require.Equal(t, "c", contextOf(t, p, 0))
 }

@@ -3,10 +3,12 @@ package luaapi
 import (
 	"fmt"
 	"math"
+	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/monad-hooks/monad-hooks/luaapi/ahocorasick"
@@ -18,7 +20,11 @@ import (
 // package ahocorasick), for the prefilters of guards and the candidate
 // search of redaction rules. What it compiles is built once per pool (a
 // cache keyed by the lists and options) and shared by the pool's VMs; a
-// script gets it as a userdata with methods.
+// script gets it as a userdata with methods. scan.keywords and scan.rules
+// only check what they are given (a bad list or expression is an error of
+// the call, hence of the script's load); a set's automaton and a rule's
+// expressions are built the first time a search needs them, once per pool
+// (a one-shot `monad-hooks run` builds only what its input reaches).
 //
 //	scan.keywords(list [, {token = "[class]"}]) -> set
 //	    list: non-empty strings. With token, an RE2 character class, an
@@ -193,11 +199,30 @@ func (v *vm) luaStrings(L *lua.LState, t *lua.LTable, what string) []string {
 	return out
 }
 
-// A kwSet is a compiled scan.keywords set.
+// A kwSet is a compiled scan.keywords set. Its automaton is built the
+// first time a search needs it: a guard's top level makes sets for
+// prefilters that most inputs never reach, and building them all was a
+// tenth of `monad-hooks run BeforeTool` (BenchmarkCLIRun). scan.keywords
+// checked that it builds (ahocorasick.Check).
 type kwSet struct {
-	m     *ahocorasick.Matcher
 	words []string
 	token *[256]bool // bytes of a token; nil: no token rule
+
+	once     sync.Once
+	m        *ahocorasick.Matcher
+	err      error
+	built    *atomic.Int64 // the pool's count of built automata
+	searches atomic.Int32  // searches so far, up to past naiveSearches (see first)
+}
+
+// matcher returns the set's automaton, building it on first use. An error
+// (never, after ahocorasick.Check) is the caller's to fail closed on.
+func (set *kwSet) matcher() (*ahocorasick.Matcher, error) {
+	set.once.Do(func() {
+		set.m, set.err = ahocorasick.New(set.words)
+		set.built.Add(1)
+	})
+	return set.m, set.err
 }
 
 // byteClass returns the bytes the RE2 character class cls matches, as a
@@ -236,12 +261,12 @@ func (v *vm) scanKeywords(L *lua.LState) int {
 	cacheKey(&key, token)
 	cacheKey(&key, words...)
 	x, err := v.pl.scans.get(key.String(), func() (any, error) {
-		m, err := ahocorasick.New(words)
-		if err != nil {
+		if err := ahocorasick.Check(words); err != nil {
 			return nil, err
 		}
-		set := &kwSet{m: m, words: words}
+		set := &kwSet{words: words, built: &v.pl.work.automata}
 		if token != "" {
+			var err error
 			if set.token, err = byteClass(token); err != nil {
 				return nil, fmt.Errorf("token: %w", err)
 			}
@@ -300,19 +325,87 @@ func scanBlocks(m *ahocorasick.Matcher, text string, from int, stop func(n int) 
 	return false
 }
 
+// A set's first searches of a short text look for each keyword with
+// strings.Index instead of building the automaton: a one-shot `monad-hooks
+// run` searches each prefilter set once or twice in a command of a few
+// dozen bytes, which costs microseconds that way and up to a millisecond
+// per set to build the automaton (BenchmarkCLIRun). Past naiveSearches
+// searches (a long-lived engine), or for a longer text, or once the bytes
+// searched reach naiveBudget, the automaton runs; both give the same
+// occurrence (TestNaiveFirstIsTheAutomatons).
+const (
+	naiveSearches = 8
+	naiveMaxText  = 512
+	naiveBudget   = 1 << 17
+)
+
 // first returns where the first occurrence of a keyword of set begins in
 // text from from on (see set:find) and its index, or -1; stopped reports
 // that stop said to stop (see scanBlocks).
-func (set *kwSet) first(text string, from int, stop func(n int) bool) (start, word int, stopped bool) {
+func (set *kwSet) first(text string, from int, stop func(n int) bool) (start, word int, stopped bool, err error) {
+	if n := len(text) - from; n <= naiveMaxText && set.searches.Load() < naiveSearches && set.searches.Add(1) <= naiveSearches {
+		if n <= 0 {
+			return -1, -1, false, nil
+		}
+		if stop(n) { // one block, as scanBlocks would ask
+			return -1, -1, true, nil
+		}
+		if start, word, ok := set.firstNaive(text, from); ok {
+			return start, word, false, nil
+		}
+		return set.firstAutomaton(text, from, func(int) bool { return false })
+	}
+	return set.firstAutomaton(text, from, stop)
+}
+
+// firstAutomaton is first by the set's automaton.
+func (set *kwSet) firstAutomaton(text string, from int, stop func(n int) bool) (start, word int, stopped bool, err error) {
 	start, word = -1, -1
-	stopped = scanBlocks(set.m, text, from, stop, func(at, k int) bool {
+	m, err := set.matcher()
+	if err != nil {
+		return start, word, false, err
+	}
+	stopped = scanBlocks(m, text, from, stop, func(at, k int) bool {
 		if set.token != nil && at > 0 && set.token[text[at-1]] {
 			return true
 		}
 		start, word = at, k
 		return false
 	})
-	return start, word, stopped
+	return start, word, stopped, nil
+}
+
+// firstNaive is first by strings.Index, keyword by keyword: the
+// occurrence (counted where it may begin, see token) that ends first, the
+// longest of those, the lowest index of equal keywords, as the automaton
+// reports it. ok is false when the bytes searched would pass naiveBudget.
+func (set *kwSet) firstNaive(text string, from int) (start, word int, ok bool) {
+	start, word = -1, -1
+	bestEnd, bestLen, work := len(text)+1, 0, 0
+	for k, w := range set.words {
+		for off := from; off < len(text); {
+			if work += len(text) - off; work > naiveBudget {
+				return -1, -1, false
+			}
+			i := strings.Index(text[off:], w)
+			if i < 0 {
+				break
+			}
+			at := off + i
+			end := at + len(w)
+			if end > bestEnd {
+				break // a later occurrence ends later still
+			}
+			if set.token == nil || at == 0 || !set.token[text[at-1]] {
+				if end < bestEnd || len(w) > bestLen {
+					start, word, bestEnd, bestLen = at, k, end, len(w)
+				}
+				break
+			}
+			off = at + 1
+		}
+	}
+	return start, word, true
 }
 
 // lowerText is strings.ToLower(s) (string.lower), block by block at rune
@@ -358,16 +451,18 @@ func (v *vm) scanFind(L *lua.LState) int {
 		init = len(s) + init + 1
 	}
 	init = max(init, 1)
-	start, word, stopped := set.first(s, init-1, v.blockPoll)
-	if stopped {
+	start, word, stopped, err := set.first(s, init-1, v.blockPoll)
+	switch {
+	case err != nil:
+		L.RaiseError("set:find: %s", err.Error())
+	case stopped:
 		L.RaiseError("%s", errStopped.Error())
-	}
-	if start < 0 {
+	case start < 0:
 		L.Push(lua.LNil)
 		return 1
 	}
 	L.Push(lua.LNumber(start + 1))
-	L.Push(lua.LNumber(start + set.m.Len(word)))
+	L.Push(lua.LNumber(start + len(set.words[word])))
 	L.Push(lua.LString(set.words[word]))
 	return 3
 }
@@ -522,8 +617,11 @@ type vmTester struct {
 func (t vmTester) lower(s string) string { return t.v.lowerText(t.L, s) }
 
 func (t vmTester) find(set *kwSet, s string) bool {
-	start, _, stopped := set.first(s, 0, t.v.blockPoll)
-	if stopped {
+	start, _, stopped, err := set.first(s, 0, t.v.blockPoll)
+	switch {
+	case err != nil:
+		t.L.RaiseError("test:test: %s", err.Error())
+	case stopped:
 		t.L.RaiseError("%s", errStopped.Error())
 	}
 	return start >= 0
@@ -543,9 +641,11 @@ type goTester struct{}
 
 func (goTester) lower(s string) string { return strings.ToLower(s) }
 
+// find fails closed: a set whose automaton cannot be built (never, see
+// kwSet) finds something, so that the handler runs and fails.
 func (goTester) find(set *kwSet, s string) bool {
-	start, _, _ := set.first(s, 0, func(int) bool { return false })
-	return start >= 0
+	start, _, _, err := set.first(s, 0, func(int) bool { return false })
+	return start >= 0 || err != nil
 }
 
 func (goTester) match(e *regexpEntry, s string) bool { return e.re.MatchString(s) }
@@ -581,7 +681,21 @@ type scanRule struct {
 	kwEntries  []int
 	iwEntries  []int
 	assignWord []int // ruleAssign: its words' indexes in the set's iw list
+
+	// The expressions (rx, at, name, value) and what is derived from them
+	// (gate, lit, valueRun) are compiled the first time a text needs the
+	// rule (see prepare): one AfterTool's text reaches a few of the
+	// stdlib's rules, and compiling them all was two thirds of
+	// `monad-hooks run AfterTool` (BenchmarkCLIRun). scan.rules checked
+	// them (checkPattern).
+	pats     rulePatterns
+	once     sync.Once
+	err      error
+	compiled *atomic.Int64 // the pool's count of compiled rules
 }
+
+// rulePatterns are the expressions of a scan.rules rule, as given.
+type rulePatterns struct{ rx, at, name, value string }
 
 // A ruleSet is a compiled scan.rules list.
 type ruleSet struct {
@@ -702,16 +816,18 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 				return 0
 			}
 		}
-		rx := func(f string) *regexpEntry {
+		// rx checks the expression of field f and returns it with its
+		// number of groups (-1: none given).
+		rx := func(f string) (string, int) {
 			p := str(f)
 			if p == "" {
-				return nil
+				return "", -1
 			}
-			e := v.pl.recach.get(p)
-			if e.err != nil {
-				L.RaiseError("scan.rules: %s.%s: %s", what, f, e.err.Error())
+			groups, err := checkPattern(p)
+			if err != nil {
+				L.RaiseError("scan.rules: %s.%s: %s", what, f, err.Error())
 			}
-			return e
+			return p, groups
 		}
 		var ikw, words []string
 		r.kw, r.hasKw = list("kw")
@@ -730,14 +846,17 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 			r.mode = ruleLua
 		case str("name") != "" || str("value") != "":
 			r.mode = ruleAssign
-			r.name, r.value = rx("name"), rx("value")
-			if r.name == nil || r.value == nil || r.value.re.NumSubexp() < 1 || !r.hasWords {
+			var nameGroups, valueGroups int
+			r.pats.name, nameGroups = rx("name")
+			r.pats.value, valueGroups = rx("value")
+			if nameGroups < 0 || valueGroups < 1 || !r.hasWords {
 				L.RaiseError("scan.rules: %s: an assignment rule needs words, name and value (with a group)", what)
 			}
-			r.valueRun = anchoredRun(r.value)
 		default:
-			r.rx, r.at = rx("rx"), rx("at")
-			if r.rx == nil {
+			var rxGroups, atGroups int
+			r.pats.rx, rxGroups = rx("rx")
+			r.pats.at, atGroups = rx("at")
+			if rxGroups < 0 {
 				L.RaiseError("scan.rules: %s: no rx", what)
 			}
 			switch {
@@ -747,15 +866,12 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 				r.mode = ruleFull
 			default:
 				r.mode = ruleKeywords
-				if r.rx.re.NumSubexp() < 2 || r.at != nil && r.at.re.NumSubexp() < 2 {
+				if rxGroups < 2 || r.pats.at != "" && atGroups < 2 {
 					L.RaiseError("scan.rules: %s: rx and at need two groups, the context before the value and the value", what)
 				}
 			}
-			if r.mode != ruleCustom {
-				r.gate = v.newGate(r.rx)
-			}
-			r.lit = ruleLiteral(r.rx)
 		}
+		r.compiled = &v.pl.work.ruleCompiles
 		for _, k := range r.kw {
 			r.kwEntries = append(r.kwEntries, intern(&rs.kw, kwIdx, k))
 		}
@@ -804,6 +920,70 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 		rs.needLower = rs.needLower || rs.rules[i].hasIkw || rs.rules[i].mode == ruleLua
 	}
 	return rs, nil
+}
+
+// checkPattern checks an RE2 expression as compileRegexp would, with
+// the same error, by parsing it only, and returns its number of groups:
+// a parsed expression always compiles (regexp.Compile fails only where
+// syntax.Parse does).
+func checkPattern(pat string) (groups int, err error) {
+	if len(pat) > MaxPatternSize {
+		return 0, fmt.Errorf("pattern of %d bytes is longer than %d", len(pat), MaxPatternSize)
+	}
+	re, err := syntax.Parse(pat, syntax.Perl)
+	if err != nil {
+		return 0, fmt.Errorf("bad RE2 pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	return re.MaxCap(), nil
+}
+
+// prepare compiles rule i's expressions and what derives from them, once
+// for the pool (the first VM to need the rule does it; sync.Once orders
+// it before every other reader; nothing in it raises, so that it never
+// ends half done). An error (never, after checkPattern) is raised: the
+// hook fails, and its onError decides, never a text let through
+// unsearched.
+func (r *ruleRun) prepare(i int) *scanRule {
+	rule, v := &r.rs.rules[i], r.v
+	if v.ctx.stopped() {
+		// the call stops before compiling another rule (SECURITY.md's slack)
+		r.L.RaiseError("%s", errStopped.Error())
+	}
+	rule.once.Do(func() {
+		get := func(p string) *regexpEntry {
+			if p == "" || rule.err != nil {
+				return nil
+			}
+			e := v.pl.recach.get(p)
+			if e.err != nil {
+				rule.err = e.err
+				return nil
+			}
+			return e
+		}
+		switch rule.mode {
+		case ruleLua:
+			return
+		case ruleAssign:
+			rule.name, rule.value = get(rule.pats.name), get(rule.pats.value)
+			if rule.err == nil {
+				rule.valueRun = anchoredRun(rule.value)
+			}
+		default:
+			rule.rx, rule.at = get(rule.pats.rx), get(rule.pats.at)
+			if rule.err == nil {
+				if rule.mode != ruleCustom {
+					rule.gate = v.newGate(rule.rx)
+				}
+				rule.lit = ruleLiteral(rule.rx)
+			}
+		}
+		rule.compiled.Add(1)
+	})
+	if rule.err != nil {
+		r.L.RaiseError("rules:candidates: rule %d: %s", i+1, rule.err.Error())
+	}
+	return rule
 }
 
 // ruleRun is the state of one rules:candidates call.
@@ -937,6 +1117,7 @@ func (r *ruleRun) run() {
 		if !(rule.always || r.found[i] || !r.lowered) {
 			continue
 		}
+		r.prepare(i)
 		switch rule.mode {
 		case ruleFull, ruleCustom:
 			r.scanRange(i, 1, len(s))
@@ -1094,7 +1275,7 @@ func assignByte(c byte) bool {
 // name, and the value after it, the first group of the rule's value
 // expression.
 func (r *ruleRun) assignAt(i, w, p int, lower string) {
-	rule, s, n := &r.rs.rules[i], r.s, len(r.s)
+	rule, s, n := r.prepare(i), r.s, len(r.s)
 	if r.done[i] == nil {
 		r.done[i] = make([]int, len(rule.iw))
 	}

@@ -3,11 +3,14 @@ package luaapi
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi/ahocorasick"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -72,6 +75,186 @@ local rules = scan.rules({ { kw = { "a" }, rx = "()(a)" } })
 hook{ event = "BeforeTool", handler = function(input) end }`)
 	p.waitWarm()
 	require.Len(t, p.plan.scans.m, 2, "one set and one rule set for every VM of the pool")
+}
+
+// TestScanKeywordsBuiltOnFirstSearch: a keyword set's automaton is built
+// when a search first needs it, once per pool: never at load, not for the
+// first searches of a short text (strings.Index, see first), and not for
+// a set no search reaches (counted, not timed).
+func TestScanKeywordsBuiltOnFirstSearch(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 2}, "s.lua", `local scan = require("scan")
+local unused = scan.keywords({ "never", "searched" })
+local first = scan.keywords({ "rm" }, { token = "[a-z]" })
+local second = scan.keywords({ "sudo", "dd" })
+hook{ event = "BeforeTool", kind = "shell", prefilter = scan.any({ first, second }),
+  handler = function(input) return { decision = "deny", reason = "ran" } end }`)
+	built := func() int64 { return p.plan.work.automata.Load() }
+	require.Zero(t, built(), "loading builds no automaton")
+	call := func(cmd string, want events.Decision) {
+		t.Helper()
+		out, err := p.Call(context.Background(), 0, shellCall(cmd))
+		require.NoError(t, err)
+		require.Equal(t, want, out.Decision, cmd)
+	}
+	for range naiveSearches {
+		call("rm -rf x", events.Deny)
+	}
+	require.Zero(t, built(), "short texts, first searches: no automaton")
+	call("rm -rf x", events.Deny)
+	require.Equal(t, int64(1), built(), "the first set found rm: the others are not built")
+	call("ls", events.Decision(""))
+	require.Equal(t, int64(1), built(), "the second set's first search is by strings.Index")
+	call(strings.Repeat("x", naiveMaxText+1), events.Decision(""))
+	require.Equal(t, int64(2), built(), "a longer text runs the second set's automaton")
+	p.waitWarm()
+	require.Equal(t, int64(2), built())
+}
+
+// TestNaiveFirstIsTheAutomatons: the first searches of a set, by
+// strings.Index, find what its automaton finds, token rule included, for
+// random keyword sets, texts and starting points (the automaton's own
+// correctness is ahocorasick's tests').
+func TestNaiveFirstIsTheAutomatons(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 3))
+	alpha := "ab-/ ."
+	str := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alpha[rng.IntN(len(alpha))]
+		}
+		return string(b)
+	}
+	for iter := range 3000 {
+		words := make([]string, 1+rng.IntN(6))
+		for i := range words {
+			words[i] = str(1 + rng.IntN(3))
+		}
+		set := &kwSet{words: words, built: new(atomic.Int64)}
+		if iter%2 == 0 {
+			set.token = new([256]bool)
+			set.token['a'], set.token['-'] = true, true
+		}
+		text := str(rng.IntN(24))
+		for from := 0; from <= len(text); from++ {
+			ns, nw, ok := set.firstNaive(text, from)
+			require.True(t, ok)
+			as, aw, _, err := set.firstAutomaton(text, from, func(int) bool { return false })
+			require.NoError(t, err)
+			require.Equal(t, [2]int{as, aw}, [2]int{ns, nw}, "words %q text %q from %d token %v", words, text, from, set.token != nil)
+		}
+	}
+	// the budget: a search that would read more gives way to the automaton
+	set := &kwSet{words: slices.Repeat([]string{"zz"}, naiveBudget/naiveMaxText+1), built: new(atomic.Int64)}
+	_, _, ok := set.firstNaive(strings.Repeat("a", naiveMaxText), 0)
+	require.False(t, ok)
+	start, _, _, err := set.first(strings.Repeat("a", naiveMaxText-2)+"zz", 0, func(int) bool { return false })
+	require.NoError(t, err)
+	require.Equal(t, naiveMaxText-2, start)
+	require.Equal(t, int64(1), set.built.Load())
+}
+
+// TestScanKeywordsTooLargeIsALoadError: a set whose automaton would be too
+// large fails scan.keywords (the script's load), not its first search.
+func TestScanKeywordsTooLargeIsALoadError(t *testing.T) {
+	s, err := Compile("big.lua", []byte(`local scan = require("scan")
+local words = {}
+for b = 0, 255 do words[#words + 1] = string.char(b) end
+for i = 1, 5 do words[#words + 1] = string.rep("z", 4000 + i) end
+local set = scan.keywords(words)`))
+	require.NoError(t, err)
+	_, err = NewPool(context.Background(), []Source{{Script: s}}, Options{LoadTimeout: MaxTimeout})
+	require.ErrorContains(t, err, "scan.keywords: ahocorasick: 261 keywords")
+}
+
+// rulesPool loads a script that makes a scan.rules set of 40 keyword rules
+// (word k<i> before a value) and one assignment rule, and whose handler
+// returns the candidates of the input's command (or the error of the call).
+func rulesPool(t *testing.T) *Pool {
+	return newTestPool(t, Options{PoolSize: 2}, "r.lua", `local scan = require("scan")
+local list = {}
+for i = 1, 40 do
+  list[#list + 1] = { kw = { "k" .. i .. "=" }, rx = "(k" .. i .. "=)([a-z]{4,})" }
+end
+list[#list + 1] = { words = { "secret" }, name = "^[a-z_]*secret$", value = [[^\s*=\s*([A-Za-z0-9]{8,})]] }
+local rules = scan.rules(list)
+hook{ event = "BeforeTool", handler = function(input)
+  local ok, spans = pcall(function() return (rules:candidates(input.toolInput.command)) end)
+  if not ok then return { decision = "deny", reason = tostring(spans) } end
+  return { reason = table.concat(spans, ",") }
+end }`)
+}
+
+// TestScanRulesCompiledOnFirstUse: scan.rules only checks its rules'
+// expressions; a rule's are compiled when a text first needs the rule,
+// once per pool (counted, not timed), with the candidates of a rule set
+// compiled whole.
+func TestScanRulesCompiledOnFirstUse(t *testing.T) {
+	p := rulesPool(t)
+	compiled := func() int64 { return p.plan.work.ruleCompiles.Load() }
+	require.Zero(t, compiled(), "loading compiles no rule")
+	call := func(cmd string) string {
+		out, err := p.Call(context.Background(), 0, bashInput(cmd))
+		require.NoError(t, err)
+		require.Empty(t, out.Decision, out.Reason)
+		return out.Reason
+	}
+	require.Equal(t, "", call("nothing to see"))
+	require.Zero(t, compiled(), "no keyword occurs: no rule runs")
+	require.Equal(t, "4,7,7", call("k7=abcd"))
+	require.Equal(t, int64(1), compiled(), "one rule of 41 compiled")
+	require.Equal(t, "4,7,7,13,16,12", call("k7=abcd k12=wxyz"))
+	require.Equal(t, "13,21,41", call("my_secret = abcdefgh1"))
+	require.Equal(t, int64(3), compiled())
+	p.waitWarm()
+	require.Equal(t, "4,7,7", call("k7=abcd"))
+	require.Equal(t, int64(3), compiled(), "once per pool, whichever VM runs")
+
+	// concurrent first uses compile each rule once (run with -race)
+	q := rulesPool(t)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 10 {
+				out, err := q.Call(context.Background(), 0, bashInput("k3=abcd k9=wxyz my_secret = abcdefgh1"))
+				assert.NoError(t, err)
+				assert.Equal(t, "4,7,3,12,15,9,29,37,41", out.Reason)
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, int64(3), q.plan.work.ruleCompiles.Load())
+}
+
+// TestScanRuleFailingToCompileFailsTheCall: a rule whose expression fails
+// to compile at first use (which checkPattern rules out) raises in
+// rules:candidates, so that the hook fails and its onError decides: the
+// text is never let through unsearched.
+func TestScanRuleFailingToCompileFailsTheCall(t *testing.T) {
+	p := rulesPool(t)
+	var rs *ruleSet
+	for _, x := range p.plan.scans.m {
+		if y, ok := x.(*ruleSet); ok {
+			rs = y
+		}
+	}
+	require.NotNil(t, rs)
+	rs.rules[6].pats.rx = "(k7=)(" // a pattern scan.rules would have refused
+	out, err := p.Call(context.Background(), 0, bashInput("k7=abcd"))
+	require.NoError(t, err)
+	require.Equal(t, events.Deny, out.Decision)
+	require.Contains(t, out.Reason, "rules:candidates: rule 7: bad RE2 pattern: missing closing )")
+}
+
+// TestUnbuildableSetFailsClosed: a set whose automaton fails to build
+// (which ahocorasick.Check rules out at scan.keywords) finds something
+// outside a VM, so that a prefilter runs the handler, and is an error in
+// one.
+func TestUnbuildableSetFailsClosed(t *testing.T) {
+	broken := func() *kwSet { return &kwSet{words: []string{"zz", ""}, built: new(atomic.Int64)} }
+	long := strings.Repeat("nothing here ", naiveMaxText) // past the strings.Index searches
+	require.True(t, goTester{}.find(broken(), long))
+	_, _, _, err := broken().first(long, 0, func(int) bool { return false })
+	require.ErrorIs(t, err, ahocorasick.ErrEmptyKeyword)
 }
 
 // TestScanRulesCandidates: the candidates of each kind of rule, as

@@ -296,6 +296,8 @@ type workCounters struct {
 	scanBytes    atomic.Int64 // bytes the scan module lowercased or searched
 	scanRuns     atomic.Int64 // rule expressions rules:candidates ran at a candidate (see scanGate)
 	scanSearches atomic.Int64 // rule expressions rules:candidates ran over the rest of a text or window
+	automata     atomic.Int64 // keyword automata of scan.keywords sets built (see kwSet)
+	ruleCompiles atomic.Int64 // scan.rules rules whose expressions were compiled (see ruleRun.prepare)
 }
 
 type source struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -25,6 +26,57 @@ type Script struct {
 	// hooks are the positions in the source of the hook{ ... } calls, by
 	// line, for the errors of a registration.
 	hooks map[int]hookCall
+	// lazy, when set, makes proto and hooks on first use (see LazyScript).
+	lazy *lazyScript
+}
+
+// A lazyScript is the compiled form of a LazyScript, made once.
+type lazyScript struct {
+	once sync.Once
+	load func() (*Script, error)
+	s    *Script
+	err  error
+}
+
+// LazyScript returns a Script called name whose compiled form load makes
+// the first time a VM runs it or a script requires it as a library, and
+// never if none does: a host with many scripts of which a pool may need
+// few (the engine's embedded libraries) decodes only those
+// (BenchmarkCLIRun). load runs at most once, whatever the number of pools
+// and VMs sharing the Script, which is safe for concurrent use. It must
+// return a Script called name; a failure of load (or another name) fails
+// every use, as a script that does not compile would: [NewPool] for a
+// pool's script, the require call for a library, so that the script that
+// needed it fails to load.
+func LazyScript(name string, load func() (*Script, error)) *Script {
+	return &Script{name: name, lazy: &lazyScript{load: load}}
+}
+
+// compiled returns the Script with its compiled form: s itself, or what
+// LazyScript's load made.
+func (s *Script) compiled() (*Script, error) {
+	if s.lazy == nil {
+		return s, nil
+	}
+	z := s.lazy
+	z.once.Do(func() {
+		c, err := z.load()
+		switch {
+		case err != nil:
+			z.err = err
+		case c == nil:
+			z.err = fmt.Errorf("luaapi: script %s: its load returned no script", s.name)
+		default:
+			if c, err = c.compiled(); err != nil {
+				z.err = err
+			} else if c.name != s.name {
+				z.err = fmt.Errorf("luaapi: script %s: its load returned script %s", s.name, c.name)
+			} else {
+				z.s = c
+			}
+		}
+	})
+	return z.s, z.err
 }
 
 // syntaxError converts an error of gopher-lua's parser into a ScriptError

@@ -190,7 +190,15 @@ func (v *vm) load(ctx context.Context, s source, base *lua.LTable) error {
 	env.Metatable = envMT
 	v.envs = append(v.envs, env)
 
-	fn := L.NewFunctionFromProto(s.script.proto)
+	script, err := s.script.compiled()
+	if err != nil {
+		var se *ScriptError
+		if errors.As(err, &se) {
+			return se
+		}
+		return &ScriptError{Script: name, Msg: err.Error()}
+	}
+	fn := L.NewFunctionFromProto(script.proto)
 	fn.Env = env
 	v.loadErr = nil
 	v.ctx.begin(v.pl.wd, ctx, v.pl.opts.LoadTimeout, 0)

@@ -48,7 +48,7 @@
 // with its decision, reason, safer alternative and cases. The package reads
 // no TOML: a host decodes the embedded files ([RuleSources]) or a user's,
 // [ParseRules] checks them with every problem at its field path, and
-// [RulesLibrary] (for the pack ask-irreversible, under [RulesLibraryName])
+// [RulesLibraries] (for the pack ask-irreversible, under [RulesLibraryName])
 // or [RulesScript] (for a user's file) render them for monad.rules.
 // [ValidateRuleParams] checks the parameters that name families, groups
 // and rules.

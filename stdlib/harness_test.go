@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"path"
 	"regexp"
@@ -77,7 +78,7 @@ func libraries(tb testing.TB) map[string]*luaapi.Script {
 	tb.Helper()
 	out := map[string]*luaapi.Script{}
 	srcs := stdlib.Libraries()
-	srcs[stdlib.RulesLibraryName] = stdlib.RulesLibrary(embeddedRules(tb))
+	maps.Copy(srcs, stdlib.RulesLibraries(embeddedRules(tb)))
 	for name, src := range srcs {
 		s, err := luaapi.Compile(name, src)
 		if err != nil {

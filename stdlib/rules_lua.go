@@ -10,19 +10,39 @@ import (
 
 // RulesLibraryName is the library that holds the embedded rule files for
 // the pack ask-irreversible: a host that loads that pack gives its Lua
-// runtime, beside [Libraries], this name with the source
-// [RulesLibrary] renders from the files of [RuleSources].
+// runtime, beside [Libraries], the libraries [RulesLibraries] renders from
+// the files of [RuleSources] (this one and one per file).
 const RulesLibraryName = "monad.rules.stdlib"
 
-// RulesLibrary renders checked rule files as the source of a Lua library
-// (see [RulesLibraryName]) whose load() returns them as the evaluator
-// (monad.rules) reads them. The files are rendered in the order given.
-func RulesLibrary(files []*RuleFile) []byte {
+// RulesLibraries renders checked rule files as the sources of Lua
+// libraries, by require name: [RulesLibraryName], whose load() returns
+// them as the evaluator (monad.rules) reads them, and one library per file
+// (the i-th under [RulesFamilyLibrary](i)) that the first returns that
+// file's family from, the first time a command names one of its programs.
+// A host gives them all to its Lua runtime; one that loads each library
+// on first require (the engine) then loads only the families the commands
+// it sees reach (BenchmarkCLIRun). The files are rendered in the order
+// given.
+func RulesLibraries(files []*RuleFile) map[string][]byte {
 	var b luaWriter
-	b.WriteString("-- Generated from rule files by package stdlib (RulesLibrary).\nreturn { load = function() return ")
-	b.ruleSet(files)
+	b.WriteString("-- Generated from rule files by package stdlib (RulesLibraries).\nreturn { load = function() return ")
+	b.ruleSet(files, true)
 	b.WriteString(" end }\n")
-	return []byte(b.String())
+	out := map[string][]byte{RulesLibraryName: []byte(b.String())}
+	for i, f := range files {
+		var fb luaWriter
+		fb.WriteString("-- Generated from the rule file " + strings.ReplaceAll(f.Path, "\n", " ") + " by package stdlib (RulesLibraries).\nreturn { load = ")
+		fb.family(f)
+		fb.WriteString(" }\n")
+		out[RulesFamilyLibrary(i)] = []byte(fb.String())
+	}
+	return out
+}
+
+// RulesFamilyLibrary is the require name of the library that holds the
+// i-th (0-based) rule file of [RulesLibraries].
+func RulesFamilyLibrary(i int) string {
+	return RulesLibraryName + ".family" + strconv.Itoa(i+1)
 }
 
 // RulesScript renders a user's rule file as a Lua atom script: it takes the
@@ -46,7 +66,7 @@ func RulesScript(f *RuleFile) []byte {
 	b.WriteString(", SPEC, params)\nrequire(\"monad.rules\").register(")
 	b.quote(f.Family)
 	b.WriteString(", P, function() return ")
-	b.ruleSet([]*RuleFile{f})
+	b.ruleSet([]*RuleFile{f}, false)
 	b.WriteString(" end)\n")
 	return []byte(b.String())
 }
@@ -134,7 +154,7 @@ func (b *luaWriter) field(name string) {
 // keep is walked between calls, see luaapi's Options.MaxRetained; the
 // code of a function is not, so tables of a few thousand entries would
 // cost every call and a function costs none.)
-func (b *luaWriter) ruleSet(files []*RuleFile) {
+func (b *luaWriter) ruleSet(files []*RuleFile, familyLibraries bool) {
 	keys, triggers, programs := ruleIndex(files)
 	b.WriteString("{\nnames = function() return {\n")
 	for _, f := range files {
@@ -165,8 +185,15 @@ func (b *luaWriter) ruleSet(files []*RuleFile) {
 	b.WriteString("} end,\nlookup = ")
 	b.lookup(keys, triggers, programs)
 	b.WriteString(",\nfamilies = {\n")
-	for _, f := range files {
-		b.family(f)
+	for i, f := range files {
+		if familyLibraries {
+			b.WriteString("function() return require(")
+			b.quote(RulesFamilyLibrary(i))
+			b.WriteString(").load() end")
+		} else {
+			b.family(f)
+		}
+		b.WriteString(",\n")
 	}
 	b.WriteString("}}")
 }
@@ -262,7 +289,7 @@ func (b *luaWriter) family(f *RuleFile) {
 	for _, r := range f.Rules {
 		b.rule(r)
 	}
-	b.WriteString("}} end,\n")
+	b.WriteString("}} end")
 }
 
 // plainToken is a word the prefilter's tokens can equal.

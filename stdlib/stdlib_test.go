@@ -106,7 +106,7 @@ func TestLibraries(t *testing.T) {
 			t.Errorf("%s does not check its parameters with monad.params", p.Name)
 		}
 		for _, m := range required.FindAllStringSubmatch(string(src), -1) {
-			if libs[m[1]] == nil && m[1] != RulesLibraryName { // the host renders that one (RulesLibrary)
+			if libs[m[1]] == nil && m[1] != RulesLibraryName { // the host renders that one (RulesLibraries)
 				t.Errorf("%s requires %s, which is not a library", p.Name, m[1])
 			}
 			used[m[1]] = true

@@ -107,7 +107,8 @@
 // other files run; a broken policy file fails closed: at the events that can
 // deny, the Result is a deny whose reason names the error. So does a stdlib
 // pack of --stdlib that cannot load: protect-paths needs the home directory,
-// taken from $HOME, else from the user database (getpwuid).
+// taken from $HOME, else from the user database (getpwuid; /etc/passwd in a
+// static build, CGO_ENABLED=0).
 //
 // With --state FILE the session state (the context stashed at SessionStart for
 // the first BeforeTurn, the count of AfterTurn continuations) is read from

@@ -27,6 +27,7 @@ func TestRead(t *testing.T) {
 	_, err = regfile.Read(dir, 100)
 	assert.ErrorIs(t, err, regfile.ErrNotRegular)
 	assert.ErrorIs(t, err, fs.ErrInvalid)
+	assert.EqualError(t, err, "read "+dir+": not a regular file: invalid argument")
 
 	_, err = regfile.Read(filepath.Join(dir, "missing"), 100)
 	assert.ErrorIs(t, err, fs.ErrNotExist)

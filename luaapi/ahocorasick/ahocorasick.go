@@ -66,6 +66,35 @@ func lowerASCII(b byte) byte {
 	return b
 }
 
+// Check reports the error New would return for keywords, in a pass over
+// their bytes and without building anything: a caller may build the
+// Matcher later, when it is first needed, knowing that New succeeds.
+func Check(keywords []string) error {
+	var used [256]bool
+	total, nclass := 0, 1
+	for _, k := range keywords {
+		if k == "" {
+			return ErrEmptyKeyword
+		}
+		total += len(k)
+		for j := 0; j < len(k); j++ {
+			if !used[k[j]] {
+				used[k[j]] = true
+				nclass++
+			}
+		}
+	}
+	return checkTable(len(keywords), total, min(nclass, 256))
+}
+
+// checkTable is the bound on the transition table of New.
+func checkTable(keywords, total, nclass int) error {
+	if (total+1)*nclass > MaxTable {
+		return fmt.Errorf("ahocorasick: %d keywords of %d bytes need a table of more than %d entries", keywords, total, MaxTable)
+	}
+	return nil
+}
+
 func build(keywords []string, fold bool) (*Matcher, error) {
 	if fold {
 		low := make([]string, len(keywords))
@@ -109,8 +138,8 @@ func build(keywords []string, fold bool) (*Matcher, error) {
 			m.class[b] = m.class[b+'a'-'A']
 		}
 	}
-	if (total+1)*m.nclass > MaxTable {
-		return nil, fmt.Errorf("ahocorasick: %d keywords of %d bytes need a table of more than %d entries", len(keywords), total, MaxTable)
+	if err := checkTable(len(keywords), total, m.nclass); err != nil {
+		return nil, err
 	}
 	// The trie: goto edges in delta (-1: none), own outputs per state.
 	// Its states are the distinct prefixes of the keywords, counted first

@@ -2,6 +2,7 @@ package ahocorasick
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -143,6 +144,41 @@ func TestBounds(t *testing.T) {
 	}
 	_, err = New(append(kws, strings.Repeat("z", MaxTable/256)))
 	require.ErrorContains(t, err, "table of more than")
+}
+
+// TestCheckAgreesWithNew: Check fails exactly where New fails, with the
+// same error, at the bound of the table and around it.
+func TestCheckAgreesWithNew(t *testing.T) {
+	var every []string // every byte: 256 classes
+	for b := range 256 {
+		every = append(every, string([]byte{byte(b)}))
+	}
+	few := []string{"ab", "abc", "b"}
+	cases := [][]string{nil, {"a"}, {"a", ""}, few, every}
+	for _, base := range [][]string{few, every} {
+		classes := 257
+		if len(base) == len(few) {
+			classes = 4
+		}
+		total := 0
+		for _, k := range base {
+			total += len(k)
+		}
+		// the longest extra keyword of a byte already used that fits, and one more
+		fit := MaxTable/min(classes, 256) - 1 - total
+		cases = append(cases, append(slices.Clone(base), strings.Repeat("a", fit)), append(slices.Clone(base), strings.Repeat("a", fit+1)))
+	}
+	for i, kws := range cases {
+		_, err := New(kws)
+		cerr := Check(kws)
+		if err == nil {
+			require.NoError(t, cerr, "case %d", i)
+		} else {
+			require.EqualError(t, cerr, err.Error(), "case %d", i)
+		}
+	}
+	require.Error(t, Check(cases[len(cases)-1]))
+	require.NoError(t, Check(cases[len(cases)-2]))
 }
 
 func BenchmarkScan(b *testing.B) {

@@ -27,13 +27,22 @@ import (
 // default set that matches bash runs, none denies.
 const benchInput = `{"event":"BeforeTool","sessionId":"s1","cwd":"/work/proj","toolName":"bash","toolInput":{"command":"go test ./... -run TestFoo -count=1 2>&1 | tail -20"}}`
 
+// benchAfterInput is the result of that command: redact-secrets (the
+// default set's AfterTool hook) searches it and finds nothing.
+const benchAfterInput = `{"event":"AfterTool","sessionId":"s1","cwd":"/work/proj","toolName":"bash","toolInput":{"command":"go test ./... -run TestFoo -count=1 2>&1 | tail -20"},"toolResult":"=== RUN   TestFoo\n--- PASS: TestFoo (0.00s)\nPASS\nok  \texample.com/proj/pkg\t0.012s\nok  \texample.com/proj/cmd\t0.034s [no tests to run]\n"}`
+
 // benchExec runs name args with benchInput on stdin in dir, capturing
 // stdout and stderr, and fails unless it exits 0.
 func benchExec(b *testing.B, dir, name string, args ...string) {
+	benchExecInput(b, dir, benchInput, name, args...)
+}
+
+// benchExecInput is benchExec with input on stdin.
+func benchExecInput(b *testing.B, dir, input, name string, args ...string) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = dir, procEnv(dir)
-	cmd.Stdin = strings.NewReader(benchInput)
+	cmd.Stdin = strings.NewReader(input)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("%s %v: %v: %s", name, args, err, stderr.String())
@@ -49,6 +58,15 @@ func BenchmarkCLIRun(b *testing.B) {
 	}
 }
 
+// BenchmarkCLIRunAfterTool is `monad-hooks run AfterTool` on the default
+// set (redact-secrets over a short test log), from process start to exit.
+func BenchmarkCLIRunAfterTool(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		benchExecInput(b, dir, benchAfterInput, bin, "run", "AfterTool")
+	}
+}
+
 // BenchmarkCLIRunNoStdlib is `monad-hooks run BeforeTool --stdlib none`:
 // the process and the CLI without building any Lua VM.
 func BenchmarkCLIRunNoStdlib(b *testing.B) {
@@ -58,16 +76,11 @@ func BenchmarkCLIRunNoStdlib(b *testing.B) {
 	}
 }
 
-// jsonEcho builds testdata/jsonecho once, with the go command and flags
-// that built the monad-hooks binary.
+// jsonEcho builds testdata/jsonecho once, as the monad-hooks binary is
+// built (goBuild).
 var jsonEcho = sync.OnceValues(func() (string, error) {
 	out := filepath.Join(filepath.Dir(bin), "jsonecho")
-	args := []string{"build", "-o", out}
-	if os.Getenv("MONAD_HOOKS_E2E_RACE") == "1" {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command(goTool(), append(args, "./testdata/jsonecho")...)
-	if b, err := cmd.CombinedOutput(); err != nil {
+	if b, err := goBuild(out, "./testdata/jsonecho").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building jsonecho: %v: %s", err, b)
 	}
 	return out, nil

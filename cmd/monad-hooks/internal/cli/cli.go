@@ -40,7 +40,8 @@ type Env struct {
 	Vars []string
 
 	// userHome looks the home directory up in the user database when HOME
-	// is unset; nil means os/user (getpwuid). Tests inject a failure.
+	// is unset; nil means os/user (getpwuid, or /etc/passwd without cgo).
+	// Tests inject a failure.
 	userHome func() (string, error)
 
 	// engineOpts are extra engine options, appended last (tests only: a Go
@@ -62,9 +63,10 @@ func OSEnv() Env {
 }
 
 // homeDir resolves the home directory: $HOME, else the user database
-// (os/user, getpwuid). When both fail it returns "" and why: the engine
-// then refuses the packs that need it (protect-paths), and run fails
-// closed at the events that can deny; the default set never runs weakened.
+// (os/user: getpwuid, or /etc/passwd without cgo). When both fail it
+// returns "" and why: the engine then refuses the packs that need it
+// (protect-paths), and run fails closed at the events that can deny; the
+// default set never runs weakened.
 func (e Env) homeDir() (string, error) {
 	if h := e.lookup("HOME"); h != "" {
 		return h, nil

@@ -9,6 +9,10 @@ package cli_test
 // hundred processes. The in-process tests of this package run the same code
 // (serve on both transports, the audit log, the state file) under -race. Set
 // MONAD_HOOKS_E2E_RACE=1 to build the binary with -race as well.
+//
+// The binary is built as the README's install line builds it, with
+// CGO_ENABLED=0 (a static binary; -race needs cgo, so a race build keeps
+// it): the CLI benchmarks measure what users run (BenchmarkCLIRunNoStdlib).
 
 import (
 	"bufio"
@@ -50,18 +54,27 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	bin = filepath.Join(dir, "monad-hooks")
-	args := []string{"build", "-o", bin}
-	if os.Getenv("MONAD_HOOKS_E2E_RACE") == "1" {
-		args = append(args, "-race")
-	}
-	args = append(args, "github.com/monad-hooks/monad-hooks/cmd/monad-hooks")
-	cmd := exec.Command(goTool(), args...)
+	cmd := goBuild(bin, "github.com/monad-hooks/monad-hooks/cmd/monad-hooks")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "building monad-hooks: %v\n", err)
 		return 1
 	}
 	return m.Run()
+}
+
+// goBuild is the go build command that writes the package pkg to out, as
+// a release is built: CGO_ENABLED=0 (a static binary), unless
+// MONAD_HOOKS_E2E_RACE=1 asks for -race, which needs cgo.
+func goBuild(out, pkg string) *exec.Cmd {
+	args := []string{"build", "-o", out}
+	env := append(os.Environ(), "CGO_ENABLED=0")
+	if os.Getenv("MONAD_HOOKS_E2E_RACE") == "1" {
+		args, env = append(args, "-race"), os.Environ()
+	}
+	cmd := exec.Command(goTool(), append(args, pkg)...)
+	cmd.Env = env
+	return cmd
 }
 
 // goTool returns the go command of the toolchain running the tests.
