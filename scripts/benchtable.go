@@ -313,11 +313,13 @@ var sections = []section{
 			target: "≥ 15000 req/s", check: minMetric("ServeLines", "req/s", 15000)},
 		{what: "`serve`, JSON lines on a pipe", bench: "ServeLines", extra: "req/s", ref: "PipeEcho", refWhat: "a line echoed by cat over the same pipes"},
 		{what: "floor: a line echoed by cat", bench: "PipeEcho", extra: "req/s"},
-		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection", bench: "ServeHTTP", extra: "req/s", ref: "DefaultSet/allowed", refWhat: "the same dispatch in process"},
-		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection", bench: "ServeHTTP", extra: "req/s", ref: "ServeHTTPHealthz", refWhat: "GET /healthz on the same kind of connection"},
-		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection", bench: "ServeHTTP", extra: "req/s", ref: "ServeLines", refWhat: "JSON lines on a pipe",
+		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection, a lean client (a prepared request, http.ReadResponse)", bench: "ServeHTTPRaw", extra: "req/s", ref: "ServeLines", refWhat: "JSON lines on a pipe (as lean a client)",
 			target: "≤ 1.5x", check: maxRatio(1.5)},
-		{what: "floor: GET /healthz", bench: "ServeHTTPHealthz", extra: "req/s"},
+		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection, net/http.Client", bench: "ServeHTTP", extra: "req/s", ref: "ServeLines", refWhat: "JSON lines on a pipe"},
+		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection, net/http.Client", bench: "ServeHTTP", extra: "req/s", ref: "ServeHTTPRaw", refWhat: "the same server, a lean client"},
+		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection, net/http.Client", bench: "ServeHTTP", extra: "req/s", ref: "ServeHTTPHealthz", refWhat: "GET /healthz on the same kind of connection"},
+		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, a lean client", bench: "ServeHTTPRaw", extra: "req/s", ref: "DefaultSet/allowed", refWhat: "the same dispatch in process"},
+		{what: "floor: GET /healthz, net/http.Client", bench: "ServeHTTPHealthz", extra: "req/s"},
 	}},
 }
 

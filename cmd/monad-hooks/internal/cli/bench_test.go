@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -215,6 +216,40 @@ func BenchmarkServeHTTP(b *testing.B) {
 		}
 		return req, err
 	}, `{"event":"BeforeTool"`)
+}
+
+// BenchmarkServeHTTPRaw is BenchmarkServeHTTP with a client as lean as
+// BenchmarkServeLines' own: a prepared request written to one keep-alive
+// TCP connection, the answer read with bufio and http.ReadResponse (no
+// net/http.Client, no transport goroutines). It measures the server.
+func BenchmarkServeHTTPRaw(b *testing.B) {
+	host := strings.TrimPrefix(listenBase(b, startBenchServer(b, "--listen", "127.0.0.1:0")), "http://")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	req := []byte(fmt.Sprintf("POST /v1/dispatch HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", host, len(benchInput), benchInput))
+	br := bufio.NewReaderSize(conn, 64<<10)
+	roundTrip := func() {
+		if _, err := conn.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ans, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || !bytes.HasPrefix(ans, []byte(`{"event":"BeforeTool"`)) {
+			b.Fatalf("answer %d %q, %v", resp.StatusCode, ans, err)
+		}
+	}
+	roundTrip()
+	for b.Loop() {
+		roundTrip()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 }
 
 // BenchmarkServeHTTPHealthz is GET /healthz on the same kind of server and
