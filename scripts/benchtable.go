@@ -87,11 +87,14 @@ func (d data) med(name, unit string) float64 {
 // ratio is the median over the rounds of a/b (ns/op), and the range of the
 // per-round ratios. With na and nb set, each per-round ratio is divided by
 // that round's na/nb: a ratio relative to a reference ratio.
-func (d data) ratio(a, b, na, nb string) (med, lo, hi float64) {
+func (d data) ratio(a, b, na, nb, unit string) (med, lo, hi float64) {
+	if unit == "" {
+		unit = "ns/op"
+	}
 	var xs []float64
 	for _, r := range d.rounds {
-		x, okx := r[a]["ns/op"]
-		y, oky := r[b]["ns/op"]
+		x, okx := r[a][unit]
+		y, oky := r[b][unit]
 		if !okx || !oky || y <= 0 {
 			continue
 		}
@@ -159,6 +162,8 @@ type row struct {
 	extra string
 	// normA/normB, when set, make the ratio relative to normA/normB.
 	normA, normB string
+	// unit, when set, is the metric compared instead of ns/op ("p50-ns").
+	unit string
 	// target is the published target; check says whether it is met.
 	target string
 	check  func(d data, ratio float64) bool
@@ -315,6 +320,7 @@ var sections = []section{
 		{what: "floor: a line echoed by cat", bench: "PipeEcho", extra: "req/s"},
 		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection, a lean client (a prepared request, http.ReadResponse)", bench: "ServeHTTPRaw", extra: "req/s", ref: "ServeLines", refWhat: "JSON lines on a pipe (as lean a client)",
 			target: "≤ 1.5x", check: maxRatio(1.5)},
+		{what: "`serve --listen 127.0.0.1:0`, a lean client, median round trip", bench: "ServeHTTPRaw", extra: "p50-ns", unit: "p50-ns", ref: "ServeLines", refWhat: "JSON lines on a pipe, median round trip (a few preempted round trips move the mean)"},
 		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection, net/http.Client", bench: "ServeHTTP", extra: "req/s", ref: "ServeLines", refWhat: "JSON lines on a pipe"},
 		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection, net/http.Client", bench: "ServeHTTP", extra: "req/s", ref: "ServeHTTPRaw", refWhat: "the same server, a lean client"},
 		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection, net/http.Client", bench: "ServeHTTP", extra: "req/s", ref: "ServeHTTPHealthz", refWhat: "GET /healthz on the same kind of connection"},
@@ -362,7 +368,10 @@ func main() {
 		for _, r := range s.rows {
 			ns := d.med(r.bench, "ns/op")
 			other := ""
-			if r.extra != "" {
+			switch {
+			case strings.HasSuffix(r.extra, "-ns"): // a duration: "p50-ns" shows as "81 µs p50"
+				other = dur(d.med(r.bench, r.extra)) + " " + strings.TrimSuffix(r.extra, "-ns")
+			case r.extra != "":
 				other = num(d.med(r.bench, r.extra)) + " " + r.extra
 			}
 			sc, hasSC := sys[r.bench]
@@ -372,7 +381,7 @@ func main() {
 			ratio, vs, tgt := "", "", r.target
 			rv := math.NaN()
 			if r.ref != "" {
-				m, lo, hi := d.ratio(r.bench, r.ref, r.normA, r.normB)
+				m, lo, hi := d.ratio(r.bench, r.ref, r.normA, r.normB, r.unit)
 				rv = m
 				ratio = fmt.Sprintf("**%.2fx** [%.2f–%.2f]", m, lo, hi)
 				vs = r.refWhat

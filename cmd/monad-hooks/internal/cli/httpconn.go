@@ -464,8 +464,8 @@ func (b *reqBody) Close() error { return nil }
 // the connection, and the client hanging up (or the connection failing)
 // cancels the request (net/http's Server reads so for every request, with a
 // goroutine that wakes a second thread each time; a dispatch of the default
-// set is done long before watchAfter). A byte it reads is the next
-// request's (pipelined), kept for it.
+// set is done long before watchAfter: BenchmarkServeHTTPRaw). A byte it
+// reads is the next request's (pipelined), kept for it.
 func (sc *srvConn) arm(cancel context.CancelFunc) {
 	if sc.br.Buffered() > 0 {
 		return // the next request is here already: nothing to watch
