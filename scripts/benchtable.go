@@ -443,9 +443,13 @@ func main() {
 	p("(5 rounds, load 7-8, medians): luaapi alone 43.8 µs -> 2.1 µs (0.06x), the engine 55 µs -> 6.7 µs (0.14x), ")
 	p("DecodeInput 0.42x.\n")
 	p("- serve: in the same run, JSON lines 5,900 -> 26,700 req/s (the prefilters, DecodeInput's hand split and parse of ")
-	p("valid JSON, one goroutine per line instead of a handoff), HTTP 2,600 -> 4,100 req/s. HTTP is 5.8x lines and misses ")
-	p("the 1.5x: GET /healthz, which dispatches nothing, is already 3.6x lines on one keep-alive connection (net/http's ")
-	p("client transport and server connection goroutines per request), and a dispatch costs 1.5x /healthz.\n")
+	p("valid JSON, one goroutine per line instead of a handoff), HTTP 2,600 -> 4,100 req/s. ")
+	p("HTTP is measured with two clients: a lean one (`ServeHTTPRaw`: a prepared request, http.ReadResponse), as lean as ")
+	p("the lines client, which carries the target; and net/http.Client (`ServeHTTP`, `ServeHTTPHealthz`), whose transport ")
+	p("adds its own goroutines per request. serve answers HTTP with its own connection loop (httpconn.go): net/http's server ")
+	p("started a goroutine per request that kept a second thread waking for every request and every timer a dispatch arms ")
+	p("(3.6-5.6 context switches of the server per dispatch, 1.2-1.9 now, lines 1.3-1.6). The medians row is the one to ")
+	p("read on a loaded machine: a few preempted round trips decide the mean of 1000.\n")
 
 	if *statPath != "" {
 		if b, err := os.ReadFile(*statPath); err == nil && len(strings.TrimSpace(string(b))) > 0 {

@@ -87,11 +87,17 @@ func TestConnServerKeepAlive(t *testing.T) {
 		resp, _ := readAnswer(t, br, "POST")
 		assert.Equal(t, want, resp.StatusCode)
 	}
-	assert.EqualValues(t, 5, ran.Load())
+	// A chunked body.
+	chunked := fmt.Sprintf("POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(allowedCall), allowedCall)
+	_, err = io.WriteString(c, chunked)
+	require.NoError(t, err)
+	resp, body := readAnswer(t, br, "POST")
+	assert.Equal(t, 200, resp.StatusCode, body)
+	assert.EqualValues(t, 6, ran.Load())
 
 	_, err = io.WriteString(c, "HEAD /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n\r\n")
 	require.NoError(t, err)
-	resp, body := readAnswer(t, br, "HEAD")
+	resp, body = readAnswer(t, br, "HEAD")
 	assert.Equal(t, 200, resp.StatusCode)
 	assert.Positive(t, resp.ContentLength)
 	assert.Empty(t, body)
