@@ -379,7 +379,7 @@ func listen(network, address string) (net.Listener, error) {
 type httpServer struct {
 	network, address string
 	ln               net.Listener
-	srv              *http.Server
+	srv              *connServer
 	h                *httpHandler
 	errc             chan error
 }
@@ -397,13 +397,13 @@ func startHTTP(inv *invocation, network, address string, maxConcurrent int, metr
 		h.withMetrics()
 	}
 	s := &httpServer{network: network, address: address, ln: ln, h: h, errc: make(chan error, 1)}
-	s.srv = &http.Server{
-		Handler:           h.mux(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		BaseContext:       func(net.Listener) context.Context { return h.workCtx() },
+	s.srv = &connServer{
+		handler:           h.mux(),
+		readHeaderTimeout: 10 * time.Second,
+		readTimeout:       time.Minute,
+		idleTimeout:       2 * time.Minute,
+		maxHeaderBytes:    64 << 10,
+		base:              h.workCtx,
 	}
 	go func() { s.errc <- s.srv.Serve(ln) }()
 	return s, nil

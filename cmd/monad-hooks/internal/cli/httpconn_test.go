@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monad-hooks/monad-hooks/engine"
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// startConnServer serves h on a loopback port with serve's limits and
+// returns the server and a function that opens a connection to it.
+func startConnServer(t *testing.T, h *httpHandler) (*connServer, func() (net.Conn, *bufio.Reader)) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	s := &connServer{handler: h.mux(), base: h.workCtx, readHeaderTimeout: hangGuard, readTimeout: hangGuard,
+		idleTimeout: hangGuard, maxHeaderBytes: 64 << 10}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		s.Close()
+		assert.ErrorIs(t, <-done, http.ErrServerClosed)
+	})
+	return s, func() (net.Conn, *bufio.Reader) {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		c.SetDeadline(time.Now().Add(hangGuard))
+		return c, bufio.NewReader(c)
+	}
+}
+
+// rawPost is a request to the handler of testHandler (its Host is the one it
+// accepts).
+func rawPost(body string, headers ...string) string {
+	h := strings.Join(headers, "")
+	return fmt.Sprintf("POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s", h, len(body), body)
+}
+
+func readAnswer(t *testing.T, br *bufio.Reader, method string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.ReadResponse(br, &http.Request{Method: method})
+	require.NoError(t, err)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, string(b)
+}
+
+const allowedCall = `{"event":"BeforeTool","toolName":"bash"}`
+
+// TestConnServerKeepAlive: requests on one connection, pipelined or not,
+// are answered in order with their Content-Length; HEAD gets the headers
+// only; a request whose body the handler refused unread leaves the
+// connection usable; Connection: close closes it after the answer.
+func TestConnServerKeepAlive(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	_, dial := startConnServer(t, testHandler(t, engine.WithHook(countingHook(&ran))))
+	c, br := dial()
+	for range 3 {
+		_, err := io.WriteString(c, rawPost(allowedCall))
+		require.NoError(t, err)
+		resp, body := readAnswer(t, br, "POST")
+		assert.Equal(t, 200, resp.StatusCode)
+		assert.Equal(t, int64(len(body)), resp.ContentLength)
+		assert.True(t, strings.HasPrefix(body, `{"event":"BeforeTool"`), body)
+	}
+	// Pipelined: three requests in one write, the second refused (415)
+	// before its body is read.
+	refused := strings.Replace(rawPost(allowedCall), "application/json", "text/plain", 1)
+	_, err := io.WriteString(c, rawPost(allowedCall)+refused+rawPost(allowedCall))
+	require.NoError(t, err)
+	for _, want := range []int{200, 415, 200} {
+		resp, _ := readAnswer(t, br, "POST")
+		assert.Equal(t, want, resp.StatusCode)
+	}
+	// A chunked body.
+	chunked := fmt.Sprintf("POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(allowedCall), allowedCall)
+	_, err = io.WriteString(c, chunked)
+	require.NoError(t, err)
+	resp, body := readAnswer(t, br, "POST")
+	assert.Equal(t, 200, resp.StatusCode, body)
+	assert.EqualValues(t, 6, ran.Load())
+
+	_, err = io.WriteString(c, "HEAD /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n\r\n")
+	require.NoError(t, err)
+	resp, body = readAnswer(t, br, "HEAD")
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Positive(t, resp.ContentLength)
+	assert.Empty(t, body)
+
+	_, err = io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nConnection: close\r\n\r\n")
+	require.NoError(t, err)
+	resp, body = readAnswer(t, br, "GET")
+	assert.True(t, resp.Close)
+	assert.Contains(t, body, `"status":"ok"`)
+	_, err = br.ReadByte()
+	assert.ErrorIs(t, err, io.EOF, "the connection stays open after Connection: close")
+}
+
+// TestConnServerExpectContinue: a client that asks before sending its body
+// gets "100 Continue" once the handler reads it; a request refused before
+// its body is read gets its answer instead, and the connection closes.
+func TestConnServerExpectContinue(t *testing.T) {
+	t.Parallel()
+	_, dial := startConnServer(t, testHandler(t))
+	c, br := dial()
+	req := rawPost(allowedCall, "Expect: 100-continue\r\n")
+	head, body, _ := strings.Cut(req, "\r\n\r\n")
+	_, err := io.WriteString(c, head+"\r\n\r\n")
+	require.NoError(t, err)
+	line, err := br.ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "HTTP/1.1 100 Continue\r\n", line)
+	line, _ = br.ReadString('\n')
+	assert.Equal(t, "\r\n", line)
+	_, err = io.WriteString(c, body)
+	require.NoError(t, err)
+	resp, _ := readAnswer(t, br, "POST")
+	assert.Equal(t, 200, resp.StatusCode)
+
+	refused := strings.Replace(head, "application/json", "text/plain", 1)
+	_, err = io.WriteString(c, refused+"\r\n\r\n")
+	require.NoError(t, err)
+	resp, _ = readAnswer(t, br, "POST")
+	assert.Equal(t, 415, resp.StatusCode)
+	assert.True(t, resp.Close)
+}
+
+// TestConnServerRefusesBadRequests: headers over the limit get 431, a
+// malformed request 400, HTTP/1.1 without a Host 400, a control character
+// in a header 400; each closes the connection.
+func TestConnServerRefusesBadRequests(t *testing.T) {
+	t.Parallel()
+	_, dial := startConnServer(t, testHandler(t))
+	for _, tc := range []struct {
+		req    string
+		status int
+	}{
+		{"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nX-Big: " + strings.Repeat("a", 80<<10) + "\r\n\r\n", 431},
+		{"GARBAGE\r\n\r\n", 400},
+		{"GET /healthz HTTP/1.1\r\n\r\n", 400},
+		{"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nX-Request-Id: a\x01b\r\n\r\n", 400},
+		{"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nExpect: something\r\n\r\n", 417},
+	} {
+		c, br := dial()
+		_, err := io.WriteString(c, tc.req)
+		require.NoError(t, err)
+		resp, _ := readAnswer(t, br, "GET")
+		assert.Equal(t, tc.status, resp.StatusCode, "%.40q", tc.req)
+		assert.True(t, resp.Close, "%.40q", tc.req)
+	}
+}
+
+// TestConnServerBodyTimeout: a client that declares a body and stalls is
+// answered 400 once the handler's body timeout passes (serve's 5 s), so it
+// does not hold its slot until the server's read timeout.
+func TestConnServerBodyTimeout(t *testing.T) {
+	t.Parallel()
+	h := testHandler(t)
+	h.bodyTimeout = 50 * time.Millisecond
+	_, dial := startConnServer(t, h)
+	c, br := dial()
+	req := rawPost(allowedCall)
+	_, err := io.WriteString(c, req[:len(req)-5]) // the body's end never comes
+	require.NoError(t, err)
+	resp, body := readAnswer(t, br, "POST")
+	assert.Equal(t, 400, resp.StatusCode)
+	assert.Contains(t, body, "reading the body")
+}
+
+// TestConnServerHangUpCancels: a client that hangs up during a long
+// dispatch cancels it (the hook sees its context end).
+func TestConnServerHangUpCancels(t *testing.T) {
+	t.Parallel()
+	started, ended := make(chan struct{}, 1), make(chan struct{})
+	var cause atomic.Value
+	hook := engine.GoHook{Name: "long", Event: events.BeforeTool, Handler: engine.HandlerFunc(func(ctx context.Context, _ *events.Input) (events.Output, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		cause.Store(ctx.Err())
+		close(ended)
+		return events.Output{}, ctx.Err()
+	})}
+	s, dial := startConnServer(t, testHandler(t, engine.WithHook(hook)))
+	s.watchAft = 5 * time.Millisecond
+	c, _ := dial()
+	_, err := io.WriteString(c, rawPost(allowedCall))
+	require.NoError(t, err)
+	waitFor(t, started, "the hook to start")
+	time.Sleep(20 * time.Millisecond) // past watchAfter: the watcher reads
+	c.Close()
+	waitFor(t, ended, "the hook to be canceled")
+	assert.True(t, errors.Is(cause.Load().(error), context.Canceled), "%v", cause.Load())
+}
+
+// TestConnServerShutdown: Shutdown closes an idle connection at once,
+// lets the request in flight answer (with Connection: close) and returns
+// when it has.
+func TestConnServerShutdown(t *testing.T) {
+	t.Parallel()
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	s, dial := startConnServer(t, testHandler(t, engine.WithHook(blockingHook(events.BeforeTool, started, release))))
+	idle, idleBR := dial()
+	_, err := io.WriteString(idle, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n\r\n")
+	require.NoError(t, err)
+	readAnswer(t, idleBR, "GET")
+	busy, busyBR := dial()
+	_, err = io.WriteString(busy, rawPost(allowedCall))
+	require.NoError(t, err)
+	waitFor(t, started, "the hook to start")
+
+	shut := make(chan error, 1)
+	go func() { shut <- s.Shutdown(context.Background()) }()
+	_, err = idleBR.ReadByte()
+	assert.ErrorIs(t, err, io.EOF, "the idle connection is not closed")
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned %v with a request in flight", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(release)
+	resp, body := readAnswer(t, busyBR, "POST")
+	assert.Equal(t, 200, resp.StatusCode, body)
+	assert.True(t, resp.Close)
+	select {
+	case err := <-shut:
+		assert.NoError(t, err)
+	case <-time.After(hangGuard):
+		t.Fatal("Shutdown did not return")
+	}
+}
