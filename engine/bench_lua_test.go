@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -171,5 +172,71 @@ func BenchmarkNativeGoGuard(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		e.Dispatch(ctx, allowedInput)
+	}
+}
+
+// peerGuardScript is the guard of the peer harness (../shared/bench-peers,
+// scripts/guard_hook.lua): the pattern is passed to re.find on every call.
+const peerGuardScript = `
+local re = require("re")
+local DESTRUCTIVE = [[` + guardPattern + `]]
+hook{
+  event = "BeforeTool",
+  matcher = "^(shell_exec|bash)$",
+  handler = function(input)
+    local cmd = input.toolInput.command
+    if type(cmd) == "string" and re.find(cmd, DESTRUCTIVE) then
+      return { decision = "deny", reason = "destructive command" }
+    end
+  end,
+}
+`
+
+// peerCases are the 8 inputs of the peer harness (workload.go), 4 allowed
+// and 4 denied, in its order.
+var peerCases = func() (cs [8]struct {
+	in   events.Input
+	deny bool
+}) {
+	for i, c := range []struct {
+		tool, cmd string
+		deny      bool
+	}{
+		{"shell_exec", "ls -la", false},
+		{"shell_exec", "rm -rf /", true},
+		{"bash", "go test ./...", false},
+		{"bash", "sudo mkfs.ext4 /dev/sda1", true},
+		{"shell_exec", "rm -rf /tmp/build", false},
+		{"shell_exec", "sudo rm -rf / --no-preserve-root", true},
+		{"read_file", "rm -rf /", false},
+		{"shell_exec", "dd if=/dev/zero of=/dev/sda bs=1M", true},
+	} {
+		cs[i].in = events.Input{Event: events.BeforeTool, SessionID: "s1", Cwd: "/repo", ToolName: c.tool,
+			ToolInput: map[string]any{"command": c.cmd, "timeout": 30}}
+		cs[i].deny = c.deny
+	}
+	return cs
+}()
+
+// BenchmarkLuaGuardPeers is the hookengine-lua column of the peer harness
+// (../shared/bench-peers): the same guard, loaded the same way (an fs.FS of
+// Files.LuaFS), and the same 8 inputs in turn, each decision checked.
+func BenchmarkLuaGuardPeers(b *testing.B) {
+	fsys := fstest.MapFS{"guard_hook.lua": {Data: []byte(peerGuardScript)}}
+	e, err := engine.New(context.Background(), engine.WithFiles(engine.Files{LuaFS: []engine.ScriptFS{{FS: fsys, Dir: "."}}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c := &peerCases[i%len(peerCases)]
+		i++
+		res, err := e.Dispatch(ctx, c.in)
+		if err != nil || (res.Decision == events.Deny) != c.deny {
+			b.Fatalf("case %d: %v, %v", i, res.Decision, err)
+		}
 	}
 }
