@@ -112,6 +112,34 @@ func (v *vm) pollConvert() error {
 	return nil
 }
 
+// boxedInts are the Lua values of the integers 0 to len-1, boxed once:
+// boxing a number in an LValue allocates, and small integers (a tool
+// input's timeout, the positions re.find returns) are most of the numbers
+// a call converts (BenchmarkLuaGuardPeers).
+var boxedInts = func() (t [256]lua.LValue) {
+	for i := range t {
+		t[i] = lua.LNumber(i)
+	}
+	return t
+}()
+
+// luaInt returns the Lua value of n, without allocating for a small n.
+func luaInt(n int) lua.LValue {
+	if uint(n) < uint(len(boxedInts)) {
+		return boxedInts[n]
+	}
+	return lua.LNumber(n)
+}
+
+// luaNumber returns the Lua value of f, without allocating for a small
+// integer (but -0, which prints as such).
+func luaNumber(f float64) lua.LValue {
+	if i := int(f); float64(i) == f && uint(i) < uint(len(boxedInts)) && (i != 0 || !math.Signbit(f)) {
+		return boxedInts[i]
+	}
+	return lua.LNumber(f)
+}
+
 // toLua converts a free-form Go value. depth counts container levels. It
 // polls the stop flag (pollConvert).
 func (v *vm) toLua(x any, depth int) (lua.LValue, error) { return v.convert(x, depth, true) }
@@ -156,31 +184,31 @@ func (v *vm) convert(x any, depth int, build bool) (lua.LValue, error) {
 		if !build {
 			return nil, nil
 		}
-		return lua.LNumber(f), nil
+		return luaNumber(f), nil
 	case float64:
-		return lua.LNumber(x), nil
+		return luaNumber(x), nil
 	case float32:
-		return lua.LNumber(x), nil
+		return luaNumber(float64(x)), nil
 	case int:
-		return lua.LNumber(x), nil
+		return luaNumber(float64(x)), nil
 	case int64:
-		return lua.LNumber(x), nil
+		return luaNumber(float64(x)), nil
 	case int32:
-		return lua.LNumber(x), nil
+		return luaNumber(float64(x)), nil
 	case int16:
-		return lua.LNumber(x), nil
+		return luaNumber(float64(x)), nil
 	case int8:
-		return lua.LNumber(x), nil
+		return luaNumber(float64(x)), nil
 	case uint:
-		return lua.LNumber(x), nil
+		return luaNumber(float64(x)), nil
 	case uint64:
-		return lua.LNumber(x), nil
+		return luaNumber(float64(x)), nil
 	case uint32:
-		return lua.LNumber(x), nil
+		return luaNumber(float64(x)), nil
 	case uint16:
-		return lua.LNumber(x), nil
+		return luaNumber(float64(x)), nil
 	case uint8:
-		return lua.LNumber(x), nil
+		return luaNumber(float64(x)), nil
 	case map[string]any:
 		if depth >= events.MaxDepth {
 			return nil, fmt.Errorf("nested deeper than %d levels", events.MaxDepth)

@@ -189,8 +189,8 @@ func (v *vm) reFind(L *lua.LState) int {
 		return 1
 	}
 	off := init - 1
-	L.Push(lua.LNumber(off + loc[0] + 1))
-	L.Push(lua.LNumber(off + loc[1]))
+	L.Push(luaInt(off + loc[0] + 1))
+	L.Push(luaInt(off + loc[1]))
 	for i := 2; i+1 < len(loc); i += 2 {
 		if loc[i] < 0 {
 			L.Push(lua.LNil)
@@ -258,7 +258,7 @@ func (v *vm) reGsub(L *lua.LState) int {
 		L.RaiseError("re.gsub: the result would be larger than %d bytes", limit)
 	}
 	L.Push(lua.LString(b))
-	L.Push(lua.LNumber(count))
+	L.Push(luaInt(count))
 	return 2
 }
 

@@ -49,7 +49,7 @@ func pushCapture(L *lua.LState, src string, m *luapattern.Match, i int) {
 
 func captureValue(src string, c luapattern.Capture) lua.LValue {
 	if c.Position {
-		return lua.LNumber(c.Start + 1)
+		return luaInt(c.Start + 1)
 	}
 	return ownString(src[c.Start:c.End], src)
 }
@@ -98,8 +98,8 @@ func (v *vm) strFindAux(L *lua.LState, find bool) int {
 		return 1
 	}
 	if find {
-		L.Push(lua.LNumber(m.Start + 1))
-		L.Push(lua.LNumber(m.End))
+		L.Push(luaInt(m.Start + 1))
+		L.Push(luaInt(m.End))
 		return pushCaptures(L, s, &m, false) + 2
 	}
 	return pushCaptures(L, s, &m, true)
@@ -154,7 +154,7 @@ func (v *vm) strGsub(L *lua.LState) int {
 		raisePattern(L, err)
 	}
 	L.Push(lua.LString(out))
-	L.Push(lua.LNumber(n))
+	L.Push(luaInt(n))
 	return 2
 }
 
