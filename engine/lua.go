@@ -388,7 +388,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			tier: TierAtom, kind: "lua", id: id,
 			pos: config.Pos{File: h.Script, Line: h.Line}, source: source,
 			registeredBy: registeredBy[h.Script], event: h.Event, matcher: h.Matcher, kinds: h.Kinds,
-			onError: onError, shownTimeout: h.Timeout, validated: true, rules: rulesOf[h.Script],
+			onError: onError, shownTimeout: h.Timeout, validated: true, rules: rulesOf[h.Script], releases: true,
 			// The pool enforces the hook's timeout itself.
 			run: func(ctx context.Context, c *call) (events.Output, []string, error) {
 				out, logs, err := pool.CallLogs(ctx, i, &c.in)
