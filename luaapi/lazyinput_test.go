@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/monad-hooks/monad-hooks/events"
@@ -150,4 +151,48 @@ func TestInputFieldsSetOnRead(t *testing.T) {
 			require.Equal(t, c.set, p.plan.work.inputFields.Load()-before, "%s (round %d)", c.body, round)
 		}
 	}
+}
+
+// TestPredictedReads: a VM sets ahead the input fields a hook's handler
+// read in its earlier calls, so that later calls read them without the
+// input table's __index; one call in learnEvery sets nothing ahead and
+// forgets the fields the handler no longer reads. What the handler sees
+// is the same either way, a field the call's input lacks included.
+func TestPredictedReads(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 1}, "a.lua", `
+hook{ event = "BeforeTool", handler = function(i)
+  if i.toolName == "quiet" then return nil end
+  return { reason = tostring(i.toolInput and i.toolInput.command) }
+end }`)
+	call := func(in *events.Input) (reason string, indexReads, built int64) {
+		r0, b0 := p.plan.work.inputIndex.Load(), p.plan.work.inputTables.Load()
+		out, err := p.Call(context.Background(), 0, in)
+		require.NoError(t, err)
+		return out.Reason, p.plan.work.inputIndex.Load() - r0, p.plan.work.inputTables.Load() - b0
+	}
+	reason, reads, built := call(bashInput("one"))
+	require.Equal(t, "one", reason)
+	require.Equal(t, int64(2), reads, "the first call reads toolName and toolInput through __index")
+	require.Equal(t, int64(1), built)
+	for n := 2; n <= learnEvery; n++ {
+		reason, reads, built = call(bashInput(fmt.Sprint(n)))
+		require.Equal(t, fmt.Sprint(n), reason)
+		require.Zero(t, reads, "call %d: the fields were set ahead", n)
+		require.Equal(t, int64(1), built)
+	}
+	// A field the input lacks is not set, predicted or not.
+	reason, reads, _ = call(&events.Input{Event: events.BeforeTool, ToolName: "bash"})
+	require.Equal(t, "nil", reason)
+	require.Equal(t, int64(1), reads, "a learning call: toolName through __index; toolInput is absent")
+	// The handler stops reading toolInput: after the next learning call it
+	// is no longer built.
+	for n := 1; n < learnEvery; n++ {
+		call(&events.Input{Event: events.BeforeTool, ToolName: "quiet", ToolInput: map[string]any{"command": "x"}})
+	}
+	_, reads, built = call(&events.Input{Event: events.BeforeTool, ToolName: "quiet", ToolInput: map[string]any{"command": "x"}})
+	require.Equal(t, int64(1), reads, "a learning call")
+	require.Zero(t, built)
+	_, reads, built = call(&events.Input{Event: events.BeforeTool, ToolName: "quiet", ToolInput: map[string]any{"command": "x"}})
+	require.Zero(t, reads)
+	require.Zero(t, built, "toolInput is no longer set ahead")
 }

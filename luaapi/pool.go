@@ -293,6 +293,7 @@ type workCounters struct {
 	retainWalks  atomic.Int64 // measurements of retained memory
 	inputTables  atomic.Int64 // input fields built as tables (see inputTable)
 	inputFields  atomic.Int64 // input fields set in the input table (see inputTable)
+	inputIndex   atomic.Int64 // reads of a pending input field through __index (see predictReads)
 	scanBytes    atomic.Int64 // bytes the scan module lowercased or searched
 	scanRuns     atomic.Int64 // rule expressions rules:candidates ran at a candidate (see scanGate)
 	scanSearches atomic.Int64 // rule expressions rules:candidates ran over the rest of a text or window

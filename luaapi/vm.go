@@ -80,6 +80,8 @@ type vm struct {
 	inputDirty   bool
 	callIn       *events.Input            // the call's input, while it runs
 	pending      uint32                   // the lazyFields of callIn not built yet
+	readNow      uint32                   // the fields the handler read through __index during the call
+	reads        []fieldReads             // by hook: what its handler reads, see predictReads
 	boxed        [inFieldCount]lua.LValue // short strings of the last call, see inputBuilder.same
 	reused       [4]reusedObject          // payload tables, see reusedObject
 	origins      map[*lua.LTable]any      // see keepOrigin
@@ -681,6 +683,10 @@ func (v *vm) run(ctx context.Context, i int, timeout time.Duration, in *events.I
 	arg, cerr := v.inputTable(in)
 	defer v.releaseInput()
 	defer v.forgetOrigins()
+	if cerr == nil {
+		cerr = v.predictReads(i)
+		defer v.learnReads(i)
+	}
 	if cerr != nil {
 		if stopErr := v.ctx.end(); stopErr != nil {
 			return out, true, h.fail(kindOfCtxErr(stopErr), "converting the input: "+stopErr.Error(), stopErr)
