@@ -42,6 +42,11 @@ func TestHandlerReturns(t *testing.T) {
 		{"json.array", `return { updatedToolOutput = json.array{} }`, events.Output{UpdatedToolOutput: []any{}}},
 		{"json.object", `return { updatedToolOutput = json.object{} }`, events.Output{UpdatedToolOutput: map[string]any{}}},
 		{"string output", `return { updatedToolOutput = "text" }`, events.Output{UpdatedToolOutput: "text"}},
+		{"more entries than are listed", `local t = { decision = "deny" } for i = 1, 40 do t["k" .. i] = i end t.reason = "r" t[1] = 1 return t`,
+			events.Output{Decision: events.Deny, Reason: "r"}},
+		{"a field set then cleared", `local t = { decision = "deny", reason = "r" } t.reason = nil t.modelOverride = "m" return t`,
+			events.Output{Decision: events.Deny, ModelOverride: "m"}},
+		{"an array part besides", `return { "x", "y", decision = "ask", reason = "r" }`, events.Output{Decision: events.Ask, Reason: "r"}},
 		{"multiple returns: first counts", `return { decision = "ask" }, { decision = "deny" }`, events.Output{Decision: events.Ask}},
 	}
 	for _, c := range cases {
@@ -59,6 +64,15 @@ func TestHandlerReturns(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestOutputKeyIndex: outputKeyIndex, which readOutput uses on the fields it
+// lists, is the index of each key of outputKeys.
+func TestOutputKeyIndex(t *testing.T) {
+	for i, k := range outputKeys {
+		assert.Equal(t, i, outputKeyIndex(k), k)
+	}
+	assert.Equal(t, -1, outputKeyIndex("Decision"))
+}
 
 func TestHandlerFailures(t *testing.T) {
 	cases := []struct {

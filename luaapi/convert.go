@@ -1084,8 +1084,58 @@ func (v *vm) plainTable(t *lua.LTable) bool {
 }
 
 // outputKeys are the HookOutput fields a handler's table may set.
-var outputKeys = []string{"decision", "reason", "additionalContext", "mutatedPrompt", "modelOverride",
+var outputKeys = [...]string{"decision", "reason", "additionalContext", "mutatedPrompt", "modelOverride",
 	"mutatedToolInput", "updatedToolOutput", "mutatedRequest", "mutatedText", "continueWork"}
+
+// maxListedOutput bounds the entries outputFields lists.
+const maxListedOutput = 16
+
+// outputFields sets fields to the values of t's HookOutput fields by
+// outputKeyIndex (nil: absent), listed from t's entries: a table holds
+// a field or two, where looking each of the ten up costs ten hashes
+// (BenchmarkLuaGuardPeers). It reports false for a table of more than
+// maxListedOutput entries: the caller then looks the fields up.
+func (v *vm) outputFields(t *lua.LTable, fields *[len(outputKeys)]lua.LValue) bool {
+	n := 0
+	for k, x := t.Next(lua.LNil); k != lua.LNil; k, x = t.Next(k) {
+		if n++; n > maxListedOutput {
+			return false
+		}
+		if ks, ok := k.(lua.LString); ok {
+			if i := outputKeyIndex(string(ks)); i >= 0 {
+				fields[i] = x
+			}
+		}
+	}
+	return true
+}
+
+// outputKeyIndex returns the index of k in outputKeys, or -1.
+func outputKeyIndex(k string) int {
+	switch k {
+	case "decision":
+		return 0
+	case "reason":
+		return 1
+	case "additionalContext":
+		return 2
+	case "mutatedPrompt":
+		return 3
+	case "modelOverride":
+		return 4
+	case "mutatedToolInput":
+		return 5
+	case "updatedToolOutput":
+		return 6
+	case "mutatedRequest":
+		return 7
+	case "mutatedText":
+		return 8
+	case "continueWork":
+		return 9
+	}
+	return -1
+}
 
 // readOutput converts a handler's return value. nil is "proceed"; a table
 // is read field by field (raw, unknown keys ignored, json.null the same as
@@ -1110,9 +1160,16 @@ func (v *vm) readOutput(lv lua.LValue) (events.Output, error) {
 	if !v.plainTable(t) {
 		return o, errors.New("the HookOutput table " + metatableMsg)
 	}
+	var fields [len(outputKeys)]lua.LValue
+	listed := v.outputFields(t, &fields)
 	get := func(k string) lua.LValue {
-		x := t.RawGetString(k)
-		if x == v.null {
+		var x lua.LValue
+		if listed {
+			x = fields[outputKeyIndex(k)]
+		} else {
+			x = t.RawGetString(k)
+		}
+		if x == nil || x == v.null {
 			return lua.LNil
 		}
 		return x
