@@ -672,7 +672,11 @@ func (v *vm) sameString(f int, s string) lua.LValue {
 // json.object): until then it is pending. The payloads are checked here
 // all the same, so that an input that cannot be converted fails the call
 // before its handler runs, whatever it reads.
-func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
+//
+// The payloads in predicted (see predictReads) are not checked here:
+// predictReads converts them before the handler runs, with the same
+// errors (BenchmarkLuaGuardPeers).
+func (v *vm) inputTable(in *events.Input, predicted uint32) (t *lua.LTable, err error) {
 	if v.input == nil || v.inputDirty {
 		v.input = v.L.CreateTable(0, inFieldCount)
 		// Each key once, in field order: the table lists its fields in
@@ -699,6 +703,10 @@ func (v *vm) inputTable(in *events.Input) (t *lua.LTable, err error) {
 		x any
 	}{{inToolInput, in.ToolInput}, {inToolResult, in.ToolResult}, {inUsage, in.Usage}, {inRequest, in.Request}} {
 		if p.x == nil {
+			continue
+		}
+		if predicted&(1<<p.f) != 0 {
+			pending |= 1 << p.f
 			continue
 		}
 		if err := v.checkLua(p.x, 0); err != nil {
@@ -780,8 +788,9 @@ func (v *vm) lazyField(k lua.LValue) int {
 }
 
 // materialize sets the pending field f in the input table, building its
-// table for a lazyField. Only a stopped call (errStopped) makes it fail:
-// inputTable checked the payloads.
+// table for a lazyField. It fails for a stopped call (errStopped), and for
+// a payload that does not convert when inputTable did not check it (see
+// predictReads).
 func (v *vm) materialize(f int) (lua.LValue, error) {
 	v.pending &^= 1 << f
 	v.pl.work.inputFields.Add(1)
@@ -955,20 +964,27 @@ type fieldReads struct {
 // is set for at most learnEvery calls more.
 const learnEvery = 64
 
-// predictReads sets the pending fields hook i's handler read in its
-// earlier calls on this VM (not on a learning call). The values are those
-// a read would build: only the work moves ahead of the handler.
-func (v *vm) predictReads(i int) error {
+// predicted returns the fields hook i's handler read in its earlier calls
+// on this VM, none on a learning call.
+func (v *vm) predicted(i int) uint32 {
 	v.readNow = 0
 	if v.reads == nil {
 		v.reads = make([]fieldReads, len(v.pl.hooks))
 	}
-	r := &v.reads[i]
-	if r.calls%learnEvery == 0 {
-		return nil
+	if r := &v.reads[i]; r.calls%learnEvery != 0 {
+		return r.mask
 	}
-	for set := r.mask & v.pending; set != 0; set &= set - 1 {
+	return 0
+}
+
+// predictReads sets the pending fields of predicted, after inputTable.
+// The values are those a read would build: only the work moves ahead of
+// the handler. Its error is the conversion error of a payload (that
+// inputTable left unchecked) or errStopped.
+func (v *vm) predictReads(predicted uint32) error {
+	for set := predicted & v.pending; set != 0; set &= set - 1 {
 		if _, err := v.materialize(bits.TrailingZeros32(set)); err != nil {
+			v.inputDirty = true
 			return err
 		}
 	}

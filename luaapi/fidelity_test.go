@@ -149,6 +149,45 @@ func TestInputConversionFailure(t *testing.T) {
 	}
 }
 
+// TestPredictedInputConversionFailure: a payload the VM converts ahead of
+// a handler that read it in earlier calls (see predictReads) fails the call
+// as one checked before the handler runs, with the same message, and
+// leaves nothing behind for the next call.
+func TestPredictedInputConversionFailure(t *testing.T) {
+	deep := any("x")
+	for i := 0; i < events.MaxDepth+5; i++ {
+		deep = []any{deep}
+	}
+	bad := []map[string]any{
+		{"command": "ls", "d": deep},
+		{"c": make(chan int), "command": "ls"},
+		{"a": map[string]any{"n": json.Number("1e999")}},
+	}
+	unpredicted := newTestPool(t, Options{PoolSize: 1}, "h.lua", `hook{ event = "BeforeTool", handler = function(input)
+  return { reason = tostring(input.toolName) } -- never reads toolInput
+end }`)
+	predicted := newTestPool(t, Options{PoolSize: 1}, "h.lua", `hook{ event = "BeforeTool", handler = function(input)
+  return { reason = tostring(input.toolInput.command) }
+end }`)
+	for _, ti := range bad {
+		_, want := unpredicted.Call(context.Background(), 0, &events.Input{Event: events.BeforeTool, ToolName: "bash", ToolInput: ti})
+		require.Error(t, want)
+		out, err := predicted.Call(context.Background(), 0, bashInput("ls"))
+		require.NoError(t, err)
+		require.Equal(t, "ls", out.Reason)
+		reads := predicted.plan.work.inputIndex.Load()
+		_, err = predicted.Call(context.Background(), 0, &events.Input{Event: events.BeforeTool, ToolName: "bash", ToolInput: ti})
+		require.Equal(t, reads, predicted.plan.work.inputIndex.Load(), "toolInput was predicted")
+		var he *HookError
+		require.True(t, asHookError(err, &he), "%v", err)
+		require.Equal(t, FailInput, he.Kind)
+		require.Equal(t, want.Error(), err.Error())
+		out, err = predicted.Call(context.Background(), 0, &events.Input{Event: events.BeforeTool, ToolName: "bash", ToolInput: map[string]any{"command": "pwd"}})
+		require.NoError(t, err)
+		require.Equal(t, "pwd", out.Reason)
+	}
+}
+
 func asHookError(err error, he **HookError) bool {
 	e, ok := err.(*HookError)
 	if ok {

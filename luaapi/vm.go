@@ -680,11 +680,12 @@ func (v *vm) run(ctx context.Context, i int, timeout time.Duration, in *events.I
 	L := v.L
 	// The input's conversion counts against the call's time too.
 	v.ctx.begin(v.pl.wd, ctx, timeout, uint64(max(v.pl.opts.MaxCallAlloc, 0)))
-	arg, cerr := v.inputTable(in)
+	predicted := v.predicted(i)
+	arg, cerr := v.inputTable(in, predicted)
 	defer v.releaseInput()
 	defer v.forgetOrigins()
 	if cerr == nil {
-		cerr = v.predictReads(i)
+		cerr = v.predictReads(predicted)
 		defer v.learnReads(i)
 	}
 	if cerr != nil {
