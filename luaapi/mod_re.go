@@ -128,6 +128,12 @@ func compileRegexp(pat string) (*regexp.Regexp, error) {
 // a bad pattern.
 func (v *vm) regexp(L *lua.LState, n int) *regexpEntry {
 	pat := L.CheckString(n)
+	if e := v.reLast; e != nil && pat == v.reLastPat {
+		// The pattern of the last search: a script passes the same
+		// constant (the same string) call after call, which compares
+		// equal by its pointer without hashing it (BenchmarkLuaGuardPeers).
+		return e
+	}
 	e, ok := v.reLocal[pat]
 	if !ok {
 		e = v.pl.recach.get(pat)
@@ -139,6 +145,7 @@ func (v *vm) regexp(L *lua.LState, n int) *regexpEntry {
 	if e.err != nil {
 		L.RaiseError("%s", e.err.Error())
 	}
+	v.reLastPat, v.reLast = pat, e
 	return e
 }
 

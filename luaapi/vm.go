@@ -99,8 +99,10 @@ type vm struct {
 	scanMTs      []*lua.LTable      // the metatables of the scan module's values
 	patOpts      luapattern.Options // the matcher's options, see installPatterns
 	reLocal      map[string]*regexpEntry
-	polledOnly   bool // tests: every regexp search polls (see direct)
-	converted    int  // values converted by toLua, see pollConvert
+	reLastPat    string       // the pattern of the last regexp lookup that compiled
+	reLast       *regexpEntry // its entry
+	polledOnly   bool         // tests: every regexp search polls (see direct)
+	converted    int          // values converted by toLua, see pollConvert
 
 	// retained memory, see retained.go
 	fixed            map[any]struct{} // the sandbox's own tables
