@@ -307,6 +307,39 @@ hook{ event = "BeforeTool", timeoutMs = 60000, handler = function(i) end }
 	require.NoError(t, err)
 }
 
+// TestPoolHandsTheHotVMOver: a VM a call returns waits in the pool's hot
+// slot for the next call, unless a call already waits for a VM: that call
+// gets it at once (not at its timeout), and Close closes a VM left in the
+// slot.
+func TestPoolHandsTheHotVMOver(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 1}, "w.lua", `hook{ event = "BeforeTool", handler = function(i) end }`)
+	_, err := p.Call(context.Background(), 0, bashInput("ls"))
+	require.NoError(t, err)
+	require.NotNil(t, p.hot.Load(), "the VM the call returned waits in the hot slot")
+	v, _, err := p.get(context.Background(), MaxTimeout) // hold the only VM
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Call(context.Background(), 0, bashInput("ls")) // waits up to MaxTimeout
+		done <- err
+	}()
+	deadline := time.Now().Add(hangGuard)
+	for p.waiting.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	require.EqualValues(t, 1, p.waiting.Load(), "the call waits for the VM")
+	p.put(v, true)
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(hangGuard):
+		t.Fatal("the waiting call did not get the VM put back")
+	}
+	require.NoError(t, p.Close())
+	st := p.Stats()
+	require.Equal(t, st.Created, st.Discarded, "Close closes the VM in the hot slot: %+v", st)
+}
+
 func TestHotReload(t *testing.T) {
 	mk := func(version string) *Pool {
 		return newTestPool(t, Options{PoolSize: 2}, "r.lua", `
