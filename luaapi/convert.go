@@ -867,13 +867,16 @@ func (v *vm) payloadTable(r *reusedObject, x any) (lua.LValue, error) {
 	if !isObject || len(m) > maxReusedKeys {
 		return v.toLua(x, 0)
 	}
-	if r.t != nil && r.fits(m) && r.t.Metatable == v.objectMT {
+	// The values by r.keys, each looked up once: the check that m has the
+	// keys of the table and the refill (BenchmarkLuaGuardPeers).
+	var vals [maxReusedKeys]any
+	if r.t != nil && r.fits(m, &vals) && r.t.Metatable == v.objectMT {
 		if k, _ := r.t.Next(lua.LNil); k != lua.LNil {
 			// A handler that kept the table wrote into it since.
 			emptyTable(r.t)
 		} else {
-			for _, k := range r.keys {
-				e := m[k]
+			for i, k := range r.keys {
+				e := vals[i]
 				lv, err := v.toLua(e, 1)
 				if err != nil {
 					return nil, err
@@ -898,15 +901,18 @@ func (v *vm) payloadTable(r *reusedObject, x any) (lua.LValue, error) {
 	return lv, nil
 }
 
-// fits reports whether m has exactly the keys of r's table.
-func (r *reusedObject) fits(m map[string]any) bool {
+// fits reports whether m has exactly the keys of r's table, setting
+// vals[i] to the value of r.keys[i].
+func (r *reusedObject) fits(m map[string]any, vals *[maxReusedKeys]any) bool {
 	if len(m) != len(r.keys) {
 		return false
 	}
-	for _, k := range r.keys {
-		if _, ok := m[k]; !ok {
+	for i, k := range r.keys {
+		e, ok := m[k]
+		if !ok {
 			return false
 		}
+		vals[i] = e
 	}
 	return true
 }
