@@ -65,8 +65,11 @@
 // tables of the input (its payloads, input.tool, caller, compaction) are
 // built when the handler first reads, lists (pairs, next) or converts
 // them, so a handler pays only for what it reads; the payloads are checked
-// before the handler runs all the same. Do not keep the input table or its
-// tables: they hold nothing between calls.
+// before the handler runs all the same. A VM also sets, before the call,
+// the fields the hook's handler read in its earlier calls on that VM (one
+// call in 64 sets none ahead and learns afresh): the same values, without
+// the read through the input table's __index. Do not keep the input table
+// or its tables: they hold nothing between calls.
 //
 // The handler returns nil to proceed or an HookOutput table. Its fields are
 // read raw; unknown keys are ignored, as in JSON; json.null counts as
@@ -210,8 +213,9 @@
 // one and starts building the others in the background (one goroutine,
 // which exits when the pool is full and which Close stops), so the
 // scripts' top-level code runs at load, not in a call. A call takes the
-// most recently used idle VM (the warmest) or waits for one (busy, or being
-// built) within its timeout: the time
+// VM the last call returned (kept in a slot one atomic swap empties), else
+// the most recently used idle VM (the warmest), or waits for one (busy, or
+// being built) within its timeout: the time
 // it waited is taken from its timeout, so a slow build makes the call a
 // timeout, never a late success. No VM is built by a call in the steady
 // state. A VM is discarded (closed) instead of reused after a timeout, a
