@@ -56,7 +56,7 @@ bench() {
 # (the default set in the engine and in stdlib) run one after the other.
 g_fast='^(BenchmarkDispatchFastPath|BenchmarkDispatchNoHooks|BenchmarkFloorCallIndex|BenchmarkFloorSignature|BenchmarkParallelFastPath|BenchmarkParallelFloorCallIndex|BenchmarkConfigResolution)$'
 g_go='^(BenchmarkDispatchOneGo|BenchmarkDispatchSerial5|BenchmarkDispatchParallel5|BenchmarkParallelOneGo)$'
-g_lua='^(BenchmarkLuaGuard|BenchmarkLuaFloor|BenchmarkNativeGoGuard|BenchmarkLuaPoolCall)$'
+g_lua='^(BenchmarkLuaGuard|BenchmarkLuaGuardPeers|BenchmarkLuaFloor|BenchmarkNativeGoGuard|BenchmarkLuaPoolCall)$'
 g_set='^(BenchmarkDefaultSet|BenchmarkResultJSON)$'
 g_setlib='^(BenchmarkDefaultSetBeforeTool|BenchmarkFloorEmptyHook|BenchmarkFamilies)$'
 

@@ -231,6 +231,7 @@ var sections = []section{
 		{what: "Lua guard through the engine", bench: "LuaGuard/serial", ref: "LuaPoolCall", refWhat: "luaapi Pool.Call alone"},
 		{what: "floor: bare pooled gopher-lua, hand-built table", bench: "LuaFloor/serial"},
 		{what: "same guard as a native Go closure (engine)", bench: "NativeGoGuard"},
+		{what: "the peer harness's guard and 8 inputs, half denied (its hookengine-lua column)", bench: "LuaGuardPeers", ref: "LuaGuard/serial", refWhat: "one allowed input"},
 	}},
 	{"Rule families of ask-irreversible (every family on), BeforeTool bash, luaapi alone: the rest of the default set without and with it", []row{
 		{what: "allowed command, with the families", bench: "Families/with/allowed", ref: "Families/without/allowed", refWhat: "the default set without ask-irreversible",
