@@ -26,7 +26,11 @@ import (
 // The limits are net/http's, with the same defaults as serve's http.Server
 // had: headers within readHeaderTimeout and maxHeaderBytes, the whole
 // request within readTimeout (a handler may shorten it), idleTimeout
-// between requests. Bodies: chunked or sized, as http.ReadRequest reads
+// between requests. Unlike serve's http.Server, writes have a deadline
+// (writeTimeout): a client that never reads (its buffers full) would
+// otherwise block the "100 Continue" a handler writes while it holds a
+// dispatch slot and body memory, and so every other dispatch, for ever.
+// Bodies: chunked or sized, as http.ReadRequest reads
 // them; "Expect: 100-continue" is answered when the handler reads the body;
 // an unread body is drained (up to maxDrain) before the next request, or
 // the connection closes. Answers are buffered whole (serve's are small and
@@ -38,6 +42,7 @@ type connServer struct {
 	readHeaderTimeout time.Duration
 	readTimeout       time.Duration
 	idleTimeout       time.Duration
+	writeTimeout      time.Duration // of each write (0: defaultWriteTimeout)
 	maxHeaderBytes    int
 
 	mu         sync.Mutex
@@ -52,6 +57,11 @@ type connServer struct {
 // watchAfter is how long a request runs before a watcher notices its
 // client hanging up (which cancels its context).
 const watchAfter = 50 * time.Millisecond
+
+// defaultWriteTimeout bounds each write to a client: "100 Continue", an
+// answer (at most a few hundred KiB), a refusal. A local client reads them
+// in microseconds.
+const defaultWriteTimeout = 10 * time.Second
 
 // maxDrain is the most of an unread request body read and discarded to
 // keep its connection for the next request (net/http's figure).
@@ -283,7 +293,7 @@ func (sc *srvConn) refuse(err error) {
 }
 
 func (sc *srvConn) writeSimple(status int, msg string) {
-	sc.c.SetWriteDeadline(time.Now().Add(time.Second))
+	sc.c.SetWriteDeadline(time.Now().Add(min(time.Second, sc.s.writeDeadline())))
 	io.WriteString(sc.c, "HTTP/1.1 "+strconv.Itoa(status)+" "+http.StatusText(status)+
 		"\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "+
 		strconv.Itoa(len(msg))+"\r\n\r\n"+msg)
@@ -332,6 +342,8 @@ func (sc *srvConn) answer(connCtx context.Context, req *http.Request, out *bytes
 	switch {
 	case !rb.eof && rb.expect && !rb.sentContinue:
 		keep = false // the client waits to send the body that is not wanted
+	case rb.wrErr != nil:
+		keep = false // the client does not read: its body is not drained
 	case !rb.eof:
 		// Drain what is left of the body, within the request's deadline.
 		rb.onEOF = nil
@@ -392,6 +404,7 @@ func (sc *srvConn) writeAnswer(req *http.Request, w *respWriter, keep bool) bool
 	if !noBody && req.Method != http.MethodHead {
 		bw.Write(w.body.Bytes())
 	}
+	sc.c.SetWriteDeadline(time.Now().Add(sc.s.writeDeadline()))
 	return bw.Flush() == nil
 }
 
@@ -432,6 +445,7 @@ type reqBody struct {
 	sc           *srvConn
 	expect       bool
 	sentContinue bool
+	wrErr        error // writing "100 Continue" failed
 	eof          bool
 	onEOF        func()
 }
@@ -440,10 +454,16 @@ func (b *reqBody) Read(p []byte) (int, error) {
 	if b.eof {
 		return 0, io.EOF
 	}
+	if b.wrErr != nil {
+		return 0, b.wrErr
+	}
 	if b.expect && !b.sentContinue {
 		b.sentContinue = true
 		b.sc.bw.WriteString("HTTP/1.1 100 Continue\r\n\r\n")
+		// The handler holds its slot and body memory meanwhile.
+		b.sc.c.SetWriteDeadline(time.Now().Add(b.sc.s.writeDeadline()))
 		if err := b.sc.bw.Flush(); err != nil {
+			b.wrErr = err
 			return 0, err
 		}
 	}
@@ -546,6 +566,13 @@ func (sc *srvConn) watchIfDue(now time.Time, after time.Duration) bool {
 		}
 	}()
 	return true
+}
+
+func (s *connServer) writeDeadline() time.Duration {
+	if s.writeTimeout > 0 {
+		return s.writeTimeout
+	}
+	return defaultWriteTimeout
 }
 
 func (s *connServer) watchAfter() time.Duration {

@@ -243,3 +243,92 @@ func TestConnServerShutdown(t *testing.T) {
 		t.Fatal("Shutdown did not return")
 	}
 }
+
+// pipeListener hands the server the ends of in-memory connections (net.Pipe:
+// a write blocks until the other end reads it, as a TCP write does once the
+// buffers of a client that never reads are full).
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	select {
+	case <-l.done:
+	default:
+		close(l.done)
+	}
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return &net.UnixAddr{Name: "pipe", Net: "unix"} }
+
+// dial returns the client end of a new connection to the server.
+func (l *pipeListener) dial(t *testing.T) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	client, server := net.Pipe()
+	t.Cleanup(func() { client.Close() })
+	client.SetDeadline(time.Now().Add(hangGuard))
+	select {
+	case l.conns <- server:
+	case <-time.After(hangGuard):
+		t.Fatal("the server does not accept")
+	}
+	return client, bufio.NewReader(client)
+}
+
+// TestConnServerClientThatNeverReads: a client that asks for "100 Continue"
+// and never reads it (its buffers full) does not hold its dispatch slot and
+// body memory for ever: the write gives up, the request fails, and the
+// next client's dispatch runs, and the connection closes at once (its
+// body is not waited for). A client that never reads its answer does not
+// keep its connection for ever either.
+func TestConnServerClientThatNeverReads(t *testing.T) {
+	t.Parallel()
+	h := testHandler(t)
+	h.slots = make(chan struct{}, 1)
+	ln := newPipeListener()
+	s := &connServer{handler: h.mux(), base: h.workCtx, readHeaderTimeout: hangGuard, readTimeout: hangGuard,
+		idleTimeout: hangGuard, maxHeaderBytes: 64 << 10, writeTimeout: 50 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		s.Close()
+		assert.ErrorIs(t, <-done, http.ErrServerClosed)
+	})
+
+	stuck, _ := ln.dial(t)
+	head, _, _ := strings.Cut(rawPost(allowedCall, "Expect: 100-continue\r\n"), "\r\n\r\n")
+	_, err := io.WriteString(stuck, head+"\r\n\r\n")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(h.slots) == 1 }, hangGuard, time.Millisecond, "the stuck request takes the slot")
+	// The stuck request holds the only slot until its write gives up.
+	c, br := ln.dial(t)
+	_, err = io.WriteString(c, rawPost(allowedCall))
+	require.NoError(t, err)
+	resp, body := readAnswer(t, br, "POST")
+	assert.Equal(t, 200, resp.StatusCode, body)
+	// A client that sends a request and never reads its answer.
+	mute, _ := ln.dial(t)
+	_, err = io.WriteString(mute, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n\r\n")
+	require.NoError(t, err)
+	// Their connections close once their writes gave up; c's stays.
+	assert.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.conns) == 1
+	}, hangGuard, time.Millisecond, "a connection whose client does not read is still open")
+}

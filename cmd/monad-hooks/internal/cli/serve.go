@@ -402,6 +402,7 @@ func startHTTP(inv *invocation, network, address string, maxConcurrent int, metr
 		readHeaderTimeout: 10 * time.Second,
 		readTimeout:       time.Minute,
 		idleTimeout:       2 * time.Minute,
+		writeTimeout:      defaultWriteTimeout,
 		maxHeaderBytes:    64 << 10,
 		base:              h.workCtx,
 	}
