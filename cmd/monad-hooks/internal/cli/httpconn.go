@@ -8,7 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -283,9 +285,12 @@ func (sc *srvConn) serve(ctx context.Context) {
 // connection closed or timed out.
 func (sc *srvConn) refuse(err error) {
 	var ne net.Error
+	var ue *url.Error // a net.Error too, but the client's
 	switch {
 	case errors.Is(err, errHeaderTooLarge):
 		sc.writeSimple(http.StatusRequestHeaderFieldsTooLarge, "431 Request Header Fields Too Large")
+	case errors.As(err, &ue):
+		sc.writeSimple(http.StatusBadRequest, "400 Bad Request: malformed URL")
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &ne):
 	default:
 		sc.writeSimple(http.StatusBadRequest, "400 Bad Request")
@@ -309,6 +314,9 @@ func (sc *srvConn) answer(connCtx context.Context, req *http.Request, out *bytes
 		return false
 	case req.ProtoAtLeast(1, 1) && req.Host == "":
 		sc.writeSimple(http.StatusBadRequest, "400 Bad Request: missing required Host header")
+		return false
+	case !validHeaderNames(req):
+		sc.writeSimple(http.StatusBadRequest, "400 Bad Request: invalid header name")
 		return false
 	case !validHeaderValues(req):
 		sc.writeSimple(http.StatusBadRequest, "400 Bad Request: invalid header value")
@@ -600,6 +608,24 @@ func validHeaderValues(req *http.Request) bool {
 	for _, vv := range req.Header {
 		for _, v := range vv {
 			if !valid(v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// validHeaderNames reports whether every header name of req is a token,
+// as net/http's server requires: "Transfer-Encoding : chunked" is refused
+// rather than read as another header, which would leave the request
+// bodyless and its chunked body to be read as the next request.
+func validHeaderNames(req *http.Request) bool {
+	for k := range req.Header {
+		if k == "" {
+			return false
+		}
+		for i := 0; i < len(k); i++ {
+			if c := k[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
 				return false
 			}
 		}

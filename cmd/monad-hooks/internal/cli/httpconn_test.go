@@ -141,8 +141,9 @@ func TestConnServerExpectContinue(t *testing.T) {
 }
 
 // TestConnServerRefusesBadRequests: headers over the limit get 431, a
-// malformed request 400, HTTP/1.1 without a Host 400, a control character
-// in a header 400; each closes the connection.
+// malformed request 400, HTTP/1.1 without a Host header 400, a control
+// character in a header or a header name that is not a token 400; each
+// closes the connection (nothing after it is read as a request).
 func TestConnServerRefusesBadRequests(t *testing.T) {
 	t.Parallel()
 	_, dial := startConnServer(t, testHandler(t))
@@ -155,6 +156,15 @@ func TestConnServerRefusesBadRequests(t *testing.T) {
 		{"GET /healthz HTTP/1.1\r\n\r\n", 400},
 		{"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nX-Request-Id: a\x01b\r\n\r\n", 400},
 		{"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nExpect: something\r\n\r\n", 417},
+		// A header name that is not a token (net/http's check): a
+		// Transfer-Encoding with a space before its colon would
+		// otherwise be another header, the request bodyless, and its
+		// chunked body read as the next request.
+		{"POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n", 400},
+		{"GET /healthz HTTP/1.1\r\nHost : 127.0.0.1:8787\r\n\r\n", 400},
+		{"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nX A: b\r\n\r\n", 400},
+		// A URL that does not parse gets its 400 (not a closed connection).
+		{"GET /heal\x00thz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n\r\n", 400},
 	} {
 		c, br := dial()
 		_, err := io.WriteString(c, tc.req)
