@@ -65,6 +65,10 @@ const watchAfter = 50 * time.Millisecond
 // in microseconds.
 const defaultWriteTimeout = 10 * time.Second
 
+// maxKeptAnswer is the largest answer buffer a connection keeps for its
+// next request; a larger one (a 404 echoes its path) is dropped.
+const maxKeptAnswer = 16 << 10
+
 // maxDrain is the most of an unread request body read and discarded to
 // keep its connection for the next request (net/http's figure).
 const maxDrain = 256 << 10
@@ -193,6 +197,7 @@ type srvConn struct {
 	lr     limitReader
 	br     *bufio.Reader
 	bw     *bufio.Writer
+	out    bytes.Buffer       // the answer being made; s.mu orders it for tests
 	cancel context.CancelFunc // ends the requests' context of the connection
 
 	mu        sync.Mutex // guards the watcher's fields and its deadlines
@@ -249,7 +254,6 @@ func (sc *srvConn) serve(ctx context.Context) {
 	sc.lr = limitReader{sc: sc, n: -1}
 	sc.br = bufio.NewReaderSize(&sc.lr, 4<<10)
 	sc.bw = bufio.NewWriterSize(sc.c, 4<<10)
-	var body bytes.Buffer
 	for {
 		// Idle until the next request's first byte.
 		if s.idleTimeout > 0 {
@@ -271,8 +275,11 @@ func (sc *srvConn) serve(ctx context.Context) {
 			return
 		}
 		sc.c.SetReadDeadline(t0.Add(s.readTimeout))
-		if !sc.answer(ctx, req, &body) {
+		if !sc.answer(ctx, req, &sc.out) {
 			return
+		}
+		if sc.out.Cap() > maxKeptAnswer {
+			sc.out = bytes.Buffer{} // an idle connection keeps little
 		}
 		if !s.setIdle(sc, true) {
 			return

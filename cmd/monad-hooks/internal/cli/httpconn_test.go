@@ -342,3 +342,29 @@ func TestConnServerClientThatNeverReads(t *testing.T) {
 		return len(s.conns) == 1
 	}, hangGuard, time.Millisecond, "a connection whose client does not read is still open")
 }
+
+// TestConnServerKeepsNoLargeAnswer: an idle connection does not keep the
+// buffer of a large answer (a 404 echoes a path of up to 64 KiB) for its
+// next request: connections are not bounded in number, so what each keeps
+// while idle must be small.
+func TestConnServerKeepsNoLargeAnswer(t *testing.T) {
+	t.Parallel()
+	s, dial := startConnServer(t, testHandler(t))
+	c, br := dial()
+	_, err := io.WriteString(c, "GET /"+strings.Repeat("a", 60<<10)+" HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n\r\n")
+	require.NoError(t, err)
+	resp, body := readAnswer(t, br, "GET")
+	require.Equal(t, 404, resp.StatusCode)
+	require.Greater(t, len(body), 60<<10)
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for sc, idle := range s.conns {
+			if idle {
+				assert.LessOrEqual(t, sc.out.Cap(), maxKeptAnswer)
+				return true
+			}
+		}
+		return false
+	}, hangGuard, time.Millisecond, "the connection is not idle")
+}
