@@ -64,8 +64,30 @@ func newRegexpEntry(pat string) *regexpEntry {
 			}
 		}
 	}
+	if e.backward && len(pat) >= ctxCheckSize {
+		// ctx's expression nests the pattern a few levels deeper: a
+		// pattern just under RE2's nesting limit compiles but that
+		// would not, and ctx must not fail (it is made on first use,
+		// for every VM of the pool).
+		if _, err := syntax.Parse(ctxPattern(pat), syntax.Perl); err != nil {
+			msg := err.Error()
+			var se *syntax.Error
+			if errors.As(err, &se) {
+				msg = se.Code.String()
+			}
+			return &regexpEntry{err: fmt.Errorf("bad RE2 pattern: %s (searched after its first match)", msg)}
+		}
+	}
 	return e
 }
+
+// ctxCheckSize is the length from which newRegexpEntry checks that ctx's
+// expression parses: each level of nesting costs a byte of the pattern at
+// least, and RE2's limit is 1000 levels.
+const ctxCheckSize = 900
+
+// ctxPattern is the expression of regexpEntry.ctx for pattern pat.
+func ctxPattern(pat string) string { return `\A(?s:.)(?s:.*?)(` + pat + `)` }
 
 // ctx returns the pattern that searches, in a text that starts one rune
 // before the position of interest, for the leftmost match of the pattern
@@ -74,7 +96,7 @@ func newRegexpEntry(pat string) *regexpEntry {
 // match is group 1, its groups follow.
 func (e *regexpEntry) ctx() *regexp.Regexp {
 	e.ctxOnce.Do(func() {
-		e.ctxRe = regexp.MustCompile(`\A(?s:.)(?s:.*?)(` + e.re.String() + `)`)
+		e.ctxRe = regexp.MustCompile(ctxPattern(e.re.String())) // checked by newRegexpEntry
 	})
 	return e.ctxRe
 }

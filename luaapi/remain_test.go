@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -195,4 +196,22 @@ func TestInputConversionCounts(t *testing.T) {
 	require.ErrorAs(t, err, &he)
 	require.Equal(t, FailTimeout, he.Kind, "%v", err)
 	require.Contains(t, he.Msg, "converting the input")
+}
+
+// TestDeepBackwardPattern: a pattern that looks at the rune before a
+// position (\b) and nests just below RE2's limit compiles, but the
+// expression that searches it from a later position (regexpEntry.ctx)
+// nests deeper than the limit: it is refused as a bad pattern up front,
+// not a Go panic at its second match (which left the shared entry without
+// its expression for every later search).
+func TestDeepBackwardPattern(t *testing.T) {
+	t.Parallel()
+	pat := `\\b` + strings.Repeat("(", 998) + "a" + strings.Repeat(")", 998)
+	p := handlerPool(t, "local re = require('re')\nreturn { reason = tostring(#re.findall('a a a', '"+pat+"')) }")
+	for range 2 {
+		_, err := callReturns(t, context.Background(), p, 0, bashInput("x"))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "bad RE2 pattern: expression nests too deeply")
+		assert.NotContains(t, err.Error(), "panic")
+	}
 }
