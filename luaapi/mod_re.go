@@ -56,29 +56,43 @@ func newRegexpEntry(pat string) *regexpEntry {
 		}
 		if prog, err := syntax.Compile(sre.Simplify()); err == nil {
 			e.insts = max(len(prog.Inst), 1)
-			e.backward = false
-			for _, in := range prog.Inst {
-				if in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&(syntax.EmptyBeginLine|syntax.EmptyBeginText|syntax.EmptyWordBoundary|syntax.EmptyNoWordBoundary) != 0 {
-					e.backward = true
-				}
-			}
+			e.backward = looksBack(prog)
 		}
 	}
 	if e.backward && len(pat) >= ctxCheckSize {
-		// ctx's expression nests the pattern a few levels deeper: a
-		// pattern just under RE2's nesting limit compiles but that
-		// would not, and ctx must not fail (it is made on first use,
-		// for every VM of the pool).
-		if _, err := syntax.Parse(ctxPattern(pat), syntax.Perl); err != nil {
-			msg := err.Error()
-			var se *syntax.Error
-			if errors.As(err, &se) {
-				msg = se.Code.String()
-			}
-			return &regexpEntry{err: fmt.Errorf("bad RE2 pattern: %s (searched after its first match)", msg)}
+		if err := ctxError(pat); err != nil {
+			return &regexpEntry{err: err}
 		}
 	}
 	return e
+}
+
+// looksBack reports whether prog looks at the rune before a position (^,
+// \b, \B): a search from an offset then needs it.
+func looksBack(prog *syntax.Prog) bool {
+	for _, in := range prog.Inst {
+		if in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&(syntax.EmptyBeginLine|syntax.EmptyBeginText|syntax.EmptyWordBoundary|syntax.EmptyNoWordBoundary) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ctxError returns the error of a pattern whose ctx expression does not
+// parse: it nests the pattern a few levels deeper, so a pattern just under
+// RE2's nesting limit compiles but that would not, and ctx must not fail
+// (it is made on first use, for every VM of the pool).
+func ctxError(pat string) error {
+	_, err := syntax.Parse(ctxPattern(pat), syntax.Perl)
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		msg = se.Code.String()
+	}
+	return fmt.Errorf("bad RE2 pattern: %s (searched after its first match)", msg)
 }
 
 // ctxCheckSize is the length from which newRegexpEntry checks that ctx's

@@ -922,9 +922,10 @@ func (v *vm) compileRules(L *lua.LState, specs []*lua.LTable) (*ruleSet, error) 
 	return rs, nil
 }
 
-// checkPattern checks an RE2 expression as compileRegexp would, with
-// the same error, by parsing it only, and returns its number of groups:
-// a parsed expression always compiles (regexp.Compile fails only where
+// checkPattern checks an RE2 expression as the reCache's newRegexpEntry
+// would, with the same error, by parsing it only (a long pattern is also
+// compiled, see ctxError), and returns its number of groups: a parsed
+// expression always compiles (regexp.Compile fails only where
 // syntax.Parse does).
 func checkPattern(pat string) (groups int, err error) {
 	if len(pat) > MaxPatternSize {
@@ -933,6 +934,13 @@ func checkPattern(pat string) (groups int, err error) {
 	re, err := syntax.Parse(pat, syntax.Perl)
 	if err != nil {
 		return 0, fmt.Errorf("bad RE2 pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	if len(pat) >= ctxCheckSize {
+		if prog, err := syntax.Compile(re.Simplify()); err != nil || looksBack(prog) {
+			if err := ctxError(pat); err != nil {
+				return 0, err
+			}
+		}
 	}
 	return re.MaxCap(), nil
 }

@@ -62,6 +62,8 @@ func TestScanKeywordsFind(t *testing.T) {
 		{`local r = scan.rules({ { kw = { "a" }, rx = "a" } })`, "rx and at need two groups"},
 		{`local r = scan.rules({ { words = { "a" }, name = "x" } })`, "an assignment rule needs words, name and value"},
 		{`local r = scan.rules({ { kw = { "a" }, rx = "(" } })`, "scan.rules: rule 1.rx: bad RE2 pattern"},
+		// refused when loading, not when first used (see TestDeepBackwardPattern)
+		{`local r = scan.rules({ { kw = { "a" }, rx = "()\\b` + strings.Repeat("(", 997) + "a" + strings.Repeat(")", 997) + `" } })`, "scan.rules: rule 1.rx: bad RE2 pattern: expression nests too deeply"},
 	} {
 		got := scanHook(t, c.body, !strings.Contains(c.body, "getmetatable"))
 		require.Contains(t, got, c.want, c.body)
