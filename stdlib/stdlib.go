@@ -385,7 +385,7 @@ func pack(name string) (PackInfo, bool) {
 	f.once.Do(func() {
 		src, err := readHeader("packs/" + name + ".lua")
 		if err == nil {
-			f.info, err = parsePack(name+".lua", src)
+			f.info, err = packInfo(name, headerPart(src))
 		}
 		if err != nil {
 			panic("stdlib: " + err.Error())
