@@ -1,6 +1,7 @@
 package stdlib_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -159,5 +160,38 @@ func TestRuleDecisionSettings(t *testing.T) {
 		p := mustLoad(t, "ask-irreversible", c.with)
 		assert.Equal(t, c.tf, p.call(t, terraform).Decision, "%v terraform", c.with)
 		assert.Equal(t, c.stash, p.call(t, stash).Decision, "%v git stash drop", c.with)
+	}
+}
+
+// TestRulesRegisterReadsNamesOnlyForSettings counts the calls of the rule
+// set's names() while monad.rules registers its hook: none when the
+// parameters name no family, group or rule (the set's count of the rules
+// on by default is enough), one when they do (the names are checked).
+func TestRulesRegisterReadsNamesOnlyForSettings(t *testing.T) {
+	script, err := luaapi.Compile("count.lua", []byte(`
+local set = require("monad.rules.stdlib")
+local calls = 0
+local function load()
+  local rs = set.load()
+  local names = rs.names
+  rs.names = function() calls = calls + 1; return names() end
+  return rs
+end
+local deny = {}
+if params.deny then deny = { params.deny } end
+require("monad.rules").register("count", { matcher = "", commandFields = { "command" }, deny = deny, ask = {}, off = {}, exempt = {} }, load)
+if calls ~= params.want then
+  error("names() called " .. calls .. " times, want " .. params.want, 0)
+end
+`))
+	require.NoError(t, err)
+	libs := libraries(t)
+	for _, with := range []map[string]any{
+		{"want": int64(0)},
+		{"want": int64(1), "deny": "access"},
+	} {
+		p, err := luaapi.NewPool(context.Background(), []luaapi.Source{{Script: script, Params: with}}, luaapi.Options{Libraries: libs, PoolSize: 1, DefaultTimeout: testLuaTimeout})
+		require.NoError(t, err, "params %v", with)
+		p.Close()
 	}
 }
