@@ -228,7 +228,39 @@ func (set *kwSet) matcher() (*ahocorasick.Matcher, error) {
 // byteClass returns the bytes the RE2 character class cls matches, as a
 // one-byte string each.
 func byteClass(cls string) (*[256]bool, error) {
-	re, err := compileRegexp(`\A(?:` + cls + `)\z`)
+	pat := `\A(?:` + cls + `)\z`
+	// A character class is read from its ranges: compiling it and matching
+	// 256 strings was a hundredth of monad-hooks run (BenchmarkCLIRun). A
+	// one-byte string of a byte past ASCII is not UTF-8, which Go's
+	// matcher reads as U+FFFD.
+	if re, err := syntax.Parse(cls, syntax.Perl); err == nil && re.Op == syntax.OpCharClass && len(pat) <= MaxPatternSize {
+		var in [256]bool
+		for b := range 256 {
+			r := rune(b)
+			if b >= utf8.RuneSelf {
+				r = utf8.RuneError
+			}
+			in[b] = classHas(re.Rune, r)
+		}
+		return &in, nil
+	}
+	return byteClassMatched(pat)
+}
+
+// classHas reports whether r is in ranges, syntax.Regexp.Rune's pairs of
+// bounds.
+func classHas(ranges []rune, r rune) bool {
+	for i := 0; i+1 < len(ranges); i += 2 {
+		if ranges[i] <= r && r <= ranges[i+1] {
+			return true
+		}
+	}
+	return false
+}
+
+// byteClassMatched is byteClass by matching each byte with the pattern pat.
+func byteClassMatched(pat string) (*[256]bool, error) {
+	re, err := compileRegexp(pat)
 	if err != nil {
 		return nil, err
 	}

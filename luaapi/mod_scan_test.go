@@ -603,3 +603,24 @@ func TestValueWindowFindsWhatTheTextFinds(t *testing.T) {
 	require.Nil(t, anchoredRun(newRegexpEntry(`a\s*=`)))
 	require.Nil(t, anchoredRun(newRegexpEntry(`(?m)^a`)))
 }
+
+// TestByteClassReadsRanges checks that byteClass, which reads a character
+// class from its ranges, gives each byte the verdict of matching it with
+// the compiled pattern, for classes of every shape (negated, folded,
+// named, past ASCII) and for expressions that are not a class.
+func TestByteClassReadsRanges(t *testing.T) {
+	for _, cls := range []string{
+		"[a-z0-9_.+-]", "[a-z0-9_.:+@-]", `[^\s]`, `\w`, `\S`, "[[:alpha:]]", "(?i)[a-f]",
+		"[^a-z]", "[\x00-\x7f]", "[^\x00-\x7f]", `[\x{80}-\x{10FFFF}]`, "[é]", `[^\n]`, `\pL`,
+		".", "(?s).", "a", "ab", "a|b", "[a-", "",
+	} {
+		got, gotErr := byteClass(cls)
+		want, wantErr := byteClassMatched(`\A(?:` + cls + `)\z`)
+		if wantErr != nil {
+			require.Error(t, gotErr, cls)
+			continue
+		}
+		require.NoError(t, gotErr, cls)
+		require.Equal(t, want, got, cls)
+	}
+}
