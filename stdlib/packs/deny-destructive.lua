@@ -4211,28 +4211,33 @@ end
 -- commands the rules know and has none of the characters that can hide a
 -- command (quotes, backslashes, $, backticks, braces), no device path, no
 -- redirection to an absolute path and no function definition cannot be
--- denied, and skips the parse.
-local NAMES = {}
-for n in pairs(H) do
-  NAMES[n] = true
-end
-for n in pairs(SINKS) do
-  NAMES[n] = true
-end
-for n in pairs(FETCHERS) do
-  NAMES[n] = true
-end
-for n in pairs(SENDERS) do
-  NAMES[n] = true
-end
-for _, n in ipairs({
+-- denied, and skips the parse. NAMES are the keys of NAMED and the words of
+-- MORE_NAMES but ".", as a set built when triggers first needs it (a local
+-- function that builds once): the prefilter's keyword set below is made
+-- from them as a list, and building the set too was a fiftieth of
+-- monad-hooks run (BenchmarkCLIRun).
+local NAMED = { H, SINKS, FETCHERS, SENDERS }
+local MORE_NAMES = {
   "base64", "base32", "basenc", "xxd", "openssl", "alias", "mkfs", "python", "pypy",
   -- loops that may fork without bound, variables of the shell history
   "while", "until", "for", "histfile", "histsize", "histfilesize", "savehist",
-}) do
-  NAMES[n] = true
+}
+local NAMES = nil
+local function names()
+  if NAMES == nil then
+    NAMES = {}
+    for _, t in ipairs(NAMED) do
+      for n in pairs(t) do
+        NAMES[n] = true
+      end
+    end
+    for _, n in ipairs(MORE_NAMES) do
+      NAMES[n] = true
+    end
+    NAMES["."] = nil
+  end
+  return NAMES
 end
-NAMES["."] = nil
 -- HIDING is [\\$`'"{]|/dev/|>\s*[/~]|[<>]\(|\(\s*\)|IFS as a keyword set
 -- (one Go pass) and two expressions run only when their first character
 -- occurs: an RE2 alternation without a literal prefix cost more than the
@@ -4250,14 +4255,31 @@ end
 
 -- NAME_SET: the words of NAMES (and mkfs) where a word of the line begins
 -- (a keyword automaton in Go, BenchmarkDefaultSetBeforeTool): a line
--- without one cannot trigger, and skips the split below.
+-- without one cannot trigger, and skips the split below. NAME_LIST is
+-- sorted, each word once.
 local NAME_LIST = { "mkfs" }
-for n in pairs(NAMES) do
-  if n ~= "" then
+for _, t in ipairs(NAMED) do
+  for n in pairs(t) do
     NAME_LIST[#NAME_LIST + 1] = n
   end
 end
+for _, n in ipairs(MORE_NAMES) do
+  NAME_LIST[#NAME_LIST + 1] = n
+end
 table.sort(NAME_LIST)
+do
+  local kept = 0
+  for i = 1, #NAME_LIST do
+    local n = NAME_LIST[i]
+    if n ~= "" and n ~= "." and n ~= NAME_LIST[kept] then
+      kept = kept + 1
+      NAME_LIST[kept] = n
+    end
+  end
+  for i = #NAME_LIST, kept + 1, -1 do
+    NAME_LIST[i] = nil
+  end
+end
 local NAME_SET = scan.any({ scan.keywords(NAME_LIST, { token = "[a-z0-9_.+-]" }) }, { lower = true })
 NAME_LIST = nil
 
@@ -4274,12 +4296,13 @@ local function triggers(line)
     return false
   end
   local lower = string.lower(line)
+  local known = names()
   for _, w in ipairs(re.split(lower, "[^a-z0-9_.+-]+")) do
-    if NAMES[w] then
+    if known[w] then
       return true
     end
     local last = string.byte(w, -1)
-    if last ~= nil and ((last >= 48 and last <= 57) or last == 46) and NAMES[(re.gsub(w, "[0-9.]+$", ""))] then
+    if last ~= nil and ((last >= 48 and last <= 57) or last == 46) and known[(re.gsub(w, "[0-9.]+$", ""))] then
       return true
     end
     if string.sub(w, 1, 4) == "mkfs" then
