@@ -38,11 +38,7 @@ func renderCatalog(t *testing.T) []byte {
 	b.WriteString("// generatedCatalog is every embedded pack's header, parsed at go generate\n// time (see packInfo).\n")
 	b.WriteString("var generatedCatalog = []generatedPack{\n")
 	for _, name := range packFiles().names {
-		src, err := readPackFile("packs/" + name + ".lua")
-		require.NoError(t, err)
-		header := headerPart(src)
-		p, err := parsePack(name+".lua", header)
-		require.NoError(t, err)
+		header, p := packHeader(t, name)
 		fmt.Fprintf(&b, "{headerLen: %d, headerSum: %#08x, info: PackInfo{\n", len(header), crc32.ChecksumIEEE([]byte(header)))
 		fmt.Fprintf(&b, "Name: %s, Summary: %s, Doc: %s,\n", strconv.Quote(p.Name), strconv.Quote(p.Summary), strconv.Quote(p.Doc))
 		fmt.Fprintf(&b, "Events: %s, Kinds: %s, Needs: %s,\n", goStrings(p.Events), goStrings(p.Kinds), goStrings(p.Needs))
@@ -61,9 +57,15 @@ func renderCatalog(t *testing.T) []byte {
 	return out
 }
 
-func readPackFile(name string) (string, error) {
-	b, err := embedded.ReadFile(name)
-	return string(b), err
+// packHeader returns the header part of the embedded pack name and what
+// parsePack reads in it.
+func packHeader(t *testing.T, name string) (string, PackInfo) {
+	src, err := embedded.ReadFile("packs/" + name + ".lua")
+	require.NoError(t, err)
+	header := headerPart(string(src))
+	p, err := parsePack(name+".lua", header)
+	require.NoError(t, err)
+	return header, p
 }
 
 // goStrings renders a []string literal, nil as nil.
@@ -83,11 +85,7 @@ func goStrings(s []string) string {
 // generated from, which is read as it is.
 func TestPackInfoServesTheCatalog(t *testing.T) {
 	for _, name := range packFiles().names {
-		src, err := readPackFile("packs/" + name + ".lua")
-		require.NoError(t, err)
-		header := headerPart(src)
-		want, err := parsePack(name+".lua", header)
-		require.NoError(t, err)
+		header, want := packHeader(t, name)
 
 		before := headerParses.Load()
 		got, err := packInfo(name, header)
