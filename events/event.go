@@ -1,6 +1,9 @@
 package events
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // An Event identifies one lifecycle juncture of an agent. The zero value is
 // [Invalid]; the valid events are numbered in firing order, so an Event can
@@ -65,7 +68,9 @@ func (e Event) String() string {
 	if e.Valid() {
 		return eventNames[e]
 	}
-	return fmt.Sprintf("Event(%d)", uint8(e))
+	// not fmt: luaapi names every event at package initialisation, part of
+	// every start of the CLI (BenchmarkCLIRunNoStdlib)
+	return "Event(" + strconv.Itoa(int(e)) + ")"
 }
 
 // ParseEvent returns the event named s. Names are case-sensitive, exactly as

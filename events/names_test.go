@@ -8,3 +8,12 @@ func TestNames(t *testing.T) {
 		t.Errorf("Names() = %v", got)
 	}
 }
+
+// TestInvalidEventString: a value that is no event prints as Event(n).
+func TestInvalidEventString(t *testing.T) {
+	for e, want := range map[Event]string{Invalid: "Event(0)", Event(200): "Event(200)", Event(255): "Event(255)"} {
+		if got := e.String(); got != want {
+			t.Errorf("Event(%d).String() = %q, want %q", uint8(e), got, want)
+		}
+	}
+}
