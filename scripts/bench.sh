@@ -117,7 +117,17 @@ done
 go run scripts/benchtable.go -raw "$raw" -syscalls "$out/syscalls.txt" -benchstat "$out/benchstat.txt" \
   -load-start "$(cat "$out/load-start.txt")" -load-end "$(cat "$out/load-end.txt")" \
   -go "$(go version)" -cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" \
-  -nproc "$(nproc)" >BENCHMARKS.md
+  -nproc "$(nproc)" >"$out/generated.md"
+# The hand-written sections (before/after figures of past changes, headed
+# "## By hand") follow the generated part unchanged.
+if [ -f BENCHMARKS.md ]; then
+  sed -n '/^## By hand/,$p' BENCHMARKS.md >"$out/byhand.md"
+  if [ -s "$out/byhand.md" ]; then
+    printf '\n' >>"$out/generated.md"
+    cat "$out/byhand.md" >>"$out/generated.md"
+  fi
+fi
+mv "$out/generated.md" BENCHMARKS.md
 echo "wrote BENCHMARKS.md"
 if [ "$timing" != 0 ]; then
   echo "timing checks FAILED: see $out/timing.txt"

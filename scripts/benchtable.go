@@ -357,7 +357,7 @@ func main() {
 	if len(rounds) == 1 {
 		plural = ""
 	}
-	p("Written by `scripts/bench.sh` (%d round%s) on %s; do not edit by hand.\n\n", len(rounds), plural, time.Now().UTC().Format("2006-01-02"))
+	p("Written by `scripts/bench.sh` (%d round%s) on %s; do not edit by hand, except the sections headed \"By hand\" at the end, which bench.sh keeps.\n\n", len(rounds), plural, time.Now().UTC().Format("2006-01-02"))
 	p("Machine: %s CPUs (%s), %s. Load average (1, 5, 15 min) at the start: **%s**, at the end: **%s**.\n", *nproc, *cpu, *goVersion, *loadStart, *loadEnd)
 	p("The machine is shared: absolute times move with its load, so the figures to quote are the ratios.\n")
 	p("Each round runs every benchmark once, in a fixed order; a time is the median over the rounds, a ratio the median of\n")
