@@ -7,10 +7,12 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
 	"github.com/monad-hooks/monad-hooks/tools"
 )
@@ -223,11 +225,44 @@ type call struct {
 	tools *tools.Table
 	view  events.ToolView
 	links *links // resolves the view's links; nil: none
+	// viewPending: in.Tool is nil until a hook asks for it (ToolView):
+	// a Lua-only serial dispatch computes the view only if a prefilter or
+	// handler reads it (BenchmarkLuaGuardPeers).
+	viewPending bool
+	lazyView    bool // the view is computed when asked for (viewPending)
+}
+
+// countViews, set by tests before any engine starts, makes setView count
+// the views it computes in viewsComputed (TestLazyToolView).
+var (
+	countViews    bool
+	viewsComputed atomic.Int64
+)
+
+// ToolView computes the pending view (see viewPending) and returns it.
+func (c *call) ToolView() *events.ToolView {
+	if c.viewPending {
+		c.viewPending = false
+		c.setView()
+	}
+	return c.in.Tool
+}
+
+// viewer returns c when its view is pending, else nil (no view to compute:
+// in.Tool is set, or the tool is unknown).
+func (c *call) viewer() luaapi.ToolViewer {
+	if c.viewPending {
+		return c
+	}
+	return nil
 }
 
 // setView computes in.Tool from the tool table: nil for a tool the table
 // does not know.
 func (c *call) setView() {
+	if countViews {
+		viewsComputed.Add(1)
+	}
 	c.in.Tool = nil
 	if c.tools.ViewInto(c.in.ToolName, c.in.ToolInput, &c.view) {
 		if c.links != nil && c.view.Kind != events.ToolShell {

@@ -391,7 +391,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			onError: onError, shownTimeout: h.Timeout, validated: true, rules: rulesOf[h.Script], releases: true,
 			// The pool enforces the hook's timeout itself.
 			run: func(ctx context.Context, c *call) (events.Output, []string, error) {
-				out, logs, err := pool.CallLogs(ctx, i, &c.in)
+				out, logs, err := pool.CallView(ctx, i, &c.in, c.viewer())
 				return out, logLines(logs), err
 			},
 		})

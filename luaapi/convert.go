@@ -723,7 +723,7 @@ func (v *vm) inputTable(in *events.Input, predicted uint32) (t *lua.LTable, err 
 		{inError, in.Error != ""}, {inReason, in.Reason != ""}, {inCost, in.Cost != nil},
 		{inCaller, in.Caller != nil}, {inResponse, in.Response != ""}, {inCompaction, in.Compaction != nil},
 		{inSubagentName, in.SubagentName != ""}, {inSubagentResult, in.SubagentResult != ""},
-		{inStopContinues, in.StopContinues != 0}, {inToolCallID, in.ToolCallID != ""}, {inTool, in.Tool != nil},
+		{inStopContinues, in.StopContinues != 0}, {inToolCallID, in.ToolCallID != ""}, {inTool, in.Tool != nil || v.callView != nil},
 	} {
 		if p.set {
 			pending |= 1 << p.f
@@ -832,7 +832,11 @@ func (v *vm) materialize(f int) (lua.LValue, error) {
 		}
 		lv = c
 	case inTool:
-		lv = v.toolTable(in.Tool)
+		tool := in.Tool
+		if tool == nil {
+			tool = v.callView.ToolView() // pending, so not nil (Pool.CallView)
+		}
+		lv = v.toolTable(tool)
 	}
 	if err != nil {
 		return nil, &events.FieldError{Field: inputFields[f], Msg: err.Error()}

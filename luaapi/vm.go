@@ -79,6 +79,7 @@ type vm struct {
 	inputSet     uint32      // the fields set in input (bits: the in* constants)
 	inputDirty   bool
 	callIn       *events.Input            // the call's input, while it runs
+	callView     ToolViewer               // computes callIn.Tool when it is nil, while the call runs (see Pool.CallView)
 	pending      uint32                   // the lazyFields of callIn not built yet
 	readNow      uint32                   // the fields the handler read through __index during the call
 	reads        []fieldReads             // by hook: what its handler reads, see predictReads
