@@ -879,6 +879,12 @@ func (v *vm) payloadTable(r *reusedObject, x any) (lua.LValue, error) {
 			// A handler that kept the table wrote into it since.
 			emptyTable(r.t)
 		} else {
+			// Used from the first key on: a refill that fails half way
+			// (a payload that predictReads converts unchecked, or a
+			// stopped call) is emptied by release like a whole one, or
+			// its values would wait in the table for a handler that
+			// kept it.
+			r.used = true
 			for i, k := range r.keys {
 				e := vals[i]
 				lv, err := v.toLua(e, 1)
@@ -888,7 +894,6 @@ func (v *vm) payloadTable(r *reusedObject, x any) (lua.LValue, error) {
 				r.t.RawSetString(k, lv)
 				v.keepOrigin(r.t, m, e)
 			}
-			r.used = true
 			return r.t, nil
 		}
 	}

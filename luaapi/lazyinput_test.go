@@ -196,3 +196,32 @@ end }`)
 	require.Zero(t, reads)
 	require.Zero(t, built, "toolInput is no longer set ahead")
 }
+
+// TestFailedRefillLeaksNothing: a reused payload table whose refill fails
+// half way (a predicted payload that does not convert) keeps none of that
+// call's values for a handler that kept the table from an earlier call.
+func TestFailedRefillLeaksNothing(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 1}, "h.lua", `
+local saved
+hook{ event = "BeforeTool", handler = function(input)
+  if input.toolName == "keep" then saved = input.toolInput; return end
+  if input.toolName == "look" then return { reason = tostring(saved and saved.command) } end
+  return { reason = tostring(input.toolInput.command) }
+end }`)
+	ctx := context.Background()
+	call := func(tool string, ti any) (events.Output, error) {
+		return p.Call(ctx, 0, &events.Input{Event: events.BeforeTool, ToolName: tool, ToolInput: ti})
+	}
+	_, err := call("keep", map[string]any{"command": "mine", "d": "x"})
+	require.NoError(t, err)
+	for i := range 3 { // learn that the handler reads toolInput
+		out, err := call("other", map[string]any{"command": fmt.Sprintf("c%d", i), "d": "x"})
+		require.NoError(t, err)
+		require.Equal(t, fmt.Sprintf("c%d", i), out.Reason)
+	}
+	_, err = call("other", map[string]any{"command": "secret", "d": make(chan int)})
+	require.Error(t, err)
+	out, err := call("look", nil)
+	require.NoError(t, err)
+	require.Equal(t, "nil", out.Reason, "a failed call's payload showed in a later call")
+}
