@@ -698,10 +698,11 @@ func (v *vm) inputTable(in *events.Input, predicted uint32) (t *lua.LTable, err 
 		}
 	}()
 	pending := uint32(1 << inEvent)
-	for _, p := range [...]struct {
+	payloads := [...]struct {
 		f int
 		x any
-	}{{inToolInput, in.ToolInput}, {inToolResult, in.ToolResult}, {inUsage, in.Usage}, {inRequest, in.Request}} {
+	}{{inToolInput, in.ToolInput}, {inToolResult, in.ToolResult}, {inUsage, in.Usage}, {inRequest, in.Request}}
+	for i, p := range payloads {
 		if p.x == nil {
 			continue
 		}
@@ -710,6 +711,15 @@ func (v *vm) inputTable(in *events.Input, predicted uint32) (t *lua.LTable, err 
 			continue
 		}
 		if err := v.checkLua(p.x, 0); err != nil {
+			// The error of the first payload that does not convert, as
+			// without predicted fields: a predicted one before it.
+			for _, q := range payloads[:i] {
+				if q.x != nil && predicted&(1<<q.f) != 0 {
+					if qerr := v.checkLua(q.x, 0); qerr != nil {
+						return nil, &events.FieldError{Field: inputFields[q.f], Msg: qerr.Error()}
+					}
+				}
+			}
 			return nil, &events.FieldError{Field: inputFields[p.f], Msg: err.Error()}
 		}
 		pending |= 1 << p.f

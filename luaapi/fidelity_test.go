@@ -319,3 +319,25 @@ func TestNumbersOutOfRange(t *testing.T) {
 	require.Equal(t, FailInput, he.Kind)
 	require.Contains(t, he.Msg, "number -1e999 is out of the range")
 }
+
+// TestPredictedInputErrorNamesTheFirstField: when two payloads do not
+// convert, a call whose handler's reads are predicted names the first one
+// in field order, as a call without predictions does.
+func TestPredictedInputErrorNamesTheFirstField(t *testing.T) {
+	pool := func(body string) *Pool {
+		return newTestPool(t, Options{PoolSize: 1}, "h.lua", `hook{ event = "AfterTool", handler = function(input) `+body+` end }`)
+	}
+	bad := &events.Input{Event: events.AfterTool, ToolName: "bash", ToolInput: map[string]any{"c": make(chan int)}, ToolResult: map[string]any{"r": make(chan int)}}
+	good := &events.Input{Event: events.AfterTool, ToolName: "bash", ToolInput: map[string]any{"c": "x"}, ToolResult: map[string]any{"r": "y"}}
+	_, want := pool(`return nil`).Call(context.Background(), 0, bad)
+	require.ErrorContains(t, want, "field toolInput")
+	for _, body := range []string{`local _ = input.toolInput.c`, `local _ = input.toolResult.r`, `local _ = input.toolInput.c .. input.toolResult.r`} {
+		p := pool(body)
+		for range 3 {
+			_, err := p.Call(context.Background(), 0, good)
+			require.NoError(t, err)
+		}
+		_, err := p.Call(context.Background(), 0, bad)
+		require.Equal(t, want.Error(), err.Error(), body)
+	}
+}
