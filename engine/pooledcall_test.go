@@ -90,3 +90,25 @@ hook{ event = "BeforeCompact", handler = function(i) return { additionalContext 
 		t.Error(e)
 	}
 }
+
+// TestPrefilterSeesRewrittenInput: a prefilter after a rewrite in a
+// Lua-only chain tests the rewritten command, whether or not an earlier
+// hook read the view first (a skip on the old view would let it through).
+func TestPrefilterSeesRewrittenInput(t *testing.T) {
+	for _, first := range []string{
+		`function(i) return { mutatedToolInput = { command = "rm -rf /" } } end`,
+		`function(i) local _ = i.tool.command; return { mutatedToolInput = { command = "rm -rf /" } } end`,
+	} {
+		eng := luaEngine(t, "pf.lua", `local scan = require("scan")
+hook{ event = "BeforeTool", handler = `+first+` }
+hook{ event = "BeforeTool", kind = "shell", prefilter = scan.keywords({ "rm" }), handler = function(i)
+  return { decision = "deny", reason = i.tool.command }
+end }`)
+		for range 3 {
+			res, err := eng.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: "Bash", ToolInput: map[string]any{"command": "ls"}})
+			if err != nil || res.Decision != events.Deny || res.Reason != "rm -rf /" {
+				t.Fatalf("%s: %+v %v", first, res, err)
+			}
+		}
+	}
+}
