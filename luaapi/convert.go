@@ -844,7 +844,13 @@ func (v *vm) materialize(f int) (lua.LValue, error) {
 	case inTool:
 		tool := in.Tool
 		if tool == nil {
-			tool = v.callView.ToolView() // pending, so not nil (Pool.CallView)
+			tool = v.callView.ToolView()
+		}
+		if tool == nil {
+			// A viewer that finds no view after all: no tool, not a
+			// nil dereference (out of CallView itself when predicted).
+			lv = lua.LNil
+			break
 		}
 		lv = v.toolTable(tool)
 	}

@@ -225,3 +225,24 @@ end }`)
 	require.NoError(t, err)
 	require.Equal(t, "nil", out.Reason, "a failed call's payload showed in a later call")
 }
+
+// nilViewer is a ToolViewer that finds no view after all.
+type nilViewer struct{ calls int }
+
+func (n *nilViewer) ToolView() *events.ToolView { n.calls++; return nil }
+
+// TestCallViewNilView: a ToolViewer that returns no view (against its
+// contract) gives the handler no tool, read through __index or predicted,
+// and never a Go panic out of CallView.
+func TestCallViewNilView(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 1}, "h.lua", `hook{ event = "BeforeTool", handler = function(input)
+  return { reason = tostring(input.tool) }
+end }`)
+	for i := range 5 {
+		nv := &nilViewer{}
+		out, _, err := p.CallView(context.Background(), 0, &events.Input{Event: events.BeforeTool, ToolName: "bash"}, nv)
+		require.NoError(t, err, i)
+		require.Equal(t, "nil", out.Reason, i)
+		require.Equal(t, 1, nv.calls, i)
+	}
+}

@@ -463,8 +463,9 @@ func (p *Pool) CallLogs(ctx context.Context, i int, in *events.Input) (events.Ou
 }
 
 // A ToolViewer computes the view of a call's tool ([events.Input.Tool])
-// when a hook first needs it. ToolView returns a view that is not nil; it
-// is called at most from the goroutine of the call it was given to.
+// when a hook first needs it. ToolView should return a view that is not
+// nil (a nil view reads as no tool); it is called at most from the
+// goroutine of the call it was given to.
 type ToolViewer interface {
 	ToolView() *events.ToolView
 }
