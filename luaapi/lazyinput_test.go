@@ -246,3 +246,31 @@ end }`)
 		require.Equal(t, 1, nv.calls, i)
 	}
 }
+
+// panicViewer is a ToolViewer that panics.
+type panicViewer struct{}
+
+func (panicViewer) ToolView() *events.ToolView { panic("viewer broke") }
+
+// TestCallViewPanickingViewer: a ToolViewer that panics fails the call as
+// a panic whether the handler's read of input.tool is predicted or not,
+// never out of CallView, and the pool keeps its VMs.
+func TestCallViewPanickingViewer(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 1}, "h.lua", `hook{ event = "BeforeTool", handler = function(input)
+  return { reason = tostring(input.tool) }
+end }`)
+	in := &events.Input{Event: events.BeforeTool, ToolName: "bash"}
+	for i := range 4 {
+		// learn that the handler reads input.tool
+		out, _, err := p.CallView(context.Background(), 0, in, &nilViewer{})
+		require.NoError(t, err, i)
+		require.Equal(t, "nil", out.Reason)
+		_, _, err = p.CallView(context.Background(), 0, in, panicViewer{})
+		var he *HookError
+		require.ErrorAs(t, err, &he, i)
+		require.Equal(t, FailPanic, he.Kind)
+		require.ErrorContains(t, err, "viewer broke")
+	}
+	s := p.Stats()
+	require.LessOrEqual(t, s.Created-s.Discarded, int64(1))
+}

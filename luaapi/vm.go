@@ -669,6 +669,18 @@ func argTypes(L *lua.LState) string {
 // handler logged. healthy reports whether the VM may be reused.
 func (v *vm) call(ctx context.Context, i int, timeout time.Duration, in *events.Input, withLogs bool) (out events.Output, logs []LogEntry, healthy bool, err error) {
 	v.keepLogs, v.logs = withLogs, nil
+	defer func() {
+		// A Go panic outside the handler's pcall (the input's conversion,
+		// predictReads, a ToolViewer): the call fails and the VM, in an
+		// unknown state, is discarded, instead of the panic leaving the
+		// library and the VM lost to the pool.
+		if r := recover(); r != nil {
+			v.ctx.end()
+			h := &v.pl.hooks[i]
+			out, logs, healthy, err = events.Output{}, nil, false, h.fail(FailPanic, fmt.Sprintf("go panic: %v", r), nil)
+			v.logs, v.keepLogs = nil, false
+		}
+	}()
 	out, healthy, err = v.run(ctx, i, timeout, in)
 	logs, v.logs, v.keepLogs = v.logs, nil, false
 	return out, logs, healthy, err
