@@ -67,8 +67,9 @@
 // them, so a handler pays only for what it reads; the payloads are checked
 // before the handler runs all the same. A VM also sets, before the call,
 // the fields the hook's handler read in its earlier calls on that VM (one
-// call in 64 sets none ahead and learns afresh): the same values, without
-// the read through the input table's __index. Do not keep the input table
+// call in 64 sets none ahead and learns afresh; a payload of more than 64
+// values is built only when read): the same values, without the read
+// through the input table's __index. Do not keep the input table
 // or its tables: they hold nothing between calls.
 //
 // The handler returns nil to proceed or an HookOutput table. Its fields are

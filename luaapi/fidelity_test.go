@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/monad-hooks/monad-hooks/events"
@@ -340,4 +341,34 @@ func TestPredictedInputErrorNamesTheFirstField(t *testing.T) {
 		_, err := p.Call(context.Background(), 0, bad)
 		require.Equal(t, want.Error(), err.Error(), body)
 	}
+}
+
+// TestLargePayloadNotPredicted: a handler that read toolInput in earlier
+// calls and decides this one without reading it does not have a large
+// payload built ahead (which could cost it its timeout: 17 times the
+// check for 300,000 objects); a small one is built ahead as before.
+func TestLargePayloadNotPredicted(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 1}, "h.lua", `hook{ event = "BeforeTool", handler = function(input)
+  if input.toolName == "X" then return { decision = "deny" } end
+  local _ = input.toolInput
+end }`)
+	for range 3 { // learn that the handler reads toolInput
+		_, err := p.Call(context.Background(), 0, bashInput("ls"))
+		require.NoError(t, err)
+	}
+	list := make([]any, maxPredictedValues)
+	for i := range list {
+		list[i] = map[string]any{"k": "v"}
+	}
+	for _, tc := range []struct {
+		ti    any
+		built int64
+	}{{map[string]any{"l": list}, 0}, {map[string]any{"command": "ls", "n": []any{1.0, "x"}}, 1}} {
+		tables := p.plan.work.inputTables.Load()
+		out, err := p.Call(context.Background(), 0, &events.Input{Event: events.BeforeTool, ToolName: "X", ToolInput: tc.ti})
+		require.NoError(t, err)
+		require.Equal(t, events.Deny, out.Decision)
+		require.Equal(t, tc.built, p.plan.work.inputTables.Load()-tables)
+	}
+	require.True(t, smallPayload(map[string]any{"s": strings.Repeat("x", 1<<20)}), "a string is one value")
 }

@@ -696,7 +696,7 @@ func (v *vm) run(ctx context.Context, i int, timeout time.Duration, in *events.I
 	// The input's conversion counts against the call's time too.
 	v.ctx.begin(v.pl.wd, ctx, timeout, uint64(max(v.pl.opts.MaxCallAlloc, 0)))
 	predicted := v.predicted(i)
-	arg, cerr := v.inputTable(in, predicted)
+	arg, cerr := v.inputTable(in, &predicted)
 	defer v.releaseInput()
 	defer v.forgetOrigins()
 	if cerr == nil {
