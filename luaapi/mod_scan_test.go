@@ -117,34 +117,13 @@ hook{ event = "BeforeTool", kind = "shell", prefilter = scan.any({ first, second
 // random keyword sets, texts and starting points (the automaton's own
 // correctness is ahocorasick's tests').
 func TestNaiveFirstIsTheAutomatons(t *testing.T) {
-	rng := rand.New(rand.NewPCG(17, 3))
-	alpha := "ab-/ ."
-	str := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = alpha[rng.IntN(len(alpha))]
-		}
-		return string(b)
-	}
-	for iter := range 3000 {
-		words := make([]string, 1+rng.IntN(6))
-		for i := range words {
-			words[i] = str(1 + rng.IntN(3))
-		}
-		set := &kwSet{words: words, built: new(atomic.Int64)}
-		if iter%2 == 0 {
-			set.token = new([256]bool)
-			set.token['a'], set.token['-'] = true, true
-		}
-		text := str(rng.IntN(24))
-		for from := 0; from <= len(text); from++ {
-			ns, nw, ok := set.firstNaive(text, from)
-			require.True(t, ok)
-			as, aw, _, err := set.firstAutomaton(text, from, func(int) bool { return false })
-			require.NoError(t, err)
-			require.Equal(t, [2]int{as, aw}, [2]int{ns, nw}, "words %q text %q from %d token %v", words, text, from, set.token != nil)
-		}
-	}
+	token := new([256]bool)
+	token['a'], token['-'] = true, true
+	naiveAgainstAutomaton(t, rand.New(rand.NewPCG(17, 3)), []string{"a", "b", "-", "/", " ", "."}, token, 3000, 24)
+	// multi-byte runes, and a token class past ASCII
+	token, err := byteClass(`[\pL-]`)
+	require.NoError(t, err)
+	naiveAgainstAutomaton(t, rand.New(rand.NewPCG(5, 8)), []string{"a", "é", "É", "-", " ", "\u00a0", "ß", "\xff"}, token, 2000, 16)
 	// the budget: a search that would read more gives way to the automaton
 	set := &kwSet{words: slices.Repeat([]string{"zz"}, naiveBudget/naiveMaxText+1), built: new(atomic.Int64)}
 	_, _, ok := set.firstNaive(strings.Repeat("a", naiveMaxText), 0)
@@ -622,5 +601,37 @@ func TestByteClassReadsRanges(t *testing.T) {
 		}
 		require.NoError(t, gotErr, cls)
 		require.Equal(t, want, got, cls)
+	}
+}
+
+// naiveAgainstAutomaton compares firstNaive with firstAutomaton at every
+// position of random texts (up to maxText pieces of alpha) for random sets
+// of keywords (1 to 3 pieces each), every other set with token.
+func naiveAgainstAutomaton(t *testing.T, rng *rand.Rand, alpha []string, token *[256]bool, iters, maxText int) {
+	t.Helper()
+	str := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(alpha[rng.IntN(len(alpha))])
+		}
+		return b.String()
+	}
+	for iter := range iters {
+		words := make([]string, 1+rng.IntN(6))
+		for i := range words {
+			words[i] = str(1 + rng.IntN(3))
+		}
+		set := &kwSet{words: words, built: new(atomic.Int64)}
+		if iter%2 == 0 {
+			set.token = token
+		}
+		text := str(rng.IntN(maxText))
+		for from := 0; from <= len(text); from++ {
+			ns, nw, ok := set.firstNaive(text, from)
+			require.True(t, ok)
+			as, aw, _, err := set.firstAutomaton(text, from, func(int) bool { return false })
+			require.NoError(t, err)
+			require.Equal(t, [2]int{as, aw}, [2]int{ns, nw}, "words %q text %q from %d token %v", words, text, from, set.token != nil)
+		}
 	}
 }

@@ -189,37 +189,3 @@ return { reason = a .. "," .. b .. "," .. c .. "," .. tostring(ok) .. "," .. d .
 		require.Equal(t, "6,3,6,false,3,false", out.Reason)
 	}
 }
-
-// TestNaiveFirstIsTheAutomatonsUnicode: TestNaiveFirstIsTheAutomatons
-// with multi-byte runes and a token class past ASCII.
-func TestNaiveFirstIsTheAutomatonsUnicode(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 8))
-	alpha := []string{"a", "é", "É", "-", " ", "\u00a0", "ß", "\xff"}
-	str := func(n int) string {
-		var b strings.Builder
-		for range n {
-			b.WriteString(alpha[rng.IntN(len(alpha))])
-		}
-		return b.String()
-	}
-	for iter := range 2000 {
-		words := make([]string, 1+rng.IntN(5))
-		for i := range words {
-			words[i] = str(1 + rng.IntN(3))
-		}
-		set := &kwSet{words: words, built: new(atomic.Int64)}
-		if iter%2 == 0 {
-			tok, err := byteClass(`[\pL-]`)
-			require.NoError(t, err)
-			set.token = tok
-		}
-		text := str(rng.IntN(16))
-		for from := 0; from <= len(text); from++ {
-			ns, nw, ok := set.firstNaive(text, from)
-			require.True(t, ok)
-			as, aw, _, err := set.firstAutomaton(text, from, func(int) bool { return false })
-			require.NoError(t, err)
-			require.Equal(t, [2]int{as, aw}, [2]int{ns, nw}, "words %q text %q from %d", words, text, from)
-		}
-	}
-}
