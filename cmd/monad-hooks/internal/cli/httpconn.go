@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -46,6 +47,10 @@ type connServer struct {
 	idleTimeout       time.Duration
 	writeTimeout      time.Duration // of each write (0: defaultWriteTimeout)
 	maxHeaderBytes    int
+	// logf, when set, is told of a handler that panicked (its connection
+	// is closed, as net/http's server does, which logs it too); it must
+	// be safe for concurrent use.
+	logf func(format string, args ...any)
 
 	mu         sync.Mutex
 	ln         net.Listener
@@ -376,8 +381,15 @@ func (sc *srvConn) answer(connCtx context.Context, req *http.Request, out *bytes
 
 func (sc *srvConn) runHandler(w *respWriter, req *http.Request) (ok bool) {
 	defer func() {
-		if recover() != nil {
+		if r := recover(); r != nil {
 			ok = false
+			if sc.s.logf != nil {
+				msg := fmt.Sprint(r)
+				if len(msg) > maxFailureLine {
+					msg = strings.ToValidUTF8(msg[:maxFailureLine], "") + " …"
+				}
+				sc.s.logf("internal error answering %s %s (connection closed): %s", req.Method, req.URL.Path, msg)
+			}
 		}
 	}()
 	sc.s.handler.ServeHTTP(w, req)

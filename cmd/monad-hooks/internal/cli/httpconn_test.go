@@ -368,3 +368,52 @@ func TestConnServerKeepsNoLargeAnswer(t *testing.T) {
 		return false
 	}, hangGuard, time.Millisecond, "the connection is not idle")
 }
+
+// TestConnServerLogsAHandlerPanic: a handler that panics costs its
+// connection (no answer, as with net/http's server), the server goes on
+// serving, and the panic is said on serve's stderr, bounded, once.
+func TestConnServerLogsAHandlerPanic(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var logged atomic.Pointer[string]
+	s := &connServer{
+		handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/boom" {
+				panic(strings.Repeat("x", 5000))
+			}
+			io.WriteString(w, "fine")
+		}),
+		base:              context.Background,
+		readHeaderTimeout: hangGuard, readTimeout: hangGuard, idleTimeout: hangGuard, maxHeaderBytes: 64 << 10,
+		logf: func(format string, args ...any) {
+			line := fmt.Sprintf(format, args...)
+			require.True(t, logged.CompareAndSwap(nil, &line), "logged twice: %s", line)
+		},
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	defer func() {
+		s.Close()
+		assert.ErrorIs(t, <-done, http.ErrServerClosed)
+	}()
+	get := func(path string) (*http.Response, error) {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		require.NoError(t, err)
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(hangGuard))
+		_, err = io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+		require.NoError(t, err)
+		return http.ReadResponse(bufio.NewReader(c), nil)
+	}
+	_, err = get("/boom")
+	require.Error(t, err, "a panicking handler's connection is closed without an answer")
+	line := logged.Load()
+	require.NotNil(t, line, "the panic was not logged")
+	assert.True(t, strings.HasPrefix(*line, "internal error answering GET /boom (connection closed): xxx"), *line)
+	assert.Less(t, len(*line), maxFailureLine+100, "the logged panic is bounded")
+	resp, err := get("/ok")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+}

@@ -405,9 +405,22 @@ func startHTTP(inv *invocation, network, address string, maxConcurrent int, metr
 		writeTimeout:      defaultWriteTimeout,
 		maxHeaderBytes:    64 << 10,
 		base:              h.workCtx,
+		logf:              lineLogger(inv),
 	}
 	go func() { s.errc <- s.srv.Serve(ln) }()
 	return s, nil
+}
+
+// lineLogger returns a printf to inv's stderr, one "monad-hooks CMD: msg"
+// line per call in one write, safe for concurrent use.
+func lineLogger(inv *invocation) func(format string, args ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		line := fmt.Sprintf("monad-hooks %s: %s\n", inv.name, fmt.Sprintf(format, args...))
+		mu.Lock()
+		defer mu.Unlock()
+		io.WriteString(inv.stderr, line)
+	}
 }
 
 // cleanup removes the unix socket serve created.
