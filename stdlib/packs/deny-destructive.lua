@@ -93,7 +93,8 @@
 --- (`a[1]=/`), defaults (`${1:-~}`, `${DIR:-/}`), also inside loops and
 --- function bodies (a body that shifts sees each argument as `$1`), loop
 --- variables with each value of their list (`for d in build ~; do rm
---- -rf "$d"; done`),
+--- -rf "$d"; done`; a loop without a list, `for p; do`, over the
+--- positional parameters),
 --- functions defined on the line and called (`f(){ rm -rf "$1"; }; f ~`,
 --- the arguments put in for `$1`..`$9`, `$@`, `$*`, the body seeing what
 --- was set before the call and its own `local`, `set --` and `shift`;
@@ -3868,6 +3869,11 @@ check_line = function(line, depth)
   end
   if string.find(line, "IFS", 1, true) then
     line = re.gsub(line, [[\$\{?IFS\}?]], " ")
+  end
+  -- for NAME; do (for NAME do): a loop without a list runs over the
+  -- positional parameters, as for NAME in "$@"
+  if string.find(line, "for", 1, true) then
+    line = re.gsub(line, [[(^|[\s;&|({])for\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*;\s*|\s+)do\b]], [[${1}for ${2} in "$@"; do]])
   end
   if (string.find(line, "curl", 1, true) or string.find(line, "wget", 1, true) or string.find(line, "iwr", 1, true) or string.find(line, "fetch", 1, true))
     and re.find(line, SUBST_FETCH) then
