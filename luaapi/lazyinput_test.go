@@ -24,6 +24,21 @@ func lazyInput() *events.Input {
 	}
 }
 
+// checkCounted calls a pool of the handler body twice on lazyInput (a
+// fresh input table, then the reused one) and requires its reason to be
+// want and the work counter read by count to grow by n in each call.
+func checkCounted(t *testing.T, body, want string, n int64, count func(*workCounters) int64) {
+	t.Helper()
+	p := handlerPool(t, body)
+	for round := range 2 {
+		before := count(&p.plan.work)
+		out, err := p.Call(context.Background(), 0, lazyInput())
+		require.NoError(t, err, body)
+		require.Equal(t, want, out.Reason, body)
+		require.Equal(t, n, count(&p.plan.work)-before, "%s (round %d)", body, round)
+	}
+}
+
 // TestInputTablesBuiltOnRead: the table-valued fields of the input are
 // built when a handler reads them, not before every call.
 func TestInputTablesBuiltOnRead(t *testing.T) {
@@ -44,14 +59,7 @@ func TestInputTablesBuiltOnRead(t *testing.T) {
 		{`input.tool = "mine" return { reason = input.tool }`, 0, "mine"},
 		{`input.toolInput = nil return { reason = tostring(input.toolInput) }`, 0, "nil"},
 	} {
-		p := handlerPool(t, c.body)
-		for round := range 2 { // a fresh table, then the reused one
-			before := p.plan.work.inputTables.Load()
-			out, err := p.Call(context.Background(), 0, lazyInput())
-			require.NoError(t, err, c.body)
-			require.Equal(t, c.want, out.Reason, c.body)
-			require.Equal(t, c.built, p.plan.work.inputTables.Load()-before, "%s (round %d)", c.body, round)
-		}
+		checkCounted(t, c.body, c.want, c.built, func(w *workCounters) int64 { return w.inputTables.Load() })
 	}
 }
 
@@ -142,14 +150,7 @@ func TestInputFieldsSetOnRead(t *testing.T) {
 		  local ks = {} for k in pairs(input) do ks[#ks + 1] = k end
 		  return { reason = table.concat(ks, ",") }`, 11, all},
 	} {
-		p := handlerPool(t, c.body)
-		for round := range 2 { // a fresh table, then the reused one
-			before := p.plan.work.inputFields.Load()
-			out, err := p.Call(context.Background(), 0, lazyInput())
-			require.NoError(t, err, c.body)
-			require.Equal(t, c.want, out.Reason, c.body)
-			require.Equal(t, c.set, p.plan.work.inputFields.Load()-before, "%s (round %d)", c.body, round)
-		}
+		checkCounted(t, c.body, c.want, c.set, func(w *workCounters) int64 { return w.inputFields.Load() })
 	}
 }
 
