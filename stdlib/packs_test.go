@@ -129,6 +129,26 @@ func TestApproveReadonly(t *testing.T) {
 		{cmd: "npm test", want: ""},
 		{cmd: "git push", want: ""},
 		{cmd: "xxd -r dump.hex out.bin", want: ""},
+		// options of listed commands that write or run a program
+		{cmd: "tree -L 2 src", want: events.Allow},
+		{cmd: "tree -o tree.txt", want: ""},
+		{cmd: "tree -R -H . -L 1", want: ""},
+		{cmd: "date -u +%s", want: events.Allow},
+		{cmd: "date -s '2020-01-01 00:00'", want: ""},
+		{cmd: "date -us '2020-01-01'", want: ""},
+		{cmd: "date --set=2020-01-01", want: ""},
+		{cmd: "hostname -f", want: events.Allow},
+		{cmd: "hostname evil", want: ""},
+		{cmd: "hostname -F /etc/hostname.new", want: ""},
+		{cmd: "sort -u names.txt", want: events.Allow},
+		{cmd: "sort --compress-program=./evil.sh big.txt", want: ""},
+		{cmd: "file -C -m magic", want: ""},
+		{cmd: "rg --hostname-bin=./evil foo", want: ""},
+		{cmd: "ag --pager='sh -c evil' foo", want: ""},
+		{cmd: "git grep -n foo", want: events.Allow},
+		{cmd: "git grep -O'rm -rf x' foo", want: ""},
+		{cmd: "git grep --open-files-in-pager=vim foo", want: ""},
+		{cmd: "bat cache --clear", want: ""},
 	}
 	for _, c := range cases {
 		in := events.Input{Event: events.ApprovalRequest, ToolName: "bash", ToolInput: map[string]any{"command": c.cmd}}

@@ -10,14 +10,17 @@
 ---   tools listed in `tools`;
 --- - shell commands (the tools of kind `shell`) whose every simple command is
 ---   read-only: `ls`, `cat`, `head`, `tail`, `wc`, `pwd`, `echo`,
----   `printf`, `grep`/`rg`/`ag` (without `--pre`), `find` (without
----   `-delete`, `-exec`, `-execdir`, `-ok`, `-fprint*`, `-fls`), `file`,
----   `stat`, `du`, `df`, `tree`, `which`, `uname`, `whoami`, `id`, `date`,
----   `sort`/`uniq` (without an output file), `cut`, `tr`, `diff`, `cmp`,
+---   `printf`, `grep`/`rg`/`ag` (without `--pre`, a `--pager` or rg's
+---   `--hostname-bin`, which run programs), `find` (without
+---   `-delete`, `-exec`, `-execdir`, `-ok`, `-fprint*`, `-fls`), `file`
+---   (without `-C`), `stat`, `du`, `df`, `tree` (without `-o` or `-R`),
+---   `which`, `uname`, `whoami`, `id`, `date` (without `-s`), `hostname`
+---   (without a new name), `sort`/`uniq` (without an output file or
+---   sort's `--compress-program`), `cut`, `tr`, `diff`, `cmp`,
 ---   `jq`, `basename`, `dirname`, `realpath`, `md5sum`/`sha*sum`, `xxd`
 ---   (without `-r`), `xargs` running one of these, and read-only `git`
 ---   (`status`, `diff`, `log`, `show`, `blame`, `ls-files`, `rev-parse`,
----   `describe`, `shortlog`, `grep`, `branch` and `tag` that only list,
+---   `describe`, `shortlog`, `grep` without `-O`, `branch` and `tag` that only list,
 ---   `remote -v`, `config --get|--list`, `stash list`), plus `commands`.
 ---
 --- It never approves a command line that contains anything else: a
@@ -85,11 +88,61 @@ local GIT_RO = {
   ["show-ref"] = true, reflog = false, whatchanged = true, ["for-each-ref"] = true,
 }
 
+-- ACTS lists, for commands of SIMPLE, the options that make them write a
+-- file, change the system or run another program: long names (with or
+-- without =VALUE), short letters (alone or in a cluster such as -us) and,
+-- with operands, any operand at all (hostname NAME sets the name).
+local ACTS = {
+  rg = { long = { pre = true, ["hostname-bin"] = true } },
+  grep = { long = { pre = true } },
+  ag = { long = { pre = true, pager = true } },
+  ack = { long = { pager = true } },
+  bat = { long = { pager = true } },
+  sort = { long = { output = true, ["compress-program"] = true }, short = "o" },
+  tree = { short = "oR" },
+  date = { long = { set = true }, short = "s" },
+  file = { long = { compile = true }, short = "C" },
+  hostname = { long = { file = true, boot = true }, short = "Fb", operands = true },
+}
+
+-- acts says whether words w of a command of ACTS name one of its acting
+-- options (or, for hostname, an operand).
+local function acts(name, w)
+  local a = ACTS[name]
+  if a == nil then
+    return false
+  end
+  for k = 2, #w do
+    local x = w[k]
+    if x == "--" then
+      return a.operands == true and k < #w
+    end
+    local long = string.match(x, "^%-%-([^=]+)")
+    if long then
+      if a.long and a.long[long] then
+        return true
+      end
+    elseif string.sub(x, 1, 1) == "-" and string.len(x) > 1 then
+      for j = 2, string.len(x) do
+        if a.short and string.find(a.short, string.sub(x, j, j), 1, true) then
+          return true
+        end
+      end
+    elseif a.operands then
+      return true
+    end
+  end
+  return false
+end
+
 -- readonly says whether one simple command (its words, unwrapped) only reads.
 local function readonly(w)
   local name = basename(w[1])
-  if not SIMPLE[name] then
+  if not SIMPLE[name] or acts(name, w) then
     return false
+  end
+  if name == "bat" and w[2] == "cache" then
+    return false -- bat cache --build|--clear writes bat's cache
   end
   if name == "find" then
     for k = 2, #w do
@@ -100,12 +153,6 @@ local function readonly(w)
   elseif name == "fd" then
     for k = 2, #w do
       if re.match(w[k], "^(-x|--exec|-X|--exec-batch)") then
-        return false
-      end
-    end
-  elseif name == "rg" or name == "grep" or name == "ag" then
-    for k = 2, #w do
-      if re.match(w[k], "^--pre(=|$)") then
         return false
       end
     end
@@ -145,7 +192,11 @@ local function readonly(w)
     local rest = {}
     for k = i + 1, #w do
       rest[#rest + 1] = w[k]
-      if re.match(w[k], "^--(output|ext-diff|textconv|exec|upload-pack)(=|$)") then
+      if re.match(w[k], "^--(output|ext-diff|textconv|exec|upload-pack|open-files-in-pager)(=|$)") then
+        return false
+      end
+      -- git grep -O[PAGER] opens the files found in a pager (any program)
+      if sub == "grep" and re.match(w[k], "^-[A-Za-z]*O") then
         return false
       end
     end
