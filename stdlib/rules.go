@@ -135,6 +135,7 @@ type httpPredicate struct {
 type programSpec struct {
 	singleDash bool     // options are -long words, not clusters of letters
 	values     []string // options whose value is the next word
+	manual     []string // last words that make a command print its manual (aws ... help)
 }
 
 // A RuleError is one problem of a rule file: the file, the field path of
@@ -430,8 +431,19 @@ func (p *ruleParser) programs(field string, v any, f *RuleFile) {
 					}
 				}
 				spec.values = list
+			case "manual":
+				list, ok := p.strs(kf, pt[k])
+				if !ok {
+					continue
+				}
+				for i, s := range list {
+					if !plainToken().MatchString(s) || strings.HasPrefix(s, "-") {
+						p.fail(kf+"["+strconv.Itoa(i)+"]", "%q is not a plain word (options such as --help are manuals already)", s)
+					}
+				}
+				spec.manual = list
 			default:
-				p.unknown(kf, k, []string{"singleDash", "values"})
+				p.unknown(kf, k, []string{"manual", "singleDash", "values"})
 			}
 		}
 		f.programs[strings.ToLower(name)] = spec

@@ -294,6 +294,10 @@ func (b *luaWriter) family(f *RuleFile) {
 		b.quote(n)
 		b.WriteString("]={sd=" + strconv.FormatBool(s.singleDash) + ",v=")
 		b.set(s.values)
+		if len(s.manual) > 0 {
+			b.WriteString(",m=")
+			b.set(s.manual)
+		}
 		b.WriteString("},")
 	}
 	b.WriteString("},rules={\n")

@@ -845,6 +845,12 @@ local function register(pack, P, load)
         for k in pairs(sp.v) do
           spec.v[k] = true
         end
+        if sp.m then
+          spec.m = spec.m or {}
+          for k in pairs(sp.m) do
+            spec.m[k] = true
+          end
+        end
       end
     end
     list = {}
@@ -1003,6 +1009,12 @@ local function register(pack, P, load)
     if list == nil then
       local u = unversioned(prog)
       list = u and entries_of(u)
+    end
+    -- PROG ... help: a last word the program's spec names prints its
+    -- manual, unless it is the value of an option (--profile help)
+    local spec = list and list[1].spec
+    if spec and spec.m and #w > 1 and spec.m[lower(w[#w])] and not spec.v[w[#w - 1]] then
+      return best
     end
     -- the rules of the command's program (and those of every program):
     -- a fallback only when no other rule matched the command
