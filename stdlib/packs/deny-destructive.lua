@@ -1759,11 +1759,17 @@ H.gsutil = function(w)
   end
 end
 H.heroku = function(w)
+  if only_info(w) then
+    return nil -- heroku apps:destroy --help prints the manual
+  end
   if re.match(w[2] or "", "^(apps:destroy|destroy|pg:reset|pg:killall)$") then
     return deny("destroy-cloud", "heroku " .. w[2] .. " would destroy an app or its database")
   end
 end
 H.fly = function(w)
+  if only_info(w) then
+    return nil
+  end
   for k = 2, #w do
     if w[k] == "destroy" then
       return deny("destroy-cloud", "fly destroy would delete an app or machine")
@@ -1772,6 +1778,9 @@ H.fly = function(w)
 end
 H.flyctl = H.fly
 H.firebase = function(w)
+  if only_info(w) then
+    return nil
+  end
   if re.match(w[2] or "", "^(projects:delete|firestore:delete|database:remove|hosting:disable)$") then
     for k = 3, #w do
       if w[k] == "--all-collections" or w[k] == "-r" or w[k] == "--recursive" or w[2] ~= "firestore:delete" then
