@@ -52,6 +52,40 @@ func measureBlindCommands(t *testing.T, p *pack, file string, dangerous bool) *t
 	return res
 }
 
+// measureBlindPair runs a corpus of dangerous commands and one of their
+// harmless look-alikes through p and returns their README rows (verb says
+// what a dangerous hit is). It fails when fewer than minDangerousDenied of
+// the dangerous commands are caught or more than maxTouched of the
+// harmless ones touched.
+func measureBlindPair(t *testing.T, p *pack, dangerous, harmless, verb string, maxTouched float64) []string {
+	d := measureBlindCommands(t, p, dangerous, true)
+	s := measureBlindCommands(t, p, harmless, false)
+	if d.rate() < minDangerousDenied {
+		t.Errorf("%s: %s %.3f, below %.2f", dangerous, verb, d.rate(), minDangerousDenied)
+	}
+	if s.rate() > maxTouched {
+		_, hit := s.total()
+		t.Errorf("%s: %d harmless commands touched (%.3f), above %.2f", harmless, hit, s.rate(), maxTouched)
+	}
+	return append(d.report(dangerous, verb), s.report(harmless, "touched")...)
+}
+
+// measureBlindRedaction redacts the labelled values of file with p and
+// the look-alikes of nearFile, and returns their README rows. It fails
+// when fewer than minSecretsRedacted of the values are redacted or any
+// look-alike is changed.
+func measureBlindRedaction(t *testing.T, p *pack, file, nearFile string) []string {
+	got := measureBlindSecrets(t, p, file)
+	near := measureNearMisses(t, p, nearFile)
+	if got.rate() < minSecretsRedacted {
+		t.Errorf("%s: redacted %.3f, below %.2f", file, got.rate(), minSecretsRedacted)
+	}
+	if _, hit := near.total(); hit > 0 {
+		t.Errorf("%s: %d harmless texts changed", nearFile, hit)
+	}
+	return append(got.report(file, "redacted"), near.report(nearFile, "changed")...)
+}
+
 // blindInput is one line of inputs-blind.jsonl: a tool call as a host sends
 // it (tool name and input as that host spells them), in cwd (/work/proj
 // unless set, none with nocwd), and the decision wanted ("" for none). A
@@ -126,17 +160,7 @@ func measureBlindSecrets(t *testing.T, p *pack, file string) *tally {
 // misses are logged (go test -v) and only the targets fail the test.
 func TestQualityBlind(t *testing.T) {
 	p := loadDefaultSet(t)
-	var rows []string
-	d := measureBlindCommands(t, p, "commands-blind-dangerous.txt", true)
-	s := measureBlindCommands(t, p, "commands-blind-safe.txt", false)
-	rows = append(rows, d.report("commands-blind-dangerous.txt", "caught")...)
-	rows = append(rows, s.report("commands-blind-safe.txt", "touched")...)
-	if d.rate() < minDangerousDenied {
-		t.Errorf("commands: caught %.3f, below %.2f", d.rate(), minDangerousDenied)
-	}
-	if s.rate() > maxSafeTouched {
-		t.Errorf("commands: %.3f of harmless commands touched, above %.2f", s.rate(), maxSafeTouched)
-	}
+	rows := measureBlindPair(t, p, "commands-blind-dangerous.txt", "commands-blind-safe.txt", "caught", maxSafeTouched)
 
 	caught, touched := measureBlindInputs(t, p, "inputs-blind.jsonl")
 	rows = append(rows, caught.report("inputs-blind.jsonl", "caught")...)
@@ -148,17 +172,54 @@ func TestQualityBlind(t *testing.T) {
 		t.Errorf("inputs: %d harmless inputs touched", hit)
 	}
 
-	rs := mustLoad(t, "redact-secrets", nil)
-	sec := measureBlindSecrets(t, rs, "secrets-blind.txt")
-	near := measureNearMisses(t, rs, "secrets-blind-near-misses.txt")
-	rows = append(rows, sec.report("secrets-blind.txt", "redacted")...)
-	rows = append(rows, near.report("secrets-blind-near-misses.txt", "changed")...)
-	if sec.rate() < minSecretsRedacted {
-		t.Errorf("secrets: redacted %.3f, below %.2f", sec.rate(), minSecretsRedacted)
-	}
-	if _, hit := near.total(); hit > 0 {
-		t.Errorf("secrets: %d harmless texts changed", hit)
-	}
+	rows = append(rows, measureBlindRedaction(t, mustLoad(t, "redact-secrets", nil), "secrets-blind.txt", "secrets-blind-near-misses.txt")...)
 	t.Logf("default set on the blind corpora:\n%s", strings.Join(rows, "\n"))
 	checkQualitySection(t, "blind", rows)
+}
+
+// measureBlindApprovals runs every command of file through p at
+// ApprovalRequest: a line counts when the pack approves it (allow). For a
+// read-only corpus that is a hit; for a corpus of writes every approval
+// is logged.
+func measureBlindApprovals(t *testing.T, p *pack, file string, readOnly bool) *tally {
+	res := newTally()
+	for _, l := range readCorpus(t, file) {
+		cmd := expand(l.text, seedOf(l.text))
+		in := shellInput(cmd)
+		in.Event = events.ApprovalRequest
+		out := p.call(t, in)
+		approved := out.Decision == events.Allow
+		switch {
+		case readOnly && !approved:
+			t.Logf("%s:%d: not approved: %s", file, l.num, l.text)
+		case !readOnly && approved:
+			t.Logf("%s:%d: approved: %s", file, l.num, l.text)
+		}
+		res.add(l.group, approved)
+	}
+	return res
+}
+
+// TestQualityBlind4 measures the fourth blind round (written before its
+// writer read any pack, rule or other corpus): ask-irreversible's families
+// on the default set, redact-pii, gate-network and approve-readonly on
+// their own with their defaults. No harmless line may be touched, no write
+// approved and no look-alike changed; the misses are logged (go test -v).
+func TestQualityBlind4(t *testing.T) {
+	rows := measureBlindPair(t, loadDefaultSet(t), "commands-blind4-irreversible-dangerous.txt", "commands-blind4-irreversible-safe.txt", "caught", 0)
+
+	rows = append(rows, measureBlindRedaction(t, mustLoad(t, "redact-pii", nil), "pii-blind4.txt", "pii-blind4-near-misses.txt")...)
+
+	rows = append(rows, measureBlindPair(t, mustLoad(t, "gate-network", nil), "network-blind4-gated.txt", "network-blind4-free.txt", "asked", 0)...)
+
+	ro := mustLoad(t, "approve-readonly", nil)
+	ra := measureBlindApprovals(t, ro, "readonly-blind4-approve.txt", true)
+	rw := measureBlindApprovals(t, ro, "readonly-blind4-writes.txt", false)
+	rows = append(rows, ra.report("readonly-blind4-approve.txt", "approved")...)
+	rows = append(rows, rw.report("readonly-blind4-writes.txt", "approved")...)
+	if _, hit := rw.total(); hit > 0 {
+		t.Errorf("readonly: %d writes approved", hit)
+	}
+	t.Logf("fourth blind round:\n%s", strings.Join(rows, "\n"))
+	checkQualitySection(t, "blind4", rows)
 }
