@@ -14,7 +14,7 @@
 ---   `--hostname-bin`, which run programs), `find` (without
 ---   `-delete`, `-exec`, `-execdir`, `-ok`, `-fprint*`, `-fls`), `file`
 ---   (without `-C`), `stat`, `du`, `df`, `tree` (without `-o` or `-R`),
----   `which`, `uname`, `whoami`, `id`, `date` (without `-s`), `hostname`
+---   `which`, `uname`, `whoami`, `id`, `date` (without `-s` or a new time), `hostname`
 ---   (without a new name), `sort`/`uniq` (without an output file or
 ---   sort's `--compress-program`), `cut`, `tr`, `diff`, `cmp`,
 ---   `jq`, `basename`, `dirname`, `realpath`, `md5sum`/`sha*sum`, `xxd`
@@ -91,7 +91,9 @@ local GIT_RO = {
 -- ACTS lists, for commands of SIMPLE, the options that make them write a
 -- file, change the system or run another program: long names (with or
 -- without =VALUE), short letters (alone or in a cluster such as -us) and,
--- with operands, any operand at all (hostname NAME sets the name).
+-- with operands, an operand (any, or one that matches the Lua pattern:
+-- hostname NAME sets the name, date MMDDhhmm the clock); values are the
+-- short options whose value is the next word, which is no operand.
 local ACTS = {
   rg = { long = { pre = true, ["hostname-bin"] = true } },
   grep = { long = { pre = true } },
@@ -100,7 +102,7 @@ local ACTS = {
   bat = { long = { pager = true } },
   sort = { long = { output = true, ["compress-program"] = true }, short = "o" },
   tree = { short = "oR" },
-  date = { long = { set = true }, short = "s" },
+  date = { long = { set = true }, short = "s", operands = "^[^+]", values = "dfr" },
   file = { long = { compile = true }, short = "C" },
   hostname = { long = { file = true, boot = true }, short = "Fb", operands = true },
 }
@@ -112,25 +114,38 @@ local function acts(name, w)
   if a == nil then
     return false
   end
-  for k = 2, #w do
+  local function operand(x)
+    return a.operands == true or (type(a.operands) == "string" and string.find(x, a.operands) ~= nil)
+  end
+  local k, ended = 2, false
+  while k <= #w do
     local x = w[k]
-    if x == "--" then
-      return a.operands == true and k < #w
-    end
     local long = string.match(x, "^%-%-([^=]+)")
-    if long then
+    if ended or x == "-" or string.sub(x, 1, 1) ~= "-" then
+      if operand(x) then
+        return true
+      end
+    elseif x == "--" then
+      ended = true
+    elseif long then
       if a.long and a.long[long] then
         return true
       end
-    elseif string.sub(x, 1, 1) == "-" and string.len(x) > 1 then
+    else
       for j = 2, string.len(x) do
-        if a.short and string.find(a.short, string.sub(x, j, j), 1, true) then
+        local c = string.sub(x, j, j)
+        if a.short and string.find(a.short, c, 1, true) then
           return true
         end
+        if a.values and string.find(a.values, c, 1, true) then
+          if j == string.len(x) then
+            k = k + 1 -- the value is the next word
+          end
+          break
+        end
       end
-    elseif a.operands then
-      return true
     end
+    k = k + 1
   end
   return false
 end
