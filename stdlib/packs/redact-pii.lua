@@ -11,7 +11,7 @@
 ---   `noreply`/`no-reply` senders, and names whose top-level domain is a
 ---   file extension (`icon@2x.png`);
 --- - `phone`: international numbers with a `+` and a country code
----   (`+44 20 7946 0958`, `+1-415-555-0132`), and North-American numbers
+---   (`+44 20 7946 0958`, `+1-415-555-0132`, `+44 (0)20 7946 0958`), and North-American numbers
 ---   written with separators (`(415) 555-0132`, `415-555-0132`,
 ---   `415.555.0132`);
 --- - `card`: 13 to 19 digit payment card numbers (with spaces or dashes)
@@ -188,7 +188,7 @@ local ALL = {
     val = [[[A-Za-z0-9](?:[A-Za-z0-9._%+-]|'[A-Za-z0-9]){0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}]],
     post = [[(?:$|[^A-Za-z0-9_-])]], check = email_ok },
   phone = { kind = "phone", pre = [[(?:^|[^\w.+/:-])]],
-    val = [[\+[1-9]\d{0,2}(?:[ .-]\(?\d{1,5}\)?){1,5}[ .-]\d{2,8}|\+[1-9]\d{7,14}|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}[.-]\d{3}[.-]\d{4}|1[ .-]\d{3}[ .-]\d{3}[ .-]\d{4}]],
+    val = [[\+[1-9]\d{0,2}(?:[ .-]\(?\d{1,5}\)?){1,5}[ .-]\d{2,8}|\+[1-9]\d{0,2}[ .-]?\(0\)[ .-]?\d{1,5}(?:[ .-]\d{1,5}){0,4}[ .-]\d{2,8}|\+[1-9]\d{7,14}|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}|\d{3}[.-]\d{3}[.-]\d{4}|1[ .-]\d{3}[ .-]\d{3}[ .-]\d{4}]],
     post = [[(?:$|[^\w.:/-]|\.(?:$|\s))]], check = phone_ok },
   card = { kind = "card", pre = [[(?:^|[^\w.-])]],
     val = [[\d{4}(?:[ -]?\d{4}){2,3}(?:[ -]?\d{1,3})?|\d{4}[ -]?\d{6}[ -]?\d{4,5}|\d{13,19}]],
