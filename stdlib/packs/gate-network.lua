@@ -18,6 +18,9 @@
 --- - URL tools (`urlMatcher`, e.g. `web_fetch`) whose `url` is on another
 ---   host.
 ---
+--- A curl proxy (`-x`, `--proxy`, `--socks5`, ...), `--connect-to` and
+--- `--resolve` name a host too: the traffic goes there.
+---
 --- It looks through the same wrappers and chains as deny-destructive
 --- (`sudo`, `env`, `bash -c`, `$(...)`, `;`/`&&`/`|`). By default only
 --- loopback names are allowed (`localhost`, `127.0.0.1`, `::1`,
@@ -121,7 +124,7 @@ end
 
 -- scp_host returns the host of [user@]host:path.
 local function scp_host(w)
-  local a, _, h = re.find(w, [[^(?:[^/:@]*@)?([A-Za-z0-9.-]+):]])
+  local a, _, h = re.find(w, [[^(?:[^/:@]*@)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):]])
   if a == nil then
     return nil
   end
@@ -129,6 +132,26 @@ local function scp_host(w)
 end
 
 local VALUE_OPTS_CURL = "oOHdFAeEurTxXwKDcbmyYzCQ"
+
+-- via_host returns the host a client's option sends its traffic to besides
+-- the URL's: a proxy (curl -x, --proxy, --preproxy, --socks5...), the
+-- host of --connect-to H1:P1:HOST:P2 and the address of --resolve
+-- H:P:ADDR; nil for any other option.
+local function via_host(opt, v)
+  if v == nil then
+    return nil
+  end
+  if opt == "-x" or re.match(opt, "^--(proxy|preproxy|socks4a?|socks5|socks5-hostname)$") then
+    return url_host(v) or bare_host(v) or url_host("http://" .. v)
+  end
+  local h
+  if opt == "--connect-to" then
+    h = select(3, re.find(v, [=[^[^:]*:[^:]*:(\[[^\]]*\]|[^:]+)]=]))
+  elseif opt == "--resolve" then
+    h = select(3, re.find(v, [=[^[^:]*:[^:]*:\+?(\[[^\]]*\]|[^,:]+)]=]))
+  end
+  return h
+end
 
 -- code_hosts adds the hosts of the URLs written in a one-line program
 -- (python -c, node -e, ...): urlopen("https://...") reaches them.
@@ -174,10 +197,21 @@ local function hosts_of(w, out)
     while k <= #w do
       local a = w[k]
       if string.sub(a, 1, 1) == "-" then
+        local opt, v = a, nil
         if string.len(a) == 2 and string.find(VALUE_OPTS_CURL, string.sub(a, 2, 2), 1, true) then
           k = k + 1
-        elseif re.match(a, "^--(output|header|data|data-raw|data-binary|data-urlencode|form|user|user-agent|referer|proxy|cookie|cookie-jar|config|cert|key|cacert|max-time|connect-timeout|retry|output-document|post-data|post-file|header|directory-prefix|method|auth|resolve|connect-to|json)$") then
+          v = w[k]
+        elseif string.sub(a, 1, 2) == "-x" and name == "curl" then
+          opt, v = "-x", string.sub(a, 3) -- -xhttp://proxy:8080
+        elseif re.match(a, "^--[a-z0-9-]+=") then
+          opt, v = string.match(a, "^(--[a-z0-9-]+)=(.*)$")
+        elseif re.match(a, "^--(output|header|data|data-raw|data-binary|data-urlencode|form|user|user-agent|referer|proxy|preproxy|socks4|socks4a|socks5|socks5-hostname|cookie|cookie-jar|config|cert|key|cacert|max-time|connect-timeout|retry|output-document|post-data|post-file|header|directory-prefix|method|auth|resolve|connect-to|json)$") then
           k = k + 1
+          v = w[k]
+        end
+        local h = name == "curl" and via_host(opt, v) or nil
+        if h then
+          out[#out + 1] = { h, name }
         end
       else
         local h = url_host(a) or bare_host(a)
