@@ -1237,6 +1237,8 @@ func outputKeyIndex(k string) int {
 func (v *vm) readOutput(lv lua.LValue) (events.Output, error) {
 	var o events.Output
 	var t *lua.LTable
+	var fields [len(outputKeys)]lua.LValue
+	listed := true
 	switch x := lv.(type) {
 	case *lua.LNilType:
 		return o, nil
@@ -1245,17 +1247,20 @@ func (v *vm) readOutput(lv lua.LValue) (events.Output, error) {
 		if info, ok := v.ro[t]; ok {
 			t = info.target
 		}
-	default:
-		if lv == v.null {
-			return o, nil
+		if !v.plainTable(t) {
+			return o, errors.New("the HookOutput table " + metatableMsg)
 		}
-		return o, fmt.Errorf("handler returned a %s; want nil or a HookOutput table", lv.Type())
+		listed = v.outputFields(t, &fields)
+	default:
+		switch {
+		case lv == v.null:
+			return o, nil
+		case lv == v.outToken && v.outSet:
+			fields = v.outVals // a rewritten return (outreturn.go)
+		default:
+			return o, fmt.Errorf("handler returned a %s; want nil or a HookOutput table", lv.Type())
+		}
 	}
-	if !v.plainTable(t) {
-		return o, errors.New("the HookOutput table " + metatableMsg)
-	}
-	var fields [len(outputKeys)]lua.LValue
-	listed := v.outputFields(t, &fields)
 	get := func(k string) lua.LValue {
 		var x lua.LValue
 		if listed {

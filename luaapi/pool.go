@@ -306,6 +306,7 @@ type workCounters struct {
 	scanSearches atomic.Int64 // rule expressions rules:candidates ran over the rest of a text or window
 	automata     atomic.Int64 // keyword automata of scan.keywords sets built (see kwSet)
 	ruleCompiles atomic.Int64 // scan.rules rules whose expressions were compiled (see ruleRun.prepare)
+	directOuts   atomic.Int64 // rewritten returns read without a table (see outreturn.go)
 }
 
 type source struct {

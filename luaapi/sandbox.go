@@ -88,6 +88,8 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	v.base = base
 	v.libSetGlobal = L.NewFunction(v.luaLibSetGlobal)
 	base.RawSetString("hook", L.NewFunction(v.luaHook))
+	base.RawSetString(outputFuncName, L.NewFunction(v.luaOutput))
+	v.outToken = L.NewUserData()
 	base.RawSetString("pcall", L.NewFunction(v.luaPCall))
 	base.RawSetString("xpcall", L.NewFunction(v.luaXPCall))
 	for n, f := range testHostFuncs {

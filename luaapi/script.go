@@ -154,11 +154,19 @@ func Compile(name string, src []byte) (s *Script, err error) {
 	if err != nil {
 		return nil, err
 	}
+	positions := hookPositions(src, hooks)
+	undo, rewritten := rewriteReturns(hooks) // BenchmarkLuaGuardPeers: see outreturn.go
 	proto, err := lua.Compile(chunk, name)
+	if err != nil && rewritten > 0 {
+		// The rewrite may need registers or constants the chunk as
+		// written does not: compile it as written.
+		undo()
+		proto, err = lua.Compile(chunk, name)
+	}
 	if err != nil {
 		return nil, &ScriptError{Script: name, Kind: ScriptSyntax, Msg: "compile error: " + err.Error()}
 	}
-	return &Script{name: name, proto: proto, hooks: hookPositions(src, hooks)}, nil
+	return &Script{name: name, proto: proto, hooks: positions}, nil
 }
 
 // MustCompile is like [Compile] but panics on error. It is for scripts

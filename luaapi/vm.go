@@ -68,7 +68,15 @@ type vm struct {
 	logs     []LogEntry // what the call logged, with keepLogs
 	keepLogs bool
 	tainted  bool // a pcall inside the handler caught a Go panic
-	tramp    *lua.LFunction
+	// inHandler: the handler runs (see handlerDirect); outVals and outSet
+	// are the HookOutput fields its rewritten return gave (see
+	// outreturn.go), indexed as outputKeys, read by readOutput through
+	// outToken.
+	inHandler bool
+	outVals   [len(outputKeys)]lua.LValue
+	outSet    bool
+	outToken  *lua.LUserData
+	tramp     *lua.LFunction
 
 	// sandbox objects
 	null         *lua.LUserData
@@ -256,6 +264,9 @@ func (v *vm) luaSetGlobal(L *lua.LState) int {
 	env := L.CheckTable(1)
 	key := L.Get(2)
 	if v.loading {
+		if key == lua.LString(outputFuncName) {
+			L.RaiseError("cannot assign to global %q: the name is the host's", outputFuncName)
+		}
 		env.RawSet(key, L.Get(3))
 		return 0
 	}
@@ -710,8 +721,11 @@ func (v *vm) run(ctx context.Context, i int, timeout time.Duration, in *events.I
 		return out, true, h.fail(FailInput, cerr.Error(), cerr)
 	}
 	L.SetContext(&v.ctx)
+	v.inHandler = true
 	ret, perr, panicked := v.pcall(v.handlers[i], arg, 1)
+	v.inHandler = false
 	L.RemoveContext()
+	defer v.forgetOutput()
 	// Convert what the handler returned or raised while the watchdog still
 	// watches the call: the conversions poll its stop flag.
 	var msg string
