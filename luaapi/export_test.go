@@ -59,3 +59,11 @@ func (p *Pool) waitWarm() {
 func (p *Pool) holdDeadlines() { p.plan.wd.holdDeadlines.Store(true) }
 
 func crc32Of(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
+
+// ranLong reports what finish would report as long, without ending the
+// call.
+func (c *vmCtx) ranLong() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ticks >= 2
+}

@@ -737,8 +737,7 @@ func (v *vm) run(ctx context.Context, i int, timeout time.Duration, in *events.I
 	case ret != lua.LNil:
 		out, oerr = v.readOutput(ret)
 	}
-	longCall := v.ctx.ranLong()
-	stopErr := v.ctx.end()
+	stopErr, longCall := v.ctx.finish()
 	if panicked {
 		return events.Output{}, false, h.fail(FailPanic, "go panic: "+msg, perr)
 	}

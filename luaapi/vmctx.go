@@ -93,27 +93,28 @@ func (c *vmCtx) begin(w *watchdog, parent context.Context, timeout time.Duration
 	w.ensureRunning()
 }
 
-// ranLong reports whether the call ran a tick (1 ms) or more: the watchdog
-// found it running at two scans. One scan is not enough: it finds a call
-// of 0.2 ms running one time in five, and the retained-memory walk that
-// follows a long call was a sixth of the default set's dispatch
-// (BenchmarkDefaultSet).
-func (c *vmCtx) ranLong() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.ticks >= 2
-}
-
 // end finishes the call and returns why it was stopped, if it was.
 func (c *vmCtx) end() error {
+	err, _ := c.finish()
+	return err
+}
+
+// finish is end that also reports whether the call ran a tick (1 ms) or
+// more: the watchdog found it running at two scans. One scan is not
+// enough: it finds a call of 0.2 ms running one time in five, and the
+// retained-memory walk that follows a long call was a sixth of the default
+// set's dispatch (BenchmarkDefaultSet). (One lock for both:
+// BenchmarkLuaGuardPeers.)
+func (c *vmCtx) finish() (err error, long bool) {
 	c.mu.Lock()
+	long = c.ticks >= 2
 	c.active = false
 	c.parent = nil
 	c.parentDone = nil
 	c.mu.Unlock()
-	err := c.stopErr()
+	err = c.stopErr()
 	c.own = nil
-	return err
+	return err, long
 }
 
 // stopErr returns the error of the stop reason, nil when not stopped.
