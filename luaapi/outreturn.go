@@ -22,8 +22,10 @@ import (
 //	return (<outputFunc>(d, r, <shape>))
 //
 // where <shape> is a number constant naming the fields in order, and
-// <outputFunc> a global whose name no source can spell (outputFuncName;
-// scripts cannot assign it, see luaSetGlobal). The values are evaluated as
+// <outputFunc> a global of the sandbox whose name (outputFuncName) starts
+// with a NUL byte, so that no identifier names it: a script reaches it only
+// as _G["\0output"], where it behaves as described below, and cannot assign
+// it (see luaSetGlobal). The values are evaluated as
 // the constructor evaluates them, in order, each truncated to one value
 // (the shape comes last, so no call or ... is the last argument).
 //
@@ -31,7 +33,7 @@ import (
 // pool itself (no Lua frame below it), its return value goes nowhere but
 // to readOutput: the host function keeps the values in vm.outVals and
 // returns vm.outToken, which readOutput reads them from. Called any other
-// way (by Lua code that got hold of the handler, in a coroutine, while a
+// way (by Lua code that got hold of the handler, or while a
 // script loads), it builds the table the constructor would have built, the
 // same keys set in the same order. Only constructors of distinct HookOutput
 // keys, all named (`name = value` or `["name"] = value`), are rewritten;
