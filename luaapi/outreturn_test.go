@@ -199,3 +199,23 @@ func TestRewrittenReturnAllocations(t *testing.T) {
 	t.Logf("allocations per call: %v with a table, %v rewritten", asTable, rewritten)
 	assert.LessOrEqual(t, rewritten+6, asTable)
 }
+
+// TestRewrittenReturnInLibrary: a handler a library function registers for
+// the script that calls it has its return rewritten too, and its library's
+// environment reaches the output function.
+func TestRewrittenReturnInLibrary(t *testing.T) {
+	lib, err := Compile("test.guard", []byte(`return { add = function(name)
+  hook{ event = "BeforeTool", handler = function(input) return { decision = "deny", reason = name } end }
+end }`))
+	require.NoError(t, err)
+	require.True(t, callsOutputFunc(lib.proto))
+	s, err := Compile("h.lua", []byte(`require("test.guard").add("from the library")`))
+	require.NoError(t, err)
+	p, err := NewPool(context.Background(), []Source{{Script: s}}, Options{PoolSize: 1, Libraries: map[string]*Script{"test.guard": lib}})
+	require.NoError(t, err)
+	defer p.Close()
+	out, err := callReturns(t, context.Background(), p, 0, bashInput("x"))
+	require.NoError(t, err)
+	assert.Equal(t, "from the library", out.Reason)
+	assert.Equal(t, int64(1), p.plan.work.directOuts.Load())
+}
