@@ -104,16 +104,23 @@ end }`)
 
 // TestHotSlotNeverReturnsABadVM: under concurrent calls, a VM that timed
 // out never serves again, no VM serves more than MaxUses calls, at most
-// PoolSize VMs live, and each answer is its own input's.
+// PoolSize VMs live, and each answer is its own input's. The spins run in
+// a hook of their own, which times out at 50 ms; the other calls have the
+// longest timeout, so that none of them times out on a loaded machine
+// after waiting for a VM (one run in three did when they shared the 50 ms).
 func TestHotSlotNeverReturnsABadVM(t *testing.T) {
 	const size, maxUses = 3, 5
 	p := newTestPool(t, Options{PoolSize: size, MaxUses: maxUses}, "h.lua", `
 local uses, tainted = 0, false
 hook{ event = "BeforeTool", timeoutMs = 50, handler = function(input)
+  uses = uses + 1
+  tainted = true
+  while true do end
+end }
+hook{ event = "BeforeTool", handler = function(input)
   if tainted then return { decision = "allow", reason = "TAINTED" } end
   uses = uses + 1
   local cmd = input.toolInput.command
-  if cmd == "spin" then tainted = true; while true do end end
   if cmd:sub(1, 4) == "deny" then return { decision = "deny", reason = cmd .. "/" .. uses } end
   return { decision = "allow", reason = cmd .. "/" .. uses }
 end }`)
@@ -130,7 +137,11 @@ end }`)
 				case 1, 2, 3:
 					cmd = fmt.Sprintf("deny-%d-%d", g, i)
 				}
-				out, err := p.Call(context.Background(), 0, bashInput(cmd))
+				hook := 1
+				if cmd == "spin" {
+					hook = 0
+				}
+				out, err := p.Call(context.Background(), hook, bashInput(cmd))
 				if cmd == "spin" {
 					if err == nil {
 						bad.Store(fmt.Sprintf("spin answered %+v", out))
