@@ -245,8 +245,6 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-var errHeaderTooLarge = errors.New("request headers too large")
-
 // serve reads and answers the requests of the connection, with ctx as
 // their context's parent.
 func (sc *srvConn) serve(ctx context.Context) {
