@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,11 +110,11 @@ func hostRefusal(h *hosts.Host, reason string) (any, int) {
 func serveAnswer(a hosts.Answer) (any, int) {
 	switch {
 	case len(bytes.TrimSpace(a.Stdout)) > 0:
-		return json.RawMessage(bytes.TrimSpace(a.Stdout)), http.StatusOK
+		return json.RawMessage(bytes.TrimSpace(a.Stdout)), statusOK
 	case a.Exit == 0:
-		return json.RawMessage("{}"), http.StatusOK
+		return json.RawMessage("{}"), statusOK
 	}
-	return errorBody{Error: strings.TrimSpace(a.Stderr)}, http.StatusBadRequest
+	return errorBody{Error: strings.TrimSpace(a.Stderr)}, statusBadRequest
 }
 
 // explainInput reads explain's input: a HookInput for EVENT, or with

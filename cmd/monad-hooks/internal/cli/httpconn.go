@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,10 +15,10 @@ import (
 )
 
 // connServer serves HTTP/1.1 with one goroutine per connection that reads
-// each request (net/http's http.ReadRequest parses it), runs the handler and
-// writes the answer in one write, with no other goroutine on the way
-// (BenchmarkServeHTTPRaw). net/http's Server starts a goroutine per request
-// to watch the connection once its body is read; on two cores that keeps a
+// each request (wireParser, httpwire.go, parses it as net/http's server
+// did), runs the handler and writes the answer in one write, with no other
+// goroutine on the way (BenchmarkServeHTTPRaw). net/http's Server, which
+// serve used before, starts a goroutine per request to watch the connection once its body is read; on two cores that keeps a
 // second thread waking up for every request and for every timer the
 // dispatch arms, which cost serve 2-3x the JSON-lines round trip. Here a
 // watcher starts only for a dispatch that outlasts watchAfter (see arm): a
@@ -29,18 +27,18 @@ import (
 // The limits are net/http's, with the same defaults as serve's http.Server
 // had: headers within readHeaderTimeout and maxHeaderBytes, the whole
 // request within readTimeout (a handler may shorten it), idleTimeout
-// between requests. Unlike serve's http.Server, writes have a deadline
-// (writeTimeout): a client that never reads (its buffers full) would
-// otherwise block the "100 Continue" a handler writes while it holds a
-// dispatch slot and body memory, and so every other dispatch, for ever.
-// Bodies: chunked or sized, as http.ReadRequest reads
-// them; "Expect: 100-continue" is answered when the handler reads the body;
-// an unread body is drained (up to maxDrain) before the next request, or
+// between requests (up to a second less: one deadline serves a second's
+// requests). Unlike serve's http.Server, writes have a deadline
+// (writeTimeout, likewise): a client that never reads (its buffers full)
+// would otherwise block the "100 Continue" a handler writes while it holds
+// a dispatch slot and body memory, and so every other dispatch, for ever.
+// Bodies: chunked or sized, as net/http reads them; "Expect: 100-continue"
+// is answered when the handler reads the body; an unread body is drained (up to maxDrain) before the next request, or
 // the connection closes. Answers are buffered whole (serve's are small and
 // bounded) and sent with their Content-Length. HTTP/2 and upgrades are not
 // served.
 type connServer struct {
-	handler           http.Handler
+	handler           handlerFunc
 	base              func() context.Context // the context of a new connection's requests
 	readHeaderTimeout time.Duration
 	readTimeout       time.Duration
@@ -78,14 +76,22 @@ const maxKeptAnswer = 16 << 10
 // keep its connection for the next request (net/http's figure).
 const maxDrain = 256 << 10
 
+// errServerClosed is what Serve returns after Shutdown or Close.
+var errServerClosed = errors.New("server closed")
+
+// handlerFunc answers one request of a connServer: it reads the request's
+// body (if it wants it) and writes the answer to w, which sends it once
+// the handler returns.
+type handlerFunc func(w *respWriter, r *request)
+
 // Serve accepts connections on ln until Shutdown or Close, and then
-// returns http.ErrServerClosed; or returns the listener's error.
+// returns errServerClosed; or returns the listener's error.
 func (s *connServer) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
 		ln.Close()
-		return http.ErrServerClosed
+		return errServerClosed
 	}
 	s.ln = ln
 	if s.conns == nil {
@@ -100,7 +106,7 @@ func (s *connServer) Serve(ln net.Listener) error {
 			closing := s.closing
 			s.mu.Unlock()
 			if closing {
-				return http.ErrServerClosed
+				return errServerClosed
 			}
 			// A temporary error (too many open files) passes, as in net/http.
 			if te, ok := err.(interface{ Temporary() bool }); ok && te.Temporary() {
@@ -116,7 +122,7 @@ func (s *connServer) Serve(ln net.Listener) error {
 		if s.closing {
 			s.mu.Unlock()
 			c.Close()
-			return http.ErrServerClosed
+			return errServerClosed
 		}
 		ctx, cancel := context.WithCancel(s.base())
 		sc.cancel = cancel
@@ -202,22 +208,28 @@ type srvConn struct {
 	lr     limitReader
 	br     *bufio.Reader
 	bw     *bufio.Writer
+	p      wireParser
 	out    bytes.Buffer       // the answer being made; s.mu orders it for tests
 	cancel context.CancelFunc // ends the requests' context of the connection
 
-	mu        sync.Mutex // guards the watcher's fields and its deadlines
-	armed     bool       // the request in flight read its body (see arm)
-	armedAt   time.Time
-	reqCancel context.CancelFunc // cancels the request in flight
-	watching  bool               // its watcher reads the connection
-	watchEnd  chan struct{}      // closed when the watcher is done
-	hasByte   bool               // the watcher read the next request's first byte
-	byteBuf   [1]byte
+	// The read deadline wanted and the one set on c: a deadline is set
+	// only before a read that needs it (a request that came whole in one
+	// read sets none; BenchmarkServeHTTPRaw). The write deadline set.
+	rdl, rdlSet time.Time
+	wdlSet      time.Time
+
+	mu       sync.Mutex // guards the watcher's fields and its deadlines
+	armed    bool       // the request in flight read its body (see arm)
+	armedAt  time.Time
+	watching bool          // its watcher reads the connection
+	watchEnd chan struct{} // closed when the watcher is done
+	hasByte  bool          // the watcher read the next request's first byte
+	byteBuf  [1]byte
 }
 
 // limitReader reads the connection for the bufio.Reader: first the byte a
 // watcher read, then at most n bytes (the headers' limit) or, with n < 0,
-// anything.
+// anything. It sets the read deadline wanted before it reads.
 type limitReader struct {
 	sc *srvConn
 	n  int64
@@ -237,6 +249,10 @@ func (l *limitReader) Read(p []byte) (int, error) {
 		p[0], sc.hasByte = sc.byteBuf[0], false
 		n = 1
 	} else {
+		if !sc.rdl.Equal(sc.rdlSet) {
+			sc.c.SetReadDeadline(sc.rdl)
+			sc.rdlSet = sc.rdl
+		}
 		n, err = sc.c.Read(p)
 	}
 	if l.n > 0 {
@@ -245,8 +261,15 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// slack is how much earlier than its timeout an idle or write deadline
+// may come: one set serves the requests of that span (about one
+// deadline a second rather than two a request, BenchmarkServeHTTPRaw).
+func slack(timeout time.Duration) time.Duration {
+	return min(time.Second, timeout/10)
+}
+
 // serve reads and answers the requests of the connection, with ctx as
-// their context's parent.
+// their context (a client that hangs up cancels it, see arm).
 func (sc *srvConn) serve(ctx context.Context) {
 	s := sc.s
 	defer func() {
@@ -259,8 +282,13 @@ func (sc *srvConn) serve(ctx context.Context) {
 	sc.bw = bufio.NewWriterSize(sc.c, 4<<10)
 	for {
 		// Idle until the next request's first byte.
-		if s.idleTimeout > 0 {
-			sc.c.SetReadDeadline(time.Now().Add(s.idleTimeout))
+		if s.idleTimeout > 0 && sc.br.Buffered() == 0 {
+			now := time.Now()
+			if sc.rdlSet.Before(now.Add(s.idleTimeout-slack(s.idleTimeout))) || sc.rdlSet.After(now.Add(s.idleTimeout)) {
+				sc.rdl = now.Add(s.idleTimeout)
+			} else {
+				sc.rdl = sc.rdlSet
+			}
 		}
 		if _, err := sc.br.Peek(1); err != nil {
 			return
@@ -269,15 +297,19 @@ func (sc *srvConn) serve(ctx context.Context) {
 			return
 		}
 		t0 := time.Now()
-		sc.c.SetReadDeadline(t0.Add(s.readHeaderTimeout))
+		sc.rdl = t0.Add(s.readHeaderTimeout)
 		sc.lr.n = int64(s.maxHeaderBytes) + 4096 // net/http's allowance for the request line
-		req, err := http.ReadRequest(sc.br)
+		req, err := sc.p.readRequest(sc.br)
+		hitLimit := sc.lr.n == 0
 		sc.lr.n = -1
 		if err != nil {
+			if hitLimit {
+				err = errHeaderTooLarge // as net/http: whatever the parse made of the cut header
+			}
 			sc.refuse(err)
 			return
 		}
-		sc.c.SetReadDeadline(t0.Add(s.readTimeout))
+		sc.rdl = t0.Add(s.readTimeout)
 		if !sc.answer(ctx, req, &sc.out) {
 			return
 		}
@@ -290,68 +322,48 @@ func (sc *srvConn) serve(ctx context.Context) {
 	}
 }
 
-// refuse answers a request that could not be read, as net/http does: 431
-// for headers over the limit, 400 for a malformed request, nothing for a
-// connection closed or timed out.
+// refuse answers a request that could not be read, as net/http does: its
+// status for a request it refuses (431 for headers over the limit, 400
+// for a malformed request), nothing for a connection closed or timed out.
 func (sc *srvConn) refuse(err error) {
-	var ne net.Error
-	var ue *url.Error // a net.Error too, but the client's
-	switch {
-	case errors.Is(err, errHeaderTooLarge):
-		sc.writeSimple(http.StatusRequestHeaderFieldsTooLarge, "431 Request Header Fields Too Large")
-	case errors.As(err, &ue):
-		sc.writeSimple(http.StatusBadRequest, "400 Bad Request: malformed URL")
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &ne):
-	default:
-		sc.writeSimple(http.StatusBadRequest, "400 Bad Request")
+	var we *wireError
+	if errors.As(err, &we) {
+		sc.writeSimple(we.status, we.msg)
 	}
 }
 
 func (sc *srvConn) writeSimple(status int, msg string) {
 	sc.c.SetWriteDeadline(time.Now().Add(min(time.Second, sc.s.writeDeadline())))
-	io.WriteString(sc.c, "HTTP/1.1 "+strconv.Itoa(status)+" "+http.StatusText(status)+
+	io.WriteString(sc.c, "HTTP/1.1 "+strconv.Itoa(status)+" "+statusText(status)+
 		"\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "+
 		strconv.Itoa(len(msg))+"\r\n\r\n"+msg)
 }
 
 // answer runs the handler on req and writes its answer; it reports whether
 // the connection may serve another request.
-func (sc *srvConn) answer(connCtx context.Context, req *http.Request, out *bytes.Buffer) bool {
-	keep := !req.Close
-	switch {
-	case req.ProtoMajor != 1:
-		sc.writeSimple(http.StatusHTTPVersionNotSupported, "505 HTTP Version Not Supported")
-		return false
-	case req.ProtoAtLeast(1, 1) && req.Host == "":
-		sc.writeSimple(http.StatusBadRequest, "400 Bad Request: missing required Host header")
-		return false
-	case !validHeaderNames(req):
-		sc.writeSimple(http.StatusBadRequest, "400 Bad Request: invalid header name")
-		return false
-	case !validHeaderValues(req):
-		sc.writeSimple(http.StatusBadRequest, "400 Bad Request: invalid header value")
-		return false
-	}
-	rb := &reqBody{r: req.Body, sc: sc}
-	if req.Body == nil || req.Body == http.NoBody || req.ContentLength == 0 {
+func (sc *srvConn) answer(ctx context.Context, req *request, out *bytes.Buffer) bool {
+	keep := !req.close
+	rb := &reqBody{sc: sc}
+	if req.body == nil {
 		rb.eof = true
+	} else {
+		rb.r = req.body
 	}
-	if e, ok := req.Header["Expect"]; ok {
-		if len(e) != 1 || !asciiEqualFold(e[0], "100-continue") || !req.ProtoAtLeast(1, 1) {
-			sc.writeSimple(http.StatusExpectationFailed, "417 Expectation Failed")
+	if e, ok := req.header["Expect"]; ok {
+		if len(e) != 1 || !asciiEqualFold(e[0], "100-continue") || !req.protoAtLeast(1, 1) {
+			sc.writeSimple(errExpectation.status, errExpectation.msg)
 			return false
 		}
 		rb.expect = !rb.eof
-		delete(req.Header, "Expect")
+		delete(req.header, "Expect")
 	}
-	req.Body = rb
-	req.RemoteAddr = sc.c.RemoteAddr().String()
-	ctx, cancel := context.WithCancel(connCtx)
-	defer cancel()
-	req = req.WithContext(ctx)
+	if !rb.eof {
+		req.body = rb
+	}
+	req.ctx = ctx
 	out.Reset()
-	w := &respWriter{sc: sc, header: http.Header{}, body: out}
-	rb.onEOF = func() { sc.arm(cancel) }
+	w := &respWriter{sc: sc, body: out}
+	rb.onEOF = sc.arm
 	ok := sc.runHandler(w, req)
 	sc.disarm()
 	if !ok {
@@ -377,7 +389,7 @@ func (sc *srvConn) answer(connCtx context.Context, req *http.Request, out *bytes
 	return sc.writeAnswer(req, w, keep) && keep
 }
 
-func (sc *srvConn) runHandler(w *respWriter, req *http.Request) (ok bool) {
+func (sc *srvConn) runHandler(w *respWriter, req *request) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			ok = false
@@ -386,34 +398,38 @@ func (sc *srvConn) runHandler(w *respWriter, req *http.Request) (ok bool) {
 				if len(msg) > maxFailureLine {
 					msg = strings.ToValidUTF8(msg[:maxFailureLine], "") + " …"
 				}
-				sc.s.logf("internal error answering %s %s (connection closed): %s", req.Method, req.URL.Path, msg)
+				sc.s.logf("internal error answering %s %s (connection closed): %s", req.method, req.path, msg)
 			}
 		}
 	}()
-	sc.s.handler.ServeHTTP(w, req)
+	sc.s.handler(w, req)
 	return true
 }
 
 // writeAnswer writes the status line, the headers and the body in one
 // write.
-func (sc *srvConn) writeAnswer(req *http.Request, w *respWriter, keep bool) bool {
+func (sc *srvConn) writeAnswer(req *request, w *respWriter, keep bool) bool {
 	if w.status == 0 {
-		w.status = http.StatusOK
+		w.status = statusOK
 	}
 	bw := sc.bw
 	bw.WriteString("HTTP/1.1 ")
 	bw.WriteString(strconv.Itoa(w.status))
 	bw.WriteByte(' ')
-	bw.WriteString(http.StatusText(w.status))
+	bw.WriteString(statusText(w.status))
 	bw.WriteString("\r\n")
-	w.header.Del("Content-Length")
-	w.header.Del("Transfer-Encoding")
-	w.header.Del("Connection")
-	if w.header.Get("Date") == "" {
-		w.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	now := time.Now()
+	for _, f := range w.fields {
+		bw.WriteString(f.k)
+		bw.WriteString(": ")
+		writeFieldValue(bw, f.v)
+		bw.WriteString("\r\n")
 	}
-	w.header.Write(bw)
-	noBody := w.status == http.StatusNoContent || w.status == http.StatusNotModified || w.status < 200
+	var date [len(timeFormat)]byte
+	bw.WriteString("Date: ")
+	bw.Write(now.UTC().AppendFormat(date[:0], timeFormat))
+	bw.WriteString("\r\n")
+	noBody := w.status == statusNoContent || w.status == statusNotModified || w.status < 200
 	if !noBody {
 		bw.WriteString("Content-Length: ")
 		bw.WriteString(strconv.Itoa(w.body.Len()))
@@ -422,51 +438,109 @@ func (sc *srvConn) writeAnswer(req *http.Request, w *respWriter, keep bool) bool
 	switch {
 	case !keep:
 		bw.WriteString("Connection: close\r\n")
-	case !req.ProtoAtLeast(1, 1):
+	case !req.protoAtLeast(1, 1):
 		bw.WriteString("Connection: keep-alive\r\n")
 	}
 	bw.WriteString("\r\n")
-	if !noBody && req.Method != http.MethodHead {
+	if !noBody && req.method != "HEAD" {
 		bw.Write(w.body.Bytes())
 	}
-	sc.c.SetWriteDeadline(time.Now().Add(sc.s.writeDeadline()))
+	sc.setWriteDeadline(now)
 	return bw.Flush() == nil
 }
 
-// respWriter is the http.ResponseWriter of a connServer: it buffers the
-// answer, which writeAnswer sends.
+// setWriteDeadline makes sure the connection's write deadline is between
+// now + its timeout less slack, and now + its timeout.
+func (sc *srvConn) setWriteDeadline(now time.Time) {
+	wt := sc.s.writeDeadline()
+	if sc.wdlSet.Before(now.Add(wt-slack(wt))) || sc.wdlSet.After(now.Add(wt)) {
+		sc.wdlSet = now.Add(wt)
+		sc.c.SetWriteDeadline(sc.wdlSet)
+	}
+}
+
+// timeFormat is the form of the Date field (net/http's TimeFormat).
+const timeFormat = "Mon, 02 Jan 2006 15:04:05 GMT"
+
+// writeFieldValue writes an answer's header field value, a control
+// character (none is expected) as a space, as net/http's Header.Write does
+// with a newline.
+func writeFieldValue(bw *bufio.Writer, v string) {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+			b := []byte(v)
+			for j := range b {
+				if c := b[j]; c < ' ' && c != '\t' || c == 0x7f {
+					b[j] = ' '
+				}
+			}
+			bw.Write(b)
+			return
+		}
+	}
+	bw.WriteString(v)
+}
+
+// respWriter is where a handler of a connServer writes its answer: it
+// buffers it, and writeAnswer sends it.
 type respWriter struct {
-	sc     *srvConn
-	header http.Header
+	sc     *srvConn // nil outside a connServer (tests)
+	fields []field
 	status int
 	body   *bytes.Buffer
 }
 
-func (w *respWriter) Header() http.Header { return w.header }
+// field is a header field of an answer.
+type field struct{ k, v string }
 
-func (w *respWriter) WriteHeader(status int) {
+// setHeader sets the answer's header field k (canonical) to v.
+func (w *respWriter) setHeader(k, v string) {
+	for i := range w.fields {
+		if w.fields[i].k == k {
+			w.fields[i].v = v
+			return
+		}
+	}
+	if w.fields == nil {
+		w.fields = make([]field, 0, 4)
+	}
+	w.fields = append(w.fields, field{k, v})
+}
+
+// header returns the answer's header field k, or "".
+func (w *respWriter) header(k string) string {
+	for _, f := range w.fields {
+		if f.k == k {
+			return f.v
+		}
+	}
+	return ""
+}
+
+// writeHeader sets the answer's status; the first one set stays.
+func (w *respWriter) writeHeader(status int) {
 	if w.status == 0 && status >= 200 {
 		w.status = status
 	}
 }
 
+// Write adds p to the answer's body (status 200 unless set before).
 func (w *respWriter) Write(p []byte) (int, error) {
-	w.WriteHeader(http.StatusOK)
+	w.writeHeader(statusOK)
 	return w.body.Write(p)
 }
 
-// SetReadDeadline sets the connection's read deadline (for
-// http.ResponseController).
-func (w *respWriter) SetReadDeadline(t time.Time) error { return w.sc.c.SetReadDeadline(t) }
-
-// SetWriteDeadline sets the connection's write deadline (for
-// http.ResponseController).
-func (w *respWriter) SetWriteDeadline(t time.Time) error { return w.sc.c.SetWriteDeadline(t) }
+// setReadDeadline bounds the rest of the request's reading (its body).
+func (w *respWriter) setReadDeadline(t time.Time) {
+	if w.sc != nil {
+		w.sc.rdl = t
+	}
+}
 
 // reqBody is a request's body: it sends "100 Continue" before its first
 // read when the client asked for it, and notes its end.
 type reqBody struct {
-	r            io.ReadCloser
+	r            io.Reader
 	sc           *srvConn
 	expect       bool
 	sentContinue bool
@@ -486,7 +560,7 @@ func (b *reqBody) Read(p []byte) (int, error) {
 		b.sentContinue = true
 		b.sc.bw.WriteString("HTTP/1.1 100 Continue\r\n\r\n")
 		// The handler holds its slot and body memory meanwhile.
-		b.sc.c.SetWriteDeadline(time.Now().Add(b.sc.s.writeDeadline()))
+		b.sc.setWriteDeadline(time.Now())
 		if err := b.sc.bw.Flush(); err != nil {
 			b.wrErr = err
 			return 0, err
@@ -502,21 +576,20 @@ func (b *reqBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *reqBody) Close() error { return nil }
-
 // arm makes the request in flight on sc, whose body was read, one the
 // watchdog watches: if it still runs after watchAfter, a goroutine reads
 // the connection, and the client hanging up (or the connection failing)
 // cancels the request (net/http's Server reads so for every request, with a
 // goroutine that wakes a second thread each time; a dispatch of the default
 // set is done long before watchAfter: BenchmarkServeHTTPRaw). A byte it
-// reads is the next request's (pipelined), kept for it.
-func (sc *srvConn) arm(cancel context.CancelFunc) {
+// reads is the next request's (pipelined), kept for it. The request's
+// context is the connection's: a client that hung up ends both.
+func (sc *srvConn) arm() {
 	if sc.br.Buffered() > 0 {
 		return // the next request is here already: nothing to watch
 	}
 	sc.mu.Lock()
-	sc.armed, sc.armedAt, sc.reqCancel = true, time.Now(), cancel
+	sc.armed, sc.armedAt = true, time.Now()
 	sc.mu.Unlock()
 	s := sc.s
 	s.mu.Lock()
@@ -532,9 +605,10 @@ func (sc *srvConn) arm(cancel context.CancelFunc) {
 func (sc *srvConn) disarm() {
 	sc.mu.Lock()
 	watching, end := sc.watching, sc.watchEnd
-	sc.armed, sc.watching, sc.reqCancel = false, false, nil
+	sc.armed, sc.watching = false, false
 	if watching {
 		sc.c.SetReadDeadline(time.Unix(1, 0)) // ends the read
+		sc.rdlSet = time.Unix(1, 0)
 	}
 	sc.mu.Unlock()
 	if watching {
@@ -576,7 +650,7 @@ func (sc *srvConn) watchIfDue(now time.Time, after time.Duration) bool {
 		return sc.armed
 	}
 	sc.watching = true
-	end, cancel := make(chan struct{}), sc.reqCancel
+	end, cancel := make(chan struct{}), sc.cancel
 	sc.watchEnd = end
 	sc.c.SetReadDeadline(time.Time{}) // under mu: disarm's deadline comes after
 	go func() {
@@ -605,49 +679,6 @@ func (s *connServer) watchAfter() time.Duration {
 		return s.watchAft
 	}
 	return watchAfter
-}
-
-// validHeaderValues reports whether no header value (nor the Host) of req
-// holds a control character other than a tab, as net/http's server
-// requires (an X-Request-Id is echoed in the answer's headers).
-func validHeaderValues(req *http.Request) bool {
-	valid := func(v string) bool {
-		for i := 0; i < len(v); i++ {
-			if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
-				return false
-			}
-		}
-		return true
-	}
-	if !valid(req.Host) {
-		return false
-	}
-	for _, vv := range req.Header {
-		for _, v := range vv {
-			if !valid(v) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// validHeaderNames reports whether every header name of req is a token,
-// as net/http's server requires: "Transfer-Encoding : chunked" is refused
-// rather than read as another header, which would leave the request
-// bodyless and its chunked body to be read as the next request.
-func validHeaderNames(req *http.Request) bool {
-	for k := range req.Header {
-		if k == "" {
-			return false
-		}
-		for i := 0; i < len(k); i++ {
-			if c := k[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // asciiEqualFold reports whether a and b are equal ignoring ASCII case.

@@ -32,7 +32,7 @@ func startConnServer(t *testing.T, h *httpHandler) (*connServer, func() (net.Con
 	go func() { done <- s.Serve(ln) }()
 	t.Cleanup(func() {
 		s.Close()
-		assert.ErrorIs(t, <-done, http.ErrServerClosed)
+		assert.ErrorIs(t, <-done, errServerClosed)
 	})
 	return s, func() (net.Conn, *bufio.Reader) {
 		c, err := net.Dial("tcp", ln.Addr().String())
@@ -317,7 +317,7 @@ func TestConnServerClientThatNeverReads(t *testing.T) {
 	go func() { done <- s.Serve(ln) }()
 	t.Cleanup(func() {
 		s.Close()
-		assert.ErrorIs(t, <-done, http.ErrServerClosed)
+		assert.ErrorIs(t, <-done, errServerClosed)
 	})
 
 	stuck, _ := ln.dial(t)
@@ -378,12 +378,12 @@ func TestConnServerLogsAHandlerPanic(t *testing.T) {
 	require.NoError(t, err)
 	var logged atomic.Pointer[string]
 	s := &connServer{
-		handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/boom" {
+		handler: func(w *respWriter, r *request) {
+			if r.path == "/boom" {
 				panic(strings.Repeat("x", 5000))
 			}
 			io.WriteString(w, "fine")
-		}),
+		},
 		base:              context.Background,
 		readHeaderTimeout: hangGuard, readTimeout: hangGuard, idleTimeout: hangGuard, maxHeaderBytes: 64 << 10,
 		logf: func(format string, args ...any) {
@@ -395,7 +395,7 @@ func TestConnServerLogsAHandlerPanic(t *testing.T) {
 	go func() { done <- s.Serve(ln) }()
 	defer func() {
 		s.Close()
-		assert.ErrorIs(t, <-done, http.ErrServerClosed)
+		assert.ErrorIs(t, <-done, errServerClosed)
 	}()
 	get := func(path string) (*http.Response, error) {
 		c, err := net.Dial("tcp", ln.Addr().String())

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The differential test of serve's request parser (httpwire.go): the same
@@ -18,7 +20,8 @@ import (
 // checks net/http's Server made before it called a handler), and both must
 // accept or refuse them alike, with the same status, and read the same
 // request: method, path, Host, header fields, body, and where the next
-// request starts. net/http is the oracle here only.
+// request starts. net/http is the oracle here only; the binary does not
+// link it (TestBinaryLinksNoNetHTTP).
 
 // wireMaxHeader is the header limit of the differential test (serve's).
 const wireMaxHeader = 64 << 10
@@ -377,4 +380,17 @@ func FuzzReadRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		checkSameParse(t, raw)
 	})
+}
+
+// TestBinaryLinksNoNetHTTP: the monad-hooks binary links neither net/http
+// nor crypto (serve's HTTP is httpwire.go): their initialisation and pages
+// were a quarter of a Go program's start, paid by every `monad-hooks run`.
+func TestBinaryLinksNoNetHTTP(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-deps", "github.com/monad-hooks/monad-hooks/cmd/monad-hooks").Output()
+	require.NoError(t, err)
+	for _, dep := range strings.Fields(string(out)) {
+		assert.False(t, dep == "net/http" || strings.HasPrefix(dep, "net/http/") || strings.HasPrefix(dep, "crypto") ||
+			strings.Contains(dep, "golang.org/x/net/http") || strings.Contains(dep, "idna"), "the binary links %s", dep)
+	}
 }

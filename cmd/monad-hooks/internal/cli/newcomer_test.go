@@ -262,7 +262,7 @@ func TestServeHTTPHealthReadyMetrics(t *testing.T) {
 		h.ServeHTTP(w, r)
 		return w
 	}
-	mux := h.mux()
+	mux := viaNetHTTP(h.mux())
 	w := do(mux, "GET", "/readyz", "")
 	assert.Equal(t, 503, w.Code)
 	assert.JSONEq(t, `{"status":"starting","generation":0}`, w.Body.String())

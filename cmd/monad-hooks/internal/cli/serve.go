@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"mime"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -478,7 +477,7 @@ type httpHandler struct {
 	ready    atomic.Pointer[readyState] // nil until the engine is set
 	stopping atomic.Bool                // after a signal: /readyz says so
 	metrics  *promtext.Metrics          // nil without --metrics
-	scrape   http.Handler               // GET /metrics
+	scrape   handlerFunc                // GET /metrics
 	work     context.Context            // the dispatches' context when set directly (tests); see workCtx
 	slots    chan struct{}              // bounds the dispatches that run at once
 	mem      *weighted                  // bounds the body bytes read, decoded and dispatched at once
@@ -551,7 +550,7 @@ func (h *httpHandler) workCtx() context.Context {
 // fifth of every start of run, BenchmarkCLIRunNoStdlib).
 func (h *httpHandler) withMetrics() {
 	h.metrics = promtext.New()
-	h.scrape = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h.scrape = func(w *respWriter, r *request) {
 		var b bytes.Buffer
 		err := h.metrics.WriteText(&b)
 		if err == nil {
@@ -561,12 +560,15 @@ func (h *httpHandler) withMetrics() {
 			err = writeProcessMetrics(&b)
 		}
 		if err != nil {
-			http.Error(w, "writing the metrics: "+err.Error(), http.StatusInternalServerError)
+			w.setHeader("Content-Type", "text/plain; charset=utf-8")
+			w.setHeader("X-Content-Type-Options", "nosniff")
+			w.writeHeader(statusInternalServerError)
+			io.WriteString(w, "writing the metrics: "+err.Error()+"\n")
 			return
 		}
-		w.Header().Set("Content-Type", promtext.ContentType)
+		w.setHeader("Content-Type", promtext.ContentType)
 		w.Write(b.Bytes())
-	})
+	}
 }
 
 // allowedHosts lists the Host header values of requests to a server
@@ -589,57 +591,59 @@ func allowedHosts(address string) map[string]bool {
 	return hosts
 }
 
-func (h *httpHandler) mux() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/dispatch", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", "POST")
-			writeHTTP(w, http.StatusMethodNotAllowed, errorBody{Error: "method " + r.Method + " not allowed: POST a HookInput"})
-			return
-		}
-		h.dispatch(w, r)
-	})
-	get := func(path string, f http.HandlerFunc) {
-		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodGet && r.Method != http.MethodHead {
-				w.Header().Set("Allow", "GET, HEAD")
-				writeHTTP(w, http.StatusMethodNotAllowed, errorBody{Error: "method " + r.Method + " not allowed"})
-				return
-			}
-			f(w, r)
-		})
-	}
-	get("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeHTTP(w, http.StatusOK, h.health())
-	})
-	get("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		st := h.health()
-		switch st.Status {
-		case "starting", "stopping":
-			writeHTTP(w, http.StatusServiceUnavailable, st)
-		default:
-			writeHTTP(w, http.StatusOK, st)
-		}
-	})
+// mux returns the handler of serve's endpoints. Paths are matched as
+// sent: a path that is not one of them (nor a spelling of one net/url would
+// clean or unescape to it) is not found.
+func (h *httpHandler) mux() handlerFunc {
 	endpoints := "POST /v1/dispatch, GET /healthz, GET /readyz"
 	if h.scrape != nil {
-		get("/metrics", h.scrape.ServeHTTP)
 		endpoints += ", GET /metrics"
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeHTTP(w, http.StatusNotFound, errorBody{Error: "no such endpoint: " + r.URL.Path + " (" + endpoints + ")"})
-	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The request's id comes back with every answer, errors included.
-		if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= maxRequestID {
-			w.Header().Set("X-Request-Id", id)
-		}
-		if msg := h.foreign(r); msg != "" {
-			writeHTTP(w, http.StatusForbidden, errorBody{Error: msg})
+	get := func(w *respWriter, r *request, f handlerFunc) {
+		if r.method != "GET" && r.method != "HEAD" {
+			w.setHeader("Allow", "GET, HEAD")
+			writeHTTP(w, statusMethodNotAllowed, errorBody{Error: "method " + r.method + " not allowed"})
 			return
 		}
-		mux.ServeHTTP(w, r)
-	})
+		f(w, r)
+	}
+	return func(w *respWriter, r *request) {
+		// The request's id comes back with every answer, errors included.
+		if id := r.header.get("X-Request-Id"); id != "" && len(id) <= maxRequestID {
+			w.setHeader("X-Request-Id", id)
+		}
+		if msg := h.foreign(r); msg != "" {
+			writeHTTP(w, statusForbidden, errorBody{Error: msg})
+			return
+		}
+		switch {
+		case r.path == "/v1/dispatch":
+			if r.method != "POST" {
+				w.setHeader("Allow", "POST")
+				writeHTTP(w, statusMethodNotAllowed, errorBody{Error: "method " + r.method + " not allowed: POST a HookInput"})
+				return
+			}
+			h.dispatch(w, r)
+		case r.path == "/healthz":
+			get(w, r, func(w *respWriter, r *request) {
+				writeHTTP(w, statusOK, h.health())
+			})
+		case r.path == "/readyz":
+			get(w, r, func(w *respWriter, r *request) {
+				st := h.health()
+				switch st.Status {
+				case "starting", "stopping":
+					writeHTTP(w, statusServiceUnavailable, st)
+				default:
+					writeHTTP(w, statusOK, st)
+				}
+			})
+		case r.path == "/metrics" && h.scrape != nil:
+			get(w, r, h.scrape)
+		default:
+			writeHTTP(w, statusNotFound, errorBody{Error: "no such endpoint: " + r.path + " (" + endpoints + ")"})
+		}
+	}
 }
 
 // healthState is the answer of /healthz and /readyz: "starting" until the
@@ -670,11 +674,11 @@ func (h *httpHandler) health() healthState {
 }
 
 // foreign says why a request does not come from the local agent, or "".
-func (h *httpHandler) foreign(r *http.Request) string {
-	if h.hosts != nil && !h.hosts[r.Host] {
-		return fmt.Sprintf("refused: Host %q is not this server's address (a browser page on another name?)", r.Host)
+func (h *httpHandler) foreign(r *request) string {
+	if h.hosts != nil && !h.hosts[r.host] {
+		return fmt.Sprintf("refused: Host %q is not this server's address (a browser page on another name?)", r.host)
 	}
-	if o := r.Header.Get("Origin"); o != "" {
+	if o := r.header.get("Origin"); o != "" {
 		host, ok := strings.CutPrefix(o, "http://")
 		if !ok || h.hosts == nil || !h.hosts[host] {
 			return fmt.Sprintf("refused: a request from the web page %q", o)
@@ -683,19 +687,19 @@ func (h *httpHandler) foreign(r *http.Request) string {
 	return ""
 }
 
-func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
+func (h *httpHandler) dispatch(w *respWriter, r *request) {
 	h.inflight.Add(1)
 	defer h.inflight.Add(-1)
 	eng, work := h.engine()
 	if eng == nil {
-		writeHTTP(w, http.StatusServiceUnavailable, errorBody{Error: "starting: the configuration is not loaded yet (GET /readyz says when it is)"})
+		writeHTTP(w, statusServiceUnavailable, errorBody{Error: "starting: the configuration is not loaded yet (GET /readyz says when it is)"})
 		return
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		writeHTTP(w, http.StatusUnsupportedMediaType, errorBody{Error: fmt.Sprintf("Content-Type %q: want application/json", r.Header.Get("Content-Type"))})
+	if !isJSONType(r.header.get("Content-Type")) {
+		writeHTTP(w, statusUnsupportedMediaType, errorBody{Error: fmt.Sprintf("Content-Type %q: want application/json", r.header.get("Content-Type"))})
 		return
 	}
-	if r.ContentLength > h.maxBody {
+	if r.contentLength > h.maxBody {
 		h.tooLarge(w)
 		return
 	}
@@ -703,39 +707,37 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 	// a slot, and room for its bytes (its size when known, else the most
 	// it may be).
 	size := h.maxBody
-	if r.ContentLength >= 0 {
-		size = r.ContentLength
+	if r.contentLength >= 0 {
+		size = r.contentLength
 	}
 	h.waiting.Add(1)
 	select {
 	case h.slots <- struct{}{}:
 		defer func() { <-h.slots }()
-	case <-r.Context().Done():
+	case <-r.ctx.Done():
 		h.waiting.Add(-1)
-		writeHTTP(w, http.StatusServiceUnavailable, errorBody{Error: "canceled while waiting for a dispatch slot"})
+		writeHTTP(w, statusServiceUnavailable, errorBody{Error: "canceled while waiting for a dispatch slot"})
 		return
 	}
-	err := h.mem.acquire(r.Context(), max(size, 1))
+	err := h.mem.acquire(r.ctx, max(size, 1))
 	h.waiting.Add(-1)
 	if err != nil {
-		writeHTTP(w, http.StatusServiceUnavailable, errorBody{Error: "canceled while waiting for memory for the body"})
+		writeHTTP(w, statusServiceUnavailable, errorBody{Error: "canceled while waiting for memory for the body"})
 		return
 	}
 	defer h.mem.release(max(size, 1))
-	// Not supported by a test's recorder, which has no connection.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.bodyTimeout))
-	body, err := readBody(http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength)
+	w.setReadDeadline(time.Now().Add(h.bodyTimeout))
+	body, err := readBody(r.body, r.contentLength, h.maxBody)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		if err == errBodyTooLarge {
 			h.tooLarge(w)
 			return
 		}
-		writeHTTP(w, http.StatusBadRequest, errorBody{Error: "reading the body: " + err.Error()})
+		writeHTTP(w, statusBadRequest, errorBody{Error: "reading the body: " + err.Error()})
 		return
 	}
 	if h.host != nil && h.host.Name != "monad" {
-		out, status := hostAnswer(r.Context(), eng, h.host, body)
+		out, status := hostAnswer(r.ctx, eng, h.host, body)
 		if work != nil && work.Err() != nil {
 			h.canceled.Store(true)
 		}
@@ -745,10 +747,10 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 	in, err := events.DecodeInput(body)
 	body = nil // the input holds what the hooks need
 	if err != nil {
-		writeHTTP(w, http.StatusBadRequest, errorBody{Error: "invalid input: " + err.Error()})
+		writeHTTP(w, statusBadRequest, errorBody{Error: "invalid input: " + err.Error()})
 		return
 	}
-	res, err := eng.Dispatch(r.Context(), in)
+	res, err := eng.Dispatch(r.ctx, in)
 	if work != nil && work.Err() != nil {
 		h.canceled.Store(true)
 	}
@@ -757,41 +759,61 @@ func (h *httpHandler) dispatch(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case errors.Is(err, engine.ErrInvalidInput):
-		writeHTTP(w, http.StatusBadRequest, errorBody{Error: err.Error()})
+		writeHTTP(w, statusBadRequest, errorBody{Error: err.Error()})
 	case errors.Is(err, engine.ErrClosed):
-		writeHTTP(w, http.StatusServiceUnavailable, errorBody{Error: err.Error()})
+		writeHTTP(w, statusServiceUnavailable, errorBody{Error: err.Error()})
 	case err != nil:
-		writeHTTP(w, http.StatusInternalServerError, errorBody{Error: err.Error()})
+		writeHTTP(w, statusInternalServerError, errorBody{Error: err.Error()})
 	default:
-		writeHTTP(w, http.StatusOK, res)
+		writeHTTP(w, statusOK, res)
 	}
 }
 
 // tooLarge answers a body over maxBody: 413, or for a host the refusal it
 // reads as a block (the agent makes such a body by writing a large file;
 // Claude Code's HTTP hooks proceed on an error status).
-func (h *httpHandler) tooLarge(w http.ResponseWriter) {
+func (h *httpHandler) tooLarge(w *respWriter) {
 	msg := fmt.Sprintf("invalid input: body larger than %d bytes", h.maxBody)
 	if h.host != nil && h.host.Name != "monad" {
 		out, status := hostRefusal(h.host, msg)
 		writeHTTP(w, status, out)
 		return
 	}
-	writeHTTP(w, http.StatusRequestEntityTooLarge, errorBody{Error: msg})
+	writeHTTP(w, statusRequestEntityTooLarge, errorBody{Error: msg})
 }
 
-// readBody reads a request body of n bytes (-1: unknown) into one buffer of
-// the right size when n is known.
-func readBody(r io.Reader, n int64) ([]byte, error) {
+// errBodyTooLarge is a body of unknown length that went over the limit.
+var errBodyTooLarge = errors.New("body too large")
+
+// readBody reads a request body (nil: none) of n bytes (-1: unknown, at
+// most max, else errBodyTooLarge) into one buffer of the right size when n
+// is known.
+func readBody(r io.Reader, n, max int64) ([]byte, error) {
+	if r == nil {
+		return nil, nil
+	}
 	if n < 0 {
-		return io.ReadAll(r)
+		b, err := io.ReadAll(io.LimitReader(r, max+1))
+		if err == nil && int64(len(b)) > max {
+			return nil, errBodyTooLarge
+		}
+		return b, err
 	}
 	b := make([]byte, n)
 	if _, err := io.ReadFull(r, b); err != nil {
 		return nil, err
 	}
-	// The body must end where Content-Length says (net/http enforces it).
 	return b, nil
+}
+
+// isJSONType reports whether a Content-Type is application/json (with
+// parameters or not, in any case).
+func isJSONType(ct string) bool {
+	if ct == "application/json" { // what clients send: no parse
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }
 
 // weighted is a semaphore of n units that requests acquire in FIFO order.
@@ -863,9 +885,9 @@ func (s *weighted) grantLocked() {
 	}
 }
 
-func writeHTTP(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
+func writeHTTP(w *respWriter, status int, v any) {
+	w.setHeader("Content-Type", "application/json")
+	w.setHeader("X-Content-Type-Options", "nosniff")
+	w.writeHeader(status)
 	writeJSONLine(w, v)
 }

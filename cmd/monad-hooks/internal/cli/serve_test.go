@@ -256,7 +256,7 @@ func TestServeHTTPBodyLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	h := newHTTPHandler(eng, "unix", "s.sock", 1, 64, DefaultBodyMemory).mux()
+	h := viaNetHTTP(newHTTPHandler(eng, "unix", "s.sock", 1, 64, DefaultBodyMemory).mux())
 	for _, tt := range []struct {
 		body   string
 		status int

@@ -44,7 +44,7 @@ func testHandler(t *testing.T, opts ...engine.Option) *httpHandler {
 func TestServeHTTPRefusesForeignRequests(t *testing.T) {
 	t.Parallel()
 	var ran atomic.Int64
-	h := testHandler(t, engine.WithHook(countingHook(&ran))).mux()
+	h := viaNetHTTP(testHandler(t, engine.WithHook(countingHook(&ran))).mux())
 	body := `{"event":"BeforeTool","toolName":"bash"}`
 	for _, tc := range []struct {
 		name, method, path, host, ctype, origin string
@@ -149,7 +149,7 @@ func TestServeReadsBodiesUnderTheLimits(t *testing.T) {
 			require.NoError(t, err)
 			defer eng.Close()
 			hh := newHTTPHandler(eng, "tcp", "127.0.0.1:8787", int(tc.slots), MaxInputSize, tc.budget)
-			h := hh.mux()
+			h := viaNetHTTP(hh.mux())
 			body := `{"event":"BeforeTool","toolName":"bash","prompt":"` + strings.Repeat("x", 30) + `"}` // 80 bytes
 			serve := func(r io.Reader) chan int {
 				done := make(chan int, 1)

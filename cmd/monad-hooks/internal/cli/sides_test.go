@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -123,12 +122,9 @@ func TestServeSlowBodyHoldsNothingBack(t *testing.T) {
 	t.Parallel()
 	h := testHandler(t)
 	h.bodyTimeout = 100 * time.Millisecond
-	srv := httptest.NewServer(h.mux())
-	defer srv.Close()
-	slow, err := net.Dial("tcp", srv.Listener.Addr().String())
-	require.NoError(t, err)
-	defer slow.Close()
-	_, err = fmt.Fprintf(slow, "POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", MaxInputSize)
+	_, dial := startConnServer(t, h)
+	slow, _ := dial()
+	_, err := fmt.Fprintf(slow, "POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", MaxInputSize)
 	require.NoError(t, err)
 	// Let the slow request take the body memory (it holds it for the body
 	// timeout only, which a loaded machine may let pass unseen: the wait
@@ -136,15 +132,11 @@ func TestServeSlowBodyHoldsNothingBack(t *testing.T) {
 	for deadline := time.Now().Add(time.Second); h.mem.available() > 0 && time.Now().Before(deadline); {
 		runtime.Gosched()
 	}
-	req, err := http.NewRequest("POST", srv.URL+"/v1/dispatch", strings.NewReader(`{"event":"BeforeTool","toolName":"bash"}`))
+	c, br := dial()
+	_, err = io.WriteString(c, rawPost(allowedCall))
 	require.NoError(t, err)
-	req.Host = "127.0.0.1:8787"
-	req.Header.Set("Content-Type", "application/json")
-	c := &http.Client{Timeout: hangGuard}
-	resp, err := c.Do(req)
-	require.NoError(t, err, "the request waited behind the slow body")
-	resp.Body.Close()
-	assert.Equal(t, 200, resp.StatusCode)
+	resp, body := readAnswer(t, br, "POST")
+	assert.Equal(t, 200, resp.StatusCode, body)
 }
 
 // available is the units not taken (tests).
@@ -172,7 +164,7 @@ func TestServeHostOversizeIsABlock(t *testing.T) {
 		req.Host = "127.0.0.1:8787"
 		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
-		h.mux().ServeHTTP(rec, req)
+		viaNetHTTP(h.mux()).ServeHTTP(rec, req)
 		assert.Equal(t, 200, rec.Code, "chunked %v", chunked)
 		assert.Contains(t, rec.Body.String(), `"decision":"block"`, "chunked %v", chunked)
 	}
