@@ -315,3 +315,72 @@ func BenchmarkPipeEcho(b *testing.B) {
 		}
 	})
 }
+
+// tcpEchoEnv makes the test binary BenchmarkTCPEcho's echo server.
+const tcpEchoEnv = "MONAD_HOOKS_TCP_ECHO"
+
+// tcpEcho listens on a loopback port, says which on stdout, and echoes
+// the lines of one connection back to it until it closes (as cat does
+// for BenchmarkPipeEcho: a plain loop, one read and one write a line).
+func tcpEcho() int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println(ln.Addr())
+	c, err := ln.Accept()
+	if err != nil {
+		return 1
+	}
+	br := bufio.NewReaderSize(c, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return 0
+		}
+		if _, err := c.Write(line); err != nil {
+			return 1
+		}
+	}
+}
+
+// BenchmarkTCPEcho writes the input line to a loopback TCP connection of
+// an echo server in another process and reads it back: the floor of
+// BenchmarkServeHTTPRaw's transport, as BenchmarkPipeEcho is
+// BenchmarkServeLines'.
+func BenchmarkTCPEcho(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), tcpEchoEnv+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer cmd.Wait()
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		b.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", strings.TrimSpace(addr))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	line := []byte(benchInput + "\n")
+	loopRoundTrips(b, func() {
+		if _, err := conn.Write(line); err != nil {
+			b.Fatal(err)
+		}
+		if ans, err := br.ReadSlice('\n'); err != nil || len(ans) != len(line) {
+			b.Fatalf("echo %q, %v", ans, err)
+		}
+	})
+}

@@ -43,6 +43,9 @@ var bin string // the built binary
 const hangGuard = 30 * time.Second
 
 func TestMain(m *testing.M) {
+	if os.Getenv(tcpEchoEnv) == "1" {
+		os.Exit(tcpEcho()) // BenchmarkTCPEcho's server
+	}
 	os.Exit(testMain(m))
 }
 

@@ -203,13 +203,18 @@ func (s *connServer) remove(sc *srvConn) {
 
 // srvConn is one connection of a connServer.
 type srvConn struct {
-	s      *connServer
-	c      net.Conn
-	lr     limitReader
-	br     *bufio.Reader
-	bw     *bufio.Writer
-	p      wireParser
-	out    bytes.Buffer       // the answer being made; s.mu orders it for tests
+	s   *connServer
+	c   net.Conn
+	lr  limitReader
+	br  *bufio.Reader
+	bw  *bufio.Writer
+	p   wireParser
+	out bytes.Buffer // the answer being made; s.mu orders it for tests
+	// The request's body and answer, made anew for each request in
+	// place (BenchmarkConnServerRequest).
+	rb     reqBody
+	w      respWriter
+	armFn  func()
 	cancel context.CancelFunc // ends the requests' context of the connection
 
 	// The read deadline wanted and the one set on c: a deadline is set
@@ -343,7 +348,8 @@ func (sc *srvConn) writeSimple(status int, msg string) {
 // the connection may serve another request.
 func (sc *srvConn) answer(ctx context.Context, req *request, out *bytes.Buffer) bool {
 	keep := !req.close
-	rb := &reqBody{sc: sc}
+	sc.rb = reqBody{sc: sc}
+	rb := &sc.rb
 	if req.body == nil {
 		rb.eof = true
 	} else {
@@ -362,8 +368,12 @@ func (sc *srvConn) answer(ctx context.Context, req *request, out *bytes.Buffer) 
 	}
 	req.ctx = ctx
 	out.Reset()
-	w := &respWriter{sc: sc, body: out}
-	rb.onEOF = sc.arm
+	sc.w = respWriter{sc: sc, body: out}
+	w := &sc.w
+	if sc.armFn == nil {
+		sc.armFn = sc.arm
+	}
+	rb.onEOF = sc.armFn
 	ok := sc.runHandler(w, req)
 	sc.disarm()
 	if !ok {
@@ -414,7 +424,7 @@ func (sc *srvConn) writeAnswer(req *request, w *respWriter, keep bool) bool {
 	}
 	bw := sc.bw
 	bw.WriteString("HTTP/1.1 ")
-	bw.WriteString(strconv.Itoa(w.status))
+	bw.Write(strconv.AppendInt(bw.AvailableBuffer(), int64(w.status), 10))
 	bw.WriteByte(' ')
 	bw.WriteString(statusText(w.status))
 	bw.WriteString("\r\n")
@@ -425,14 +435,13 @@ func (sc *srvConn) writeAnswer(req *request, w *respWriter, keep bool) bool {
 		writeFieldValue(bw, f.v)
 		bw.WriteString("\r\n")
 	}
-	var date [len(timeFormat)]byte
 	bw.WriteString("Date: ")
-	bw.Write(now.UTC().AppendFormat(date[:0], timeFormat))
+	bw.Write(now.UTC().AppendFormat(bw.AvailableBuffer(), timeFormat))
 	bw.WriteString("\r\n")
 	noBody := w.status == statusNoContent || w.status == statusNotModified || w.status < 200
 	if !noBody {
 		bw.WriteString("Content-Length: ")
-		bw.WriteString(strconv.Itoa(w.body.Len()))
+		bw.Write(strconv.AppendInt(bw.AvailableBuffer(), int64(w.body.Len()), 10))
 		bw.WriteString("\r\n")
 	}
 	switch {
@@ -488,6 +497,7 @@ type respWriter struct {
 	fields []field
 	status int
 	body   *bytes.Buffer
+	room   [4]field // fields' first array
 }
 
 // field is a header field of an answer.
@@ -502,7 +512,7 @@ func (w *respWriter) setHeader(k, v string) {
 		}
 	}
 	if w.fields == nil {
-		w.fields = make([]field, 0, 4)
+		w.fields = w.room[:0]
 	}
 	w.fields = append(w.fields, field{k, v})
 }

@@ -417,3 +417,45 @@ func TestConnServerLogsAHandlerPanic(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, 200, resp.StatusCode)
 }
+
+// TestConnServerDeadlines: the read deadlines set only before a read that
+// needs them still bound each wait: a connection idle between requests
+// closes after the idle timeout, a request whose header stops coming is
+// closed after the header timeout (no answer, as net/http), and a request
+// that came whole in one read is answered.
+func TestConnServerDeadlines(t *testing.T) {
+	t.Parallel()
+	h := testHandler(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	s := &connServer{handler: h.mux(), base: h.workCtx, readHeaderTimeout: 50 * time.Millisecond, readTimeout: hangGuard,
+		idleTimeout: 100 * time.Millisecond, maxHeaderBytes: 64 << 10}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		s.Close()
+		assert.ErrorIs(t, <-done, errServerClosed)
+	})
+	dial := func() (net.Conn, *bufio.Reader) {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		c.SetDeadline(time.Now().Add(hangGuard))
+		return c, bufio.NewReader(c)
+	}
+	idle, idleBR := dial()
+	for range 2 {
+		_, err = io.WriteString(idle, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n\r\n")
+		require.NoError(t, err)
+		resp, _ := readAnswer(t, idleBR, "GET")
+		assert.Equal(t, 200, resp.StatusCode)
+	}
+	_, err = idleBR.ReadByte()
+	assert.ErrorIs(t, err, io.EOF, "the idle connection was not closed")
+
+	slow, slowBR := dial()
+	_, err = io.WriteString(slow, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n")
+	require.NoError(t, err)
+	_, err = slowBR.ReadByte()
+	assert.ErrorIs(t, err, io.EOF, "the connection of a header that stopped coming was not closed")
+}

@@ -92,11 +92,26 @@ var (
 )
 
 // wireParser reads the requests of one connection; its buffers serve the
-// lines longer than the bufio.Reader's buffer and folded header lines.
+// lines longer than the bufio.Reader's buffer and folded header lines. A
+// request it returns, and its header, are valid until the next.
 type wireParser struct {
 	scratch []byte
 	fold    []byte
+	// What serves the next request again (BenchmarkConnServerRequest):
+	// the request, its header map and its values' slices, and the last
+	// request's line and fields, whose strings a client that sends the
+	// same again (a keep-alive client does) gets back.
+	req      request
+	body     wireBody
+	hdr      header
+	vals     []string
+	line     string
+	fields   []field
+	previous []field
 }
+
+// maxInterned bounds the fields a parser keeps for the next request.
+const maxInterned = 16
 
 // maxKeptParse is the largest buffer a parser keeps for the next request.
 const maxKeptParse = 4 << 10
@@ -128,8 +143,12 @@ func (p *wireParser) readRequest(br *bufio.Reader) (req *request, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s := string(line)
-	req = &request{}
+	if string(line) != p.line {
+		p.line = string(line)
+	}
+	s := p.line
+	p.req = request{}
+	req = &p.req
 	method, rest, ok1 := strings.Cut(s, " ")
 	target, proto, ok2 := strings.Cut(rest, " ")
 	if !ok1 || !ok2 || !isToken(method) {
@@ -156,7 +175,13 @@ func (p *wireParser) readRequest(br *bufio.Reader) (req *request, err error) {
 		req.path, urlHost = u.Path, u.Host
 	}
 
-	req.header = make(header, 8)
+	if p.hdr == nil {
+		p.hdr = make(header, 8)
+	}
+	clear(p.hdr)
+	p.vals = p.vals[:0]
+	p.previous, p.fields = p.fields, p.previous[:0]
+	req.header = p.hdr
 	spacedName, err := p.readHeader(br, req.header)
 	if err != nil {
 		return nil, unexpectedEOF(err)
@@ -247,9 +272,11 @@ func (p *wireParser) readRequest(br *bufio.Reader) (req *request, err error) {
 	}
 	switch {
 	case chunked:
-		req.body = &wireBody{br: br, chunked: true, p: p}
+		p.body = wireBody{br: br, chunked: true, p: p}
+		req.body = &p.body
 	case req.contentLength > 0:
-		req.body = &wireBody{br: br, n: req.contentLength}
+		p.body = wireBody{br: br, n: req.contentLength}
+		req.body = &p.body
 	}
 	return req, nil
 }
@@ -324,13 +351,37 @@ func (p *wireParser) readHeader(br *bufio.Reader, h header) (spacedName bool, er
 			}
 		}
 		if h != nil {
-			v = bytes.TrimLeft(v, " \t")
-			h[key] = append(h[key], string(v))
+			p.add(h, key, bytes.TrimLeft(v, " \t"))
 		}
 		if err != nil {
 			return spacedName, err
 		}
 	}
+}
+
+// add adds the value v to the field key of h: the string of the last
+// request's same field and value if there is one.
+func (p *wireParser) add(h header, key string, v []byte) {
+	var s string
+	found := false
+	for _, f := range p.previous {
+		if f.k == key && f.v == string(v) {
+			s, found = f.v, true
+			break
+		}
+	}
+	if !found {
+		s = string(v)
+	}
+	if len(p.fields) < maxInterned {
+		p.fields = append(p.fields, field{key, s})
+	}
+	if vv, ok := h[key]; ok {
+		h[key] = append(vv, s)
+		return
+	}
+	p.vals = append(p.vals, s)
+	h[key] = p.vals[len(p.vals)-1 : len(p.vals) : len(p.vals)]
 }
 
 // readFieldLine reads a header line and the lines that continue it, as

@@ -28,7 +28,7 @@ func countingHook(n *atomic.Int64) engine.GoHook {
 	})}
 }
 
-func testHandler(t *testing.T, opts ...engine.Option) *httpHandler {
+func testHandler(t testing.TB, opts ...engine.Option) *httpHandler {
 	t.Helper()
 	eng, err := engine.New(t.Context(), opts...)
 	require.NoError(t, err)
