@@ -318,8 +318,11 @@ func (sc *srvConn) serve(ctx context.Context) {
 		if !sc.answer(ctx, req, &sc.out) {
 			return
 		}
+		// An idle connection keeps little.
+		sc.p.release()
+		sc.rb, sc.w = reqBody{}, respWriter{}
 		if sc.out.Cap() > maxKeptAnswer {
-			sc.out = bytes.Buffer{} // an idle connection keeps little
+			sc.out = bytes.Buffer{}
 		}
 		if !s.setIdle(sc, true) {
 			return

@@ -345,23 +345,39 @@ func TestConnServerClientThatNeverReads(t *testing.T) {
 
 // TestConnServerKeepsNoLargeAnswer: an idle connection does not keep the
 // buffer of a large answer (a 404 echoes a path of up to 64 KiB) for its
-// next request: connections are not bounded in number, so what each keeps
-// while idle must be small.
+// next request, nor the large request (its line, many or long fields):
+// connections are not bounded in number, so what each keeps while idle
+// must be small.
 func TestConnServerKeepsNoLargeAnswer(t *testing.T) {
 	t.Parallel()
 	s, dial := startConnServer(t, testHandler(t))
 	c, br := dial()
-	_, err := io.WriteString(c, "GET /"+strings.Repeat("a", 60<<10)+" HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n\r\n")
+	many := strings.Repeat("X-Many: "+strings.Repeat("m", 100)+"\r\n", 100)
+	for i := range 40 {
+		many += fmt.Sprintf("X-Field-%d: v\r\n", i)
+	}
+	_, err := io.WriteString(c, "GET /"+strings.Repeat("a", 30<<10)+" HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n"+
+		"X-Long: "+strings.Repeat("l", 20<<10)+"\r\n"+many+"\r\n")
 	require.NoError(t, err)
 	resp, body := readAnswer(t, br, "GET")
 	require.Equal(t, 404, resp.StatusCode)
-	require.Greater(t, len(body), 60<<10)
+	require.Greater(t, len(body), 30<<10)
 	require.Eventually(t, func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		for sc, idle := range s.conns {
 			if idle {
 				assert.LessOrEqual(t, sc.out.Cap(), maxKeptAnswer)
+				p := &sc.p
+				assert.Empty(t, p.hdr, "the last request's fields")
+				assert.LessOrEqual(t, cap(p.vals), maxKeptFields)
+				assert.LessOrEqual(t, len(p.line), maxInternedLen)
+				assert.LessOrEqual(t, cap(p.scratch)+cap(p.fold), 2*maxKeptParse)
+				kept := 0
+				for _, f := range append(p.fields, p.previous...) {
+					kept += len(f.v)
+				}
+				assert.LessOrEqual(t, kept, 2*maxInterned*maxInternedLen)
 				return true
 			}
 		}

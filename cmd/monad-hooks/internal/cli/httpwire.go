@@ -110,8 +110,33 @@ type wireParser struct {
 	previous []field
 }
 
-// maxInterned bounds the fields a parser keeps for the next request.
-const maxInterned = 16
+// What a parser keeps for the next request: at most maxInterned fields
+// and a request line of at most maxInternedLen bytes (each value too),
+// and its header map and value slices while they stay small (an idle
+// connection keeps little: its number is not bounded).
+const (
+	maxInterned    = 16
+	maxInternedLen = 256
+	maxKeptFields  = 32
+)
+
+// release drops the request read last (its answer is sent) and what the
+// parser should not keep for the next.
+func (p *wireParser) release() {
+	if len(p.hdr) > maxKeptFields {
+		p.hdr = nil
+	}
+	clear(p.hdr)
+	clear(p.vals[:cap(p.vals)])
+	p.vals = p.vals[:0]
+	if cap(p.vals) > maxKeptFields {
+		p.vals = nil
+	}
+	p.req, p.body = request{}, wireBody{}
+	if len(p.line) > maxInternedLen {
+		p.line = ""
+	}
+}
 
 // maxKeptParse is the largest buffer a parser keeps for the next request.
 const maxKeptParse = 4 << 10
@@ -139,6 +164,7 @@ func (p *wireParser) readRequest(br *bufio.Reader) (req *request, err error) {
 			p.fold = nil
 		}
 	}()
+	p.release() // the last request's, if the caller did not
 	line, err := p.readLine(br)
 	if err != nil {
 		return nil, err
@@ -178,8 +204,6 @@ func (p *wireParser) readRequest(br *bufio.Reader) (req *request, err error) {
 	if p.hdr == nil {
 		p.hdr = make(header, 8)
 	}
-	clear(p.hdr)
-	p.vals = p.vals[:0]
 	p.previous, p.fields = p.fields, p.previous[:0]
 	req.header = p.hdr
 	spacedName, err := p.readHeader(br, req.header)
@@ -373,7 +397,7 @@ func (p *wireParser) add(h header, key string, v []byte) {
 	if !found {
 		s = string(v)
 	}
-	if len(p.fields) < maxInterned {
+	if len(p.fields) < maxInterned && len(s) <= maxInternedLen {
 		p.fields = append(p.fields, field{key, s})
 	}
 	if vv, ok := h[key]; ok {
