@@ -304,10 +304,16 @@ func BenchmarkPipeEcho(b *testing.B) {
 		in.Close()
 		cmd.Wait()
 	}()
-	br := bufio.NewReader(out)
+	loopEchoes(b, in, out)
+}
+
+// loopEchoes runs loopRoundTrips of the input line written to w and read
+// back from r.
+func loopEchoes(b *testing.B, w io.Writer, r io.Reader) {
+	br := bufio.NewReader(r)
 	line := []byte(benchInput + "\n")
 	loopRoundTrips(b, func() {
-		if _, err := in.Write(line); err != nil {
+		if _, err := w.Write(line); err != nil {
 			b.Fatal(err)
 		}
 		if ans, err := br.ReadSlice('\n'); err != nil || len(ans) != len(line) {
@@ -373,14 +379,5 @@ func BenchmarkTCPEcho(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer conn.Close()
-	br := bufio.NewReader(conn)
-	line := []byte(benchInput + "\n")
-	loopRoundTrips(b, func() {
-		if _, err := conn.Write(line); err != nil {
-			b.Fatal(err)
-		}
-		if ans, err := br.ReadSlice('\n'); err != nil || len(ans) != len(line) {
-			b.Fatalf("echo %q, %v", ans, err)
-		}
-	})
+	loopEchoes(b, conn, conn)
 }
