@@ -205,6 +205,8 @@ func (s *connServer) remove(sc *srvConn) {
 type srvConn struct {
 	s   *connServer
 	c   net.Conn
+	rd  io.Reader // c's reads and writes (rawIO)
+	wr  io.Writer
 	lr  limitReader
 	br  *bufio.Reader
 	bw  *bufio.Writer
@@ -258,7 +260,7 @@ func (l *limitReader) Read(p []byte) (int, error) {
 			sc.c.SetReadDeadline(sc.rdl)
 			sc.rdlSet = sc.rdl
 		}
-		n, err = sc.c.Read(p)
+		n, err = sc.rd.Read(p)
 	}
 	if l.n > 0 {
 		l.n -= int64(n)
@@ -284,7 +286,11 @@ func (sc *srvConn) serve(ctx context.Context) {
 	}()
 	sc.lr = limitReader{sc: sc, n: -1}
 	sc.br = bufio.NewReaderSize(&sc.lr, 4<<10)
-	sc.bw = bufio.NewWriterSize(sc.c, 4<<10)
+	sc.rd, sc.wr = io.Reader(sc.c), io.Writer(sc.c)
+	if r := newRawIO(sc.c); r != nil {
+		sc.rd, sc.wr = r, r
+	}
+	sc.bw = bufio.NewWriterSize(sc.wr, 4<<10)
 	for {
 		// Idle until the next request's first byte.
 		if s.idleTimeout > 0 && sc.br.Buffered() == 0 {
