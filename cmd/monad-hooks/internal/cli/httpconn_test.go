@@ -475,3 +475,49 @@ func TestConnServerDeadlines(t *testing.T) {
 	_, err = slowBR.ReadByte()
 	assert.ErrorIs(t, err, io.EOF, "the connection of a header that stopped coming was not closed")
 }
+
+// TestConnServerStatuses: through the connection loop and its parser (not
+// only through net/http's test recorder), each refusal keeps its status
+// and no hook runs for it: 403 for a foreign Host or Origin, 404, 405 with
+// Allow, 413 for a body over the limit, sized or chunked, 415; and a
+// chunked body within the limit is dispatched.
+func TestConnServerStatuses(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	h := testHandler(t, engine.WithHook(countingHook(&ran)))
+	h.maxBody = 64
+	_, dial := startConnServer(t, h)
+	chunked := func(body string) string {
+		return fmt.Sprintf("POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(body), body)
+	}
+	big := `{"event":"BeforeTool","toolName":"` + strings.Repeat("a", 64) + `"}`
+	for _, tc := range []struct {
+		req    string
+		status int
+		allow  string
+	}{
+		{strings.Replace(rawPost(allowedCall), "127.0.0.1:8787", "evil.example:8787", 1), 403, ""},
+		{rawPost(allowedCall, "Origin: https://evil.example\r\n"), 403, ""},
+		{"GET /nope HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n\r\n", 404, ""},
+		{"GET /v1/../healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n\r\n", 404, ""},
+		{"GET /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\n\r\n", 405, "POST"},
+		{"POST /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Length: 0\r\n\r\n", 405, "GET, HEAD"},
+		{rawPost(big), 413, ""},
+		{chunked(big), 413, ""},
+		{strings.Replace(rawPost(allowedCall), "application/json", "text/plain", 1), 415, ""},
+		{chunked(allowedCall), 200, ""},
+	} {
+		before := ran.Load()
+		c, br := dial()
+		_, err := io.WriteString(c, tc.req)
+		require.NoError(t, err)
+		resp, body := readAnswer(t, br, "GET")
+		assert.Equal(t, tc.status, resp.StatusCode, "%.60q: %s", tc.req, body)
+		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"), "%.60q", tc.req)
+		assert.Equal(t, tc.allow, resp.Header.Get("Allow"), "%.60q", tc.req)
+		if tc.status != 200 {
+			assert.Equal(t, before, ran.Load(), "%.60q: a hook ran for a refused request", tc.req)
+		}
+	}
+	assert.EqualValues(t, 1, ran.Load())
+}
