@@ -521,3 +521,24 @@ func TestConnServerStatuses(t *testing.T) {
 	}
 	assert.EqualValues(t, 1, ran.Load())
 }
+
+// TestConnServerHTTP10: an HTTP/1.0 request is answered, and its
+// connection closed unless it asked to be kept alive (then the answer
+// says Connection: keep-alive and the next request is served).
+func TestConnServerHTTP10(t *testing.T) {
+	t.Parallel()
+	_, dial := startConnServer(t, testHandler(t))
+	c, br := dial()
+	_, err := io.WriteString(c, "GET /healthz HTTP/1.0\r\nHost: 127.0.0.1:8787\r\nConnection: keep-alive\r\n\r\n")
+	require.NoError(t, err)
+	resp, body := readAnswer(t, br, "GET")
+	assert.Equal(t, 200, resp.StatusCode, body)
+	assert.Equal(t, "keep-alive", resp.Header.Get("Connection"))
+	_, err = io.WriteString(c, "GET /healthz HTTP/1.0\r\nHost: 127.0.0.1:8787\r\n\r\n")
+	require.NoError(t, err)
+	resp, body = readAnswer(t, br, "GET")
+	assert.Equal(t, 200, resp.StatusCode, body)
+	assert.True(t, resp.Close)
+	_, err = br.ReadByte()
+	assert.ErrorIs(t, err, io.EOF, "an HTTP/1.0 connection stays open")
+}
