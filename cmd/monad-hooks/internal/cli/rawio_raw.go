@@ -46,21 +46,22 @@ func newRawIO(c net.Conn) *rawIO {
 }
 
 func (r *rawIO) read(fd uintptr) bool {
-	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.rp[0])), uintptr(len(r.rp)))
-		if e != syscall.EINTR {
-			r.rn, r.rerr = int(n), e
-			return e != syscall.EAGAIN
-		}
-	}
+	r.rn, r.rerr = rawCall(syscall.SYS_READ, fd, r.rp)
+	return r.rerr != syscall.EAGAIN
 }
 
 func (r *rawIO) write(fd uintptr) bool {
+	r.wn, r.werr = rawCall(syscall.SYS_WRITE, fd, r.wp)
+	return r.werr != syscall.EAGAIN
+}
+
+// rawCall is the read or write system call trap on fd with p (not
+// empty), made again when a signal interrupted it.
+func rawCall(trap, fd uintptr, p []byte) (int, syscall.Errno) {
 	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&r.wp[0])), uintptr(len(r.wp)))
+		n, _, e := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 		if e != syscall.EINTR {
-			r.wn, r.werr = int(n), e
-			return e != syscall.EAGAIN
+			return int(n), e
 		}
 	}
 }
