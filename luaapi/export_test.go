@@ -67,3 +67,6 @@ func (c *vmCtx) ranLong() bool {
 	defer c.mu.Unlock()
 	return c.ticks >= 2
 }
+
+// topLevels is how many scripts' top levels p's VMs ran.
+func (p *Pool) topLevels() int64 { return p.plan.work.loads.Load() }

@@ -32,6 +32,9 @@ func (v *vm) pathModule() *lua.LTable {
 
 // path.config() -> a new array of Options.ConfigPaths (slash-separated)
 func (v *vm) pathConfig(L *lua.LState) int {
+	if v.loading {
+		v.configRead[v.curSource] = true
+	}
 	t := L.CreateTable(len(v.pl.opts.ConfigPaths), 0)
 	for _, p := range v.pl.opts.ConfigPaths {
 		t.Append(lua.LString(filepath.ToSlash(p)))

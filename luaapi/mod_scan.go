@@ -206,6 +206,7 @@ func (v *vm) luaStrings(L *lua.LState, t *lua.LTable, what string) []string {
 // checked that it builds (ahocorasick.Check).
 type kwSet struct {
 	words []string
+	class string     // the token class as given ("": none), for a Record
 	token *[256]bool // bytes of a token; nil: no token rule
 
 	once     sync.Once
@@ -288,15 +289,23 @@ func (v *vm) scanKeywords(L *lua.LState) int {
 			L.ArgError(2, "token: want an RE2 character class")
 		}
 	}
+	set, err := v.pl.keywordSet(words, token)
+	return v.pushScanValue(L, "scan.keywords", set, err, scanKeywordsIdx)
+}
+
+// keywordSet returns the pool's set of words with the token class token
+// ("": none), made once per pool (scan.keywords, and the prefilters of a
+// pool planned from Records).
+func (pl *plan) keywordSet(words []string, token string) (*kwSet, error) {
 	var key strings.Builder
 	key.WriteString("k")
 	cacheKey(&key, token)
 	cacheKey(&key, words...)
-	x, err := v.pl.scans.get(key.String(), func() (any, error) {
+	x, err := pl.scans.get(key.String(), func() (any, error) {
 		if err := ahocorasick.Check(words); err != nil {
 			return nil, err
 		}
-		set := &kwSet{words: words, built: &v.pl.work.automata}
+		set := &kwSet{words: words, class: token, built: &pl.work.automata}
 		if token != "" {
 			var err error
 			if set.token, err = byteClass(token); err != nil {
@@ -305,7 +314,10 @@ func (v *vm) scanKeywords(L *lua.LState) int {
 		}
 		return set, nil
 	})
-	return v.pushScanValue(L, "scan.keywords", x, err, scanKeywordsIdx)
+	if err != nil {
+		return nil, err
+	}
+	return x.(*kwSet), nil
 }
 
 // pushScanValue pushes what scan compiled as a userdata with the

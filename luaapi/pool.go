@@ -184,6 +184,13 @@ type Source struct {
 	// map[string]string, []any, []string (nested to events.MaxDepth).
 	// nil means an empty table. NewPool copies them.
 	Params map[string]any
+	// Record, when set, is what this source registers when it loads (see
+	// [Record]): when every Source has a Record that applies, NewPool
+	// plans the pool from them and builds no VM; the first call that has
+	// to run a handler builds one. Otherwise (a Source without one, or
+	// one that does not apply) NewPool loads every source in a VM, as
+	// without Records.
+	Record *Record
 }
 
 // A Hook is one hook{} registration, in load order: scripts in the order of
@@ -215,8 +222,9 @@ type Hook struct {
 	// Source is the index of the Source in the slice given to NewPool.
 	Source int
 
-	re        *regexp.Regexp
-	prefilter *scanTest // hook{ prefilter = ... }; see skips
+	re         *regexp.Regexp
+	prefilter  *scanTest // hook{ prefilter = ... }; see skips
+	timeoutSet bool      // Timeout is the hook's timeoutMs
 }
 
 // skips reports whether the call in need not run h's handler: h has a
@@ -275,14 +283,20 @@ type Stats struct {
 
 // plan is what every VM of a pool is built from. Immutable after NewPool.
 type plan struct {
-	srcs   []source
-	libs   map[string]*Script
-	hooks  []Hook
-	opts   Options
-	mods   []hostModule // Options.Modules, by name
-	recach *reCache
-	scans  scanCache // what the scan module compiled
-	wd     *watchdog
+	srcs  []source
+	libs  map[string]*Script
+	hooks []Hook
+	// recorded: hooks come from the sources' Records, and no VM was
+	// built to learn them (see Source.Record).
+	recorded bool
+	// configRead[i]: source i called path.config() while the first VM
+	// loaded it (nil when recorded).
+	configRead []bool
+	opts       Options
+	mods       []hostModule // Options.Modules, by name
+	recach     *reCache
+	scans      scanCache // what the scan module compiled
+	wd         *watchdog
 
 	// work counts what host functions that poll the stop flag did:
 	// tests prove with it that a stopped call stopped early.
@@ -307,6 +321,7 @@ type workCounters struct {
 	automata     atomic.Int64 // keyword automata of scan.keywords sets built (see kwSet)
 	ruleCompiles atomic.Int64 // scan.rules rules whose expressions were compiled (see ruleRun.prepare)
 	directOuts   atomic.Int64 // rewritten returns read without a table (see outreturn.go)
+	loads        atomic.Int64 // scripts' top levels run (one per source per VM built)
 }
 
 type source struct {
@@ -396,6 +411,17 @@ func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
 		}
 		pl.mods = append(pl.mods, m)
 	}
+	if recorded(srcs, &opts) {
+		// Planned from the Records: no VM until a handler has to run
+		// (BenchmarkCLIRun).
+		if pl.hooks, err = recordedHooks(pl, srcs); err != nil {
+			return nil, err
+		}
+		pl.recorded = true
+		p := &Pool{plan: pl, avail: make(chan struct{}, opts.PoolSize), failed: make(chan struct{})}
+		p.buildCtx, p.cancelBuild = context.WithCancel(context.WithoutCancel(ctx))
+		return p, nil
+	}
 	v, hooks, err := newVM(ctx, pl, true)
 	if err != nil {
 		return nil, err
@@ -412,6 +438,17 @@ func NewPool(ctx context.Context, srcs []Source, opts Options) (*Pool, error) {
 		p.fill()
 	}
 	return p, nil
+}
+
+// recorded reports whether every source has a Record that applies in a
+// pool with opts (and there is a source).
+func recorded(srcs []Source, opts *Options) bool {
+	for _, s := range srcs {
+		if !s.Record.applies(s, opts) {
+			return false
+		}
+	}
+	return len(srcs) > 0
 }
 
 // Hooks returns the registrations in load order; index i is the i of

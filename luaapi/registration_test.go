@@ -101,7 +101,7 @@ hook{ event = "SessionEnd", name = "bye now", handler = function() end }
 		{Event: events.AfterModel, Timeout: 300 * time.Millisecond, Script: "a.lua", Line: 3, Source: 0},
 		{Event: events.ApprovalRequest, Kinds: []events.ToolKind{events.ToolShell}, Timeout: 300 * time.Millisecond, Script: "a.lua", Line: 4, Source: 0},
 		{Event: events.AfterTool, Matcher: "^x", Kinds: []events.ToolKind{events.ToolWrite, events.ToolEdit}, Timeout: 300 * time.Millisecond, Script: "a.lua", Line: 5, Source: 0},
-		{Event: events.SessionStart, Name: "greet", OnError: "skip", Timeout: 20 * time.Millisecond, Script: "b.lua", Line: 2, Source: 1},
+		{Event: events.SessionStart, Name: "greet", OnError: "skip", Timeout: 20 * time.Millisecond, Script: "b.lua", Line: 2, Source: 1, timeoutSet: true},
 		{Event: events.SessionEnd, Name: "bye now", Timeout: 300 * time.Millisecond, Script: "b.lua", Line: 3, Source: 1},
 		{Event: events.SessionEnd, Name: "bye now", Timeout: 300 * time.Millisecond, Script: "c.lua", Line: 2, Source: 2}, // names are per script
 	}

@@ -62,6 +62,9 @@ type vm struct {
 	curSource int
 	regs      []Hook
 	loadErr   *ScriptError
+	// configRead[i]: source i called path.config() while it loaded (see
+	// Record)
+	configRead []bool
 
 	// call state
 	curHook  int
@@ -162,6 +165,7 @@ func newVM(ctx context.Context, pl *plan, collect bool) (v *vm, hooks []Hook, er
 		return nil, nil, err
 	}
 	v.loading = true
+	v.configRead = make([]bool, len(pl.srcs))
 	for i, s := range pl.srcs {
 		v.curSource = i
 		if err := v.load(ctx, s, base); err != nil {
@@ -170,18 +174,33 @@ func newVM(ctx context.Context, pl *plan, collect bool) (v *vm, hooks []Hook, er
 	}
 	v.loading = false
 	if collect {
+		pl.configRead = v.configRead
 		return v, v.regs, nil
 	}
-	if len(v.regs) != len(pl.hooks) {
-		return nil, nil, fmt.Errorf("scripts registered %d hooks when loaded again, %d the first time (registrations must not depend on time or randomness)", len(v.regs), len(pl.hooks))
-	}
-	for i, h := range v.regs {
-		if h.Event != pl.hooks[i].Event || h.Script != pl.hooks[i].Script || h.Line != pl.hooks[i].Line {
-			return nil, nil, fmt.Errorf("hook %d is %s at %s:%d when loaded again, %s at %s:%d the first time", i, h.Event, h.Script, h.Line, pl.hooks[i].Event, pl.hooks[i].Script, pl.hooks[i].Line)
-		}
+	if err := sameRegistrations(v.regs, pl); err != nil {
+		return nil, nil, err
 	}
 	v.regs = nil
 	return v, nil, nil
+}
+
+// sameRegistrations checks that the hooks a VM's scripts registered are
+// the plan's: those of the first load, or those of the sources' Records.
+func sameRegistrations(regs []Hook, pl *plan) error {
+	again, first := "when loaded again", "the first time"
+	if pl.recorded {
+		again, first = "when loaded", "in its Record (stale: make the Record again)"
+	}
+	if len(regs) != len(pl.hooks) {
+		return fmt.Errorf("scripts registered %d hooks %s, %d %s (registrations must not depend on time or randomness)", len(regs), again, len(pl.hooks), first)
+	}
+	for i := range regs {
+		h, w := &regs[i], &pl.hooks[i]
+		if what := hookDiff(h, w); what != "" {
+			return fmt.Errorf("hook %d (%s at %s:%d) differs in its %s %s from %s", i, h.Event, h.Script, h.Line, what, again, first)
+		}
+	}
+	return nil
 }
 
 // load runs one script's chunk in a fresh environment, then seals the
@@ -214,6 +233,7 @@ func (v *vm) load(ctx context.Context, s source, base *lua.LTable) error {
 	fn := L.NewFunctionFromProto(script.proto)
 	fn.Env = env
 	v.loadErr = nil
+	v.pl.work.loads.Add(1)
 	v.ctx.begin(v.pl.wd, ctx, v.pl.opts.LoadTimeout, 0)
 	L.SetContext(&v.ctx)
 	_, err, panicked := v.pcall(fn, nil, 0)
@@ -570,6 +590,7 @@ func (v *vm) luaHook(L *lua.LState) int {
 			bad("timeoutMs=", "timeoutMs: want an integer from 1 to %d, got %v", MaxTimeout.Milliseconds(), t)
 		}
 		h.Timeout = time.Duration(f) * time.Millisecond
+		h.timeoutSet = true
 	default:
 		bad("timeoutMs=", "timeoutMs: want a number, got %s", t.Type())
 	}

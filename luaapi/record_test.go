@@ -1,0 +1,222 @@
+package luaapi
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/monad-hooks/monad-hooks/events"
+)
+
+// recordedScript registers hooks of every shape a Record keeps: a name, a
+// matcher, kinds, nested prefilters (keyword sets with and without a token
+// class, an expression, lower and drop), onError and timeoutMs, one of
+// them from a library function.
+const recordedScript = `local scan = require("scan")
+local lib = require("lib.reg")
+local words = scan.keywords({ "rm", "dd" }, { token = "[a-z]" })
+local test = scan.any({ words, [[\(\s*\)]], scan.any({ scan.keywords({ "$(" }) }, { lower = true, drop = "'\"" }) })
+hook{ event = "BeforeTool", name = "shell", kind = "shell", prefilter = test, onError = "deny",
+  handler = function(input) return { decision = "deny", reason = "ran " .. (params.tag or "") } end }
+hook{ event = "BeforeTool", matcher = "^Bash$", timeoutMs = 1500, handler = function() return nil end }
+hook{ event = "AfterTool", kind = { "read", "write" }, handler = function() return nil end }
+lib.register()
+`
+
+const recordedLib = `return { register = function()
+  hook{ event = "SessionStart", onError = "skip", handler = function() return nil end }
+end }`
+
+// recordTestOptions are the options of the pools of these tests.
+func recordTestOptions(t *testing.T) Options {
+	lib, err := Compile("lib.reg", []byte(recordedLib))
+	require.NoError(t, err)
+	return Options{Libraries: map[string]*Script{"lib.reg": lib}, PoolSize: 2, OnDemand: true, DefaultTimeout: MaxTimeout, LoadTimeout: MaxTimeout}
+}
+
+// recordOf loads src as name in a pool and returns the Record of it, after
+// a round trip through its encoding.
+func recordOf(t *testing.T, opts Options, name, src string, params map[string]any) *Record {
+	t.Helper()
+	s, err := Compile(name, []byte(src))
+	require.NoError(t, err)
+	p, err := NewPool(context.Background(), []Source{{Script: s, Params: params}}, opts)
+	require.NoError(t, err)
+	defer p.Close()
+	r, err := p.Record(0)
+	require.NoError(t, err)
+	data, err := r.MarshalBinary()
+	require.NoError(t, err)
+	back, err := UnmarshalRecord(data)
+	require.NoError(t, err)
+	again, err := back.MarshalBinary()
+	require.NoError(t, err)
+	require.Equal(t, string(data), string(again))
+	return back
+}
+
+// requireSameHooks fails unless a and b are the same registrations.
+func requireSameHooks(t *testing.T, a, b []Hook) {
+	t.Helper()
+	require.Len(t, a, len(b))
+	for i := range a {
+		require.Empty(t, hookDiff(&a[i], &b[i]), "hook %d", i)
+		require.Equal(t, a[i].Kinds, b[i].Kinds)
+		require.Equal(t, a[i].Timeout, b[i].Timeout)
+	}
+}
+
+// TestRecordPlansWithoutVM: a pool of sources with Records builds no VM and
+// runs no top level until a handler has to run; its hooks are those of
+// the eager pool, its calls answer as the eager pool's do, and the VM it
+// builds later registers the recorded hooks.
+func TestRecordPlansWithoutVM(t *testing.T) {
+	ctx := context.Background()
+	opts := recordTestOptions(t)
+	params := map[string]any{"tag": "x"}
+	rec := recordOf(t, opts, "r.lua", recordedScript, params)
+	require.Equal(t, "r.lua", rec.Script())
+	s, err := Compile("r.lua", []byte(recordedScript))
+	require.NoError(t, err)
+	eager, err := NewPool(ctx, []Source{{Script: s, Params: params}}, opts)
+	require.NoError(t, err)
+	defer eager.Close()
+	lazy, err := NewPool(ctx, []Source{{Script: s, Params: params, Record: rec}}, opts)
+	require.NoError(t, err)
+	defer lazy.Close()
+	require.Zero(t, lazy.Stats().Created, "VMs built")
+	require.Zero(t, lazy.topLevels(), "top levels run")
+	require.Equal(t, int64(1), eager.topLevels())
+	requireSameHooks(t, lazy.Hooks(), eager.Hooks())
+	require.Len(t, lazy.Hooks(), 4)
+
+	// The prefilter finds nothing: answered without a VM.
+	for _, cmd := range []string{"ls -la", "echo ok", "form x"} {
+		out, err := lazy.Call(ctx, 0, shellCall(cmd))
+		require.NoError(t, err)
+		require.Equal(t, events.Output{}, out, cmd)
+		want, err := eager.Call(ctx, 0, shellCall(cmd))
+		require.NoError(t, err)
+		require.Equal(t, want, out, cmd)
+	}
+	require.Zero(t, lazy.Stats().Created, "VMs built")
+	require.Zero(t, lazy.topLevels(), "top levels run")
+	require.Equal(t, int64(3), lazy.Stats().Skipped)
+
+	// Found (a keyword, the expression, the nested lowered test with
+	// its dropped quotes): the handler runs in the first VM.
+	for _, cmd := range []string{"sudo rm x", "f ( ) { :; }", "echo $'('x)", "ECHO $(X)"} {
+		out, err := lazy.Call(ctx, 0, shellCall(cmd))
+		require.NoError(t, err, cmd)
+		want, err := eager.Call(ctx, 0, shellCall(cmd))
+		require.NoError(t, err)
+		require.Equal(t, want, out, cmd)
+		require.Equal(t, events.Deny, out.Decision, cmd)
+	}
+	require.Equal(t, int64(1), lazy.Stats().Created, "one VM built")
+	require.Equal(t, int64(1), lazy.topLevels(), "its one top level")
+	require.Zero(t, lazy.Stats().Failures)
+}
+
+// TestRecordApplies: a Record applies only to its script with equal Params,
+// and a source that read path.config() only in a pool without
+// ConfigPaths; otherwise NewPool loads the sources (a VM at once).
+func TestRecordApplies(t *testing.T) {
+	ctx := context.Background()
+	opts := recordTestOptions(t)
+	rec := recordOf(t, opts, "r.lua", recordedScript, nil)
+	s, err := Compile("r.lua", []byte(recordedScript))
+	require.NoError(t, err)
+	other, err := Compile("other.lua", []byte(recordedScript))
+	require.NoError(t, err)
+	created := func(srcs ...Source) int64 {
+		p, err := NewPool(ctx, srcs, opts)
+		require.NoError(t, err)
+		defer p.Close()
+		return p.Stats().Created
+	}
+	require.Zero(t, created(Source{Script: s, Record: rec}))
+	require.Zero(t, created(Source{Script: s, Params: map[string]any{}, Record: rec}), "no params and empty params are the same")
+	require.Equal(t, int64(1), created(Source{Script: s, Params: map[string]any{"tag": "y"}, Record: rec}), "other params")
+	require.Equal(t, int64(1), created(Source{Script: other, Record: rec}), "another script")
+	require.Equal(t, int64(1), created(Source{Script: s, Record: rec}, Source{Script: other}), "a source without a Record")
+
+	const configScript = `local n = #require("path").config()
+hook{ event = "SessionStart", handler = function() return nil end }`
+	crec := recordOf(t, opts, "c.lua", configScript, nil)
+	c, err := Compile("c.lua", []byte(configScript))
+	require.NoError(t, err)
+	require.Zero(t, created(Source{Script: c, Record: crec}))
+	withConfig := opts
+	withConfig.ConfigPaths = []string{"/p/agents.json"}
+	p, err := NewPool(ctx, []Source{{Script: c, Record: crec}}, withConfig)
+	require.NoError(t, err)
+	defer p.Close()
+	require.Equal(t, int64(1), p.Stats().Created, "a source that read path.config() is loaded when there are ConfigPaths")
+	// rec's script never read it: its Record applies with ConfigPaths.
+	p2, err := NewPool(ctx, []Source{{Script: s, Record: rec}}, withConfig)
+	require.NoError(t, err)
+	defer p2.Close()
+	require.Zero(t, p2.Stats().Created)
+}
+
+// TestRecordStaleFailsLoudly: a Record that is not what the script
+// registers plans the pool, but the VM built for the first handler does
+// not register the recorded hooks: that call and every later one fail
+// (FailVM, naming the difference), and none runs a handler.
+func TestRecordStaleFailsLoudly(t *testing.T) {
+	ctx := context.Background()
+	opts := recordTestOptions(t)
+	for name, edited := range map[string]string{
+		"prefilter": `local scan = require("scan")
+hook{ event = "BeforeTool", kind = "shell", prefilter = scan.keywords({ "rmdir" }), handler = function() return { decision = "deny" } end }`,
+		"onError": `local scan = require("scan")
+hook{ event = "BeforeTool", kind = "shell", prefilter = scan.keywords({ "rm" }), onError = "skip", handler = function() return { decision = "deny" } end }`,
+		"count": `local scan = require("scan")
+hook{ event = "BeforeTool", kind = "shell", prefilter = scan.keywords({ "rm" }), handler = function() return { decision = "deny" } end }
+hook{ event = "SessionStart", handler = function() return nil end }`,
+		"load error": `local scan = require("scan")
+error("broken at load")`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec := recordOf(t, opts, "s.lua", `local scan = require("scan")
+hook{ event = "BeforeTool", kind = "shell", prefilter = scan.keywords({ "rm" }), handler = function() return { decision = "deny" } end }`, nil)
+			s, err := Compile("s.lua", []byte(edited))
+			require.NoError(t, err)
+			p, err := NewPool(ctx, []Source{{Script: s, Record: rec}}, opts)
+			require.NoError(t, err)
+			defer p.Close()
+			out, err := callReturns(t, ctx, p, 0, shellCall("ls"))
+			require.NoError(t, err)
+			require.Equal(t, events.Output{}, out, "the recorded prefilter answers")
+			for range 2 {
+				_, err = callReturns(t, ctx, p, 0, shellCall("rm -rf x"))
+				var he *HookError
+				require.True(t, errors.As(err, &he), "%v", err)
+				require.Equal(t, FailVM, he.Kind)
+				require.Equal(t, "s.lua", he.Script)
+				if name == "load error" {
+					require.Contains(t, he.Msg, "broken at load")
+				} else {
+					require.Contains(t, he.Msg, "Record")
+				}
+			}
+			require.Zero(t, p.Stats().Created, "no VM is kept")
+			require.Equal(t, int64(2), p.Stats().Failures)
+		})
+	}
+}
+
+func TestUnmarshalRecordRefusesOtherData(t *testing.T) {
+	for _, data := range []string{"", "{}", `{"script":"a.lua"}`, `{"script":"a.lua","params":{},"hooks":[],"extra":1}`, "not json"} {
+		_, err := UnmarshalRecord([]byte(data))
+		require.Error(t, err, data)
+	}
+	p := newTestPool(t, Options{}, "n.lua", `hook{ event = "BeforeTool", kind = "shell", prefilter = require("scan").keywords({ "a\255" }), handler = function() end }`)
+	_, err := p.Record(0)
+	require.ErrorContains(t, err, "UTF-8")
+	_, err = p.Record(1)
+	require.Error(t, err)
+}
