@@ -239,6 +239,36 @@ func compileScript(sc luaScript) (*luaapi.Script, error) {
 	return luaapi.Compile(sc.name, sc.src)
 }
 
+// scriptSource returns the luaapi.Source of sc. An embedded pack with its
+// default parameters comes with its luaapi.Record, made at go generate
+// time from this very source (precompiled.RecordSum) and checked against
+// loading the pack by TestStdlibRecordsAreWhatPacksRegister, and is
+// decoded only when a VM first runs it: when every script of a pool has
+// one (the default set), the pool is planned without running the packs,
+// and a call its prefilters answer builds no VM (BenchmarkCLIRun). A pack
+// with parameters, a user's script, or a pack whose Record is stale or
+// missing is compiled (or decoded) now, and the pool loads it at once.
+func (s *fileSource) scriptSource(sc luaScript) (luaapi.Source, error) {
+	if sc.embedded != "" && len(sc.params) == 0 && !s.opts.noRecords {
+		if n, sum, err := sumFile(stdlib.FS(), sc.embedded, 0); err == nil {
+			if rec := precompiled.RecordSum(sc.name, n, sum); rec != nil {
+				lazy := luaapi.LazyScript(sc.name, func() (*luaapi.Script, error) {
+					if s := precompiled.ScriptSum(sc.name, n, sum); s != nil {
+						return s, nil
+					}
+					return compileScript(sc)
+				})
+				return luaapi.Source{Script: lazy, Record: rec}, nil
+			}
+		}
+	}
+	compiled, err := compileScript(sc)
+	if err != nil {
+		return luaapi.Source{}, err
+	}
+	return luaapi.Source{Script: compiled, Params: sc.params}, nil
+}
+
 // sumFile returns the length of the file name of fsys and the IEEE
 // CRC-32 sum updated with its content, read in blocks.
 func sumFile(fsys fs.FS, name string, sum uint32) (n int, _ uint32, err error) {
@@ -325,7 +355,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		if sc.rules != nil {
 			rulesOf[sc.name] = sc.rules
 		}
-		compiled, err := compileScript(sc)
+		src, err := s.scriptSource(sc)
 		if err != nil {
 			errs = append(errs, luaError(sc.pos, err))
 			if pack, ok := hostScripts[sc.name]; ok {
@@ -333,7 +363,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 			}
 			continue
 		}
-		srcs = append(srcs, luaapi.Source{Script: compiled, Params: sc.params})
+		srcs = append(srcs, src)
 	}
 	libs, err := stdlibLibraries()
 	if err != nil {

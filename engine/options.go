@@ -30,6 +30,7 @@ type options struct {
 	luaPoolSize      int
 	luaTimeout       time.Duration
 	luaOnDemand      bool               // WithLuaPoolOnDemand
+	noRecords        bool               // tests: load the stdlib packs without their Records (see packSource)
 	events           [events.Count]bool // WithEvents: the events served
 	someEvents       bool               // WithEvents was given
 	tools            []tools.Spec       // WithTools

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/monad-hooks/monad-hooks/engine/hosts"
 	"github.com/monad-hooks/monad-hooks/engine/internal/precompiled"
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
@@ -30,7 +31,9 @@ func TestPrecompiledUpToDate(t *testing.T) {
 	require.NoError(t, err)
 	srcs, keys, err := precompiledSources()
 	require.NoError(t, err)
-	want, err := precompiled.Build(strings.TrimSpace(string(out)), srcs, keys)
+	records, err := stdlibRecords(t)
+	require.NoError(t, err)
+	want, err := precompiled.Build(strings.TrimSpace(string(out)), srcs, keys, records)
 	require.NoError(t, err)
 	if *updatePrecompiled {
 		require.NoError(t, os.WriteFile("internal/precompiled/stdlib.luac", want, 0o644))
@@ -42,7 +45,72 @@ func TestPrecompiledUpToDate(t *testing.T) {
 			src = key
 		}
 		require.NotNil(t, precompiled.Script(name, src), "%s is not served", name)
+		if _, ok := records[name]; ok {
+			require.NotNil(t, precompiled.RecordSum(name, len(src), crc32.ChecksumIEEE(src)), "the Record of %s is not served", name)
+		}
 	}
+	require.Len(t, records, len(stdlib.Packs()), "every pack has a Record")
+}
+
+// recordHome and recordRoot are the home directory and project root the
+// stdlib's Records are made with (a Record does not depend on them:
+// TestStdlibRecordsAreWhatPacksRegister).
+const (
+	recordHome = "/home/user"
+	recordRoot = "/home/user/project"
+)
+
+// stdlibLibrariesCompiled returns the stdlib's libraries compiled from
+// their sources, by require name.
+func stdlibLibrariesCompiled(t *testing.T) map[string]*luaapi.Script {
+	srcs, err := stdlibLibrarySources()
+	require.NoError(t, err)
+	libs := map[string]*luaapi.Script{}
+	for name, src := range srcs {
+		libs[name], err = luaapi.Compile(name, src)
+		require.NoError(t, err, name)
+	}
+	return libs
+}
+
+// packPool loads the stdlib pack name alone, compiled from its source,
+// with params, as the engine would (its Record, when rec is set); the
+// pool's Options are given the libraries, home, root and configuration
+// paths.
+func packPool(t *testing.T, libs map[string]*luaapi.Script, name string, params map[string]any, rec *luaapi.Record, home, root string, config []string) *luaapi.Pool {
+	t.Helper()
+	info, ok := stdlib.Lookup(name)
+	require.True(t, ok, name)
+	src, err := fs.ReadFile(stdlib.FS(), info.Script)
+	require.NoError(t, err)
+	s, err := luaapi.Compile("stdlib/"+name, src)
+	require.NoError(t, err)
+	p, err := luaapi.NewPool(context.Background(), []luaapi.Source{{Script: s, Params: params, Record: rec}}, luaapi.Options{
+		Libraries: libs, PoolSize: 1, OnDemand: true, Home: home, Root: root, ConfigPaths: config, EventAlias: hosts.Alias,
+		DefaultTimeout: luaapi.MaxTimeout, LoadTimeout: luaapi.MaxTimeout,
+	})
+	require.NoError(t, err, name)
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// stdlibRecords loads every stdlib pack alone, with its default parameters
+// and no configuration paths, and returns its encoded luaapi.Record by
+// script name: what stdlib.luac keeps beside the pack (go generate
+// ./engine/...). A pack that fails to load fails the test.
+func stdlibRecords(t *testing.T) (map[string][]byte, error) {
+	libs := stdlibLibrariesCompiled(t)
+	out := map[string][]byte{}
+	for _, p := range stdlib.Packs() {
+		rec, err := packPool(t, libs, p.Name, nil, nil, recordHome, recordRoot, nil).Record(0)
+		if err != nil {
+			return nil, err
+		}
+		if out["stdlib/"+p.Name], err = rec.MarshalBinary(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // TestRulesLibraryKeySum: the sum a start computes file by file is the

@@ -2,12 +2,12 @@ package luaapi
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"github.com/monad-hooks/monad-hooks/events"
 )
@@ -43,46 +43,37 @@ type Record struct {
 	hooks  []recHook
 }
 
-// recHook is one hook of a Record, as JSON.
+// recHook is one hook of a Record.
 type recHook struct {
-	Event     string   `json:"event"`
-	Name      string   `json:"name,omitempty"`
-	Matcher   string   `json:"matcher,omitempty"`
-	Kinds     []string `json:"kinds,omitempty"`
-	Prefilter *recTest `json:"prefilter,omitempty"`
-	OnError   string   `json:"onError,omitempty"`
-	TimeoutMs int64    `json:"timeoutMs,omitempty"`
-	Line      int      `json:"line"`
+	Event     string
+	Name      string
+	Matcher   string
+	Kinds     []string
+	Prefilter *recTest
+	OnError   string
+	TimeoutMs int64
+	Line      int
 }
 
-// recTest is a scan.any test of a Record, as JSON.
+// recTest is a scan.any test of a Record.
 type recTest struct {
-	Lower bool      `json:"lower,omitempty"`
-	Drop  string    `json:"drop,omitempty"`
-	Items []recItem `json:"items"`
+	Lower bool
+	Drop  string
+	Items []recItem
 }
 
 // recItem is one item of a recTest: a keyword set (Words, Token), an RE2
 // expression (RE) or a nested test.
 type recItem struct {
-	Words []string `json:"words,omitempty"`
-	Token string   `json:"token,omitempty"`
-	RE    string   `json:"re,omitempty"`
-	Test  *recTest `json:"test,omitempty"`
-}
-
-// recordJSON is the encoding of a Record.
-type recordJSON struct {
-	Script string          `json:"script"`
-	Params json.RawMessage `json:"params"`
-	Config bool            `json:"config,omitempty"`
-	Hooks  []recHook       `json:"hooks"`
+	Words []string
+	Token string
+	RE    string
+	Test  *recTest
 }
 
 // Record returns the Record of source i of the pool: what it registered
-// (see [Record]). An i out of range, or a registration that cannot be
-// recorded (a string that is not UTF-8), is an error. It is safe for
-// concurrent use.
+// (see [Record]). An i out of range, or Params that do not encode as
+// JSON, is an error. It is safe for concurrent use.
 func (p *Pool) Record(i int) (*Record, error) {
 	pl := p.plan
 	if i < 0 || i >= len(pl.srcs) {
@@ -97,11 +88,7 @@ func (p *Pool) Record(i int) (*Record, error) {
 		if h.Source != i {
 			continue
 		}
-		rh := recordHook(&h)
-		if !validRecHook(&rh) {
-			return nil, fmt.Errorf("luaapi: hook of %s at line %d: holds a string that is not UTF-8, which a Record cannot keep", h.Script, h.Line)
-		}
-		r.hooks = append(r.hooks, rh)
+		r.hooks = append(r.hooks, recordHook(&h))
 	}
 	return r, nil
 }
@@ -109,24 +96,231 @@ func (p *Pool) Record(i int) (*Record, error) {
 // Script returns the name of the script the Record was made from.
 func (r *Record) Script() string { return r.script }
 
-// MarshalBinary encodes the Record (UnmarshalRecord decodes it).
+// ReadsConfig reports whether the source called path.config() while it
+// loaded: the Record then applies only to a pool without
+// Options.ConfigPaths.
+func (r *Record) ReadsConfig() bool { return r.config }
+
+// recordMagic starts an encoded Record; its last byte is the layout's
+// version.
+const recordMagic = "MHR\x01"
+
+// MarshalBinary encodes the Record (UnmarshalRecord decodes it): a compact
+// binary form, decoded without reflection at every start of a process
+// that plans a pool from it (BenchmarkCLIRun).
 func (r *Record) MarshalBinary() ([]byte, error) {
-	return json.Marshal(recordJSON{Script: r.script, Params: r.params, Config: r.config, Hooks: r.hooks})
+	w := recWriter{b: []byte(recordMagic)}
+	w.str(r.script)
+	w.str(string(r.params))
+	w.flag(r.config)
+	w.uint(uint64(len(r.hooks)))
+	for i := range r.hooks {
+		h := &r.hooks[i]
+		w.str(h.Event)
+		w.str(h.Name)
+		w.str(h.Matcher)
+		w.uint(uint64(len(h.Kinds)))
+		for _, k := range h.Kinds {
+			w.str(k)
+		}
+		w.str(h.OnError)
+		w.uint(uint64(h.TimeoutMs))
+		w.uint(uint64(h.Line))
+		w.flag(h.Prefilter != nil)
+		if h.Prefilter != nil {
+			w.test(h.Prefilter)
+		}
+	}
+	return w.b, nil
 }
 
 // UnmarshalRecord decodes what Record.MarshalBinary encoded; anything else
 // is an error.
 func UnmarshalRecord(data []byte) (*Record, error) {
-	var j recordJSON
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
-		return nil, fmt.Errorf("luaapi: not a Record: %w", err)
+	if !bytes.HasPrefix(data, []byte(recordMagic)) {
+		return nil, errors.New("luaapi: not a Record")
 	}
-	if j.Script == "" || len(j.Params) == 0 {
-		return nil, errors.New("luaapi: not a Record: no script or params")
+	rd := recReader{s: string(data), pos: len(recordMagic)}
+	r := &Record{script: rd.str(), params: []byte(rd.str()), config: rd.flag()}
+	for n := rd.count(); n > 0 && rd.err == nil; n-- {
+		h := recHook{Event: rd.str(), Name: rd.str(), Matcher: rd.str()}
+		for k := rd.count(); k > 0 && rd.err == nil; k-- {
+			h.Kinds = append(h.Kinds, rd.str())
+		}
+		h.OnError = rd.str()
+		h.TimeoutMs = int64(rd.uint())
+		h.Line = int(rd.uint())
+		if rd.flag() {
+			h.Prefilter = rd.test(1)
+		}
+		r.hooks = append(r.hooks, h)
 	}
-	return &Record{script: j.Script, params: j.Params, config: j.Config, hooks: j.Hooks}, nil
+	switch {
+	case rd.err == nil && rd.pos != len(rd.s):
+		rd.err = errors.New("trailing bytes")
+	case rd.err == nil && (r.script == "" || len(r.params) == 0):
+		rd.err = errors.New("no script or params")
+	}
+	if rd.err != nil {
+		return nil, fmt.Errorf("luaapi: not a Record: %w", rd.err)
+	}
+	return r, nil
+}
+
+// recWriter appends a Record's encoding.
+type recWriter struct{ b []byte }
+
+func (w *recWriter) uint(x uint64) { w.b = binary.AppendUvarint(w.b, x) }
+
+func (w *recWriter) str(s string) {
+	w.uint(uint64(len(s)))
+	w.b = append(w.b, s...)
+}
+
+func (w *recWriter) flag(f bool) {
+	if f {
+		w.b = append(w.b, 1)
+	} else {
+		w.b = append(w.b, 0)
+	}
+}
+
+// Items of a test.
+const (
+	recItemSet = 1 + iota
+	recItemRE
+	recItemTest
+)
+
+func (w *recWriter) test(t *recTest) {
+	w.flag(t.Lower)
+	w.str(t.Drop)
+	w.uint(uint64(len(t.Items)))
+	for _, it := range t.Items {
+		switch {
+		case it.Test != nil:
+			w.b = append(w.b, recItemTest)
+			w.test(it.Test)
+		case it.Words != nil:
+			w.b = append(w.b, recItemSet)
+			w.uint(uint64(len(it.Words)))
+			for _, word := range it.Words {
+				w.str(word)
+			}
+			w.str(it.Token)
+		default:
+			w.b = append(w.b, recItemRE)
+			w.str(it.RE)
+		}
+	}
+}
+
+// recReader decodes a Record; its strings share the one copy of the data.
+type recReader struct {
+	s   string
+	pos int
+	err error
+}
+
+func (r *recReader) uint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	var x uint64
+	for shift := 0; shift < 64; shift += 7 {
+		if r.pos >= len(r.s) {
+			break
+		}
+		c := r.s[r.pos]
+		r.pos++
+		x |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return x
+		}
+	}
+	r.err = errors.New("malformed number")
+	return 0
+}
+
+// count reads a number of items, each at least a byte long.
+func (r *recReader) count() int {
+	n := r.uint()
+	if r.err == nil && n > uint64(len(r.s)-r.pos) {
+		r.err = errors.New("malformed count")
+	}
+	if r.err != nil {
+		return 0
+	}
+	return int(n)
+}
+
+func (r *recReader) str() string {
+	n := r.count()
+	if r.err != nil {
+		return ""
+	}
+	s := r.s[r.pos : r.pos+n]
+	r.pos += n
+	return s
+}
+
+func (r *recReader) flag() bool {
+	if r.err == nil && r.pos >= len(r.s) {
+		r.err = errors.New("malformed flag")
+	}
+	if r.err != nil {
+		return false
+	}
+	f := r.s[r.pos]
+	r.pos++
+	if f > 1 {
+		r.err = errors.New("malformed flag")
+	}
+	return f == 1
+}
+
+// test reads a test nested at depth.
+func (r *recReader) test(depth int) *recTest {
+	if depth > maxTestDepth {
+		r.err = errors.New("tests nested too deep")
+		return nil
+	}
+	t := &recTest{Lower: r.flag(), Drop: r.str()}
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		kind := r.str1()
+		switch kind {
+		case recItemSet:
+			var it recItem
+			it.Words = make([]string, 0, r.count())
+			for k := cap(it.Words); k > 0 && r.err == nil; k-- {
+				it.Words = append(it.Words, r.str())
+			}
+			it.Token = r.str()
+			t.Items = append(t.Items, it)
+		case recItemRE:
+			t.Items = append(t.Items, recItem{RE: r.str()})
+		case recItemTest:
+			t.Items = append(t.Items, recItem{Test: r.test(depth + 1)})
+		default:
+			if r.err == nil {
+				r.err = errors.New("malformed test item")
+			}
+		}
+	}
+	return t
+}
+
+// str1 reads one byte.
+func (r *recReader) str1() byte {
+	if r.err == nil && r.pos >= len(r.s) {
+		r.err = errors.New("malformed item")
+	}
+	if r.err != nil {
+		return 0
+	}
+	c := r.s[r.pos]
+	r.pos++
+	return c
 }
 
 // paramsJSON is the JSON of a Source's Params that a Record is compared
@@ -185,27 +379,6 @@ func recordTest(t *scanTest) *recTest {
 		}
 	}
 	return rt
-}
-
-// validRecHook reports whether every string of h survives JSON (UTF-8).
-func validRecHook(h *recHook) bool {
-	ok := utf8.ValidString(h.Name) && utf8.ValidString(h.Matcher)
-	var walk func(t *recTest)
-	walk = func(t *recTest) {
-		if t == nil {
-			return
-		}
-		ok = ok && utf8.ValidString(t.Drop)
-		for _, it := range t.Items {
-			ok = ok && utf8.ValidString(it.Token) && utf8.ValidString(it.RE)
-			for _, w := range it.Words {
-				ok = ok && utf8.ValidString(w)
-			}
-			walk(it.Test)
-		}
-	}
-	walk(h.Prefilter)
-	return ok
 }
 
 // recordedHooks plans pl's hooks from the Records of srcs, compiling
@@ -274,18 +447,6 @@ func (pl *plan) testOf(rt *recTest, depth int) (*scanTest, error) {
 	}
 	for _, it := range rt.Items {
 		switch {
-		case it.Words != nil:
-			set, err := pl.keywordSet(it.Words, it.Token)
-			if err != nil {
-				return nil, err
-			}
-			t.items = append(t.items, testItem{set: set})
-		case it.RE != "":
-			e := pl.recach.get(it.RE)
-			if e.err != nil {
-				return nil, e.err
-			}
-			t.items = append(t.items, testItem{re: e})
 		case it.Test != nil:
 			sub, err := pl.testOf(it.Test, depth+1)
 			if err != nil {
@@ -293,8 +454,18 @@ func (pl *plan) testOf(rt *recTest, depth int) (*scanTest, error) {
 			}
 			t.depth = max(t.depth, sub.depth+1)
 			t.items = append(t.items, testItem{test: sub})
+		case it.Words != nil:
+			set, err := pl.keywordSet(it.Words, it.Token)
+			if err != nil {
+				return nil, err
+			}
+			t.items = append(t.items, testItem{set: set})
 		default:
-			return nil, errors.New("malformed test item")
+			e := pl.recach.get(it.RE)
+			if e.err != nil {
+				return nil, e.err
+			}
+			t.items = append(t.items, testItem{re: e})
 		}
 	}
 	return t, nil

@@ -146,6 +146,8 @@ func TestRecordApplies(t *testing.T) {
 	const configScript = `local n = #require("path").config()
 hook{ event = "SessionStart", handler = function() return nil end }`
 	crec := recordOf(t, opts, "c.lua", configScript, nil)
+	require.True(t, crec.ReadsConfig())
+	require.False(t, rec.ReadsConfig())
 	c, err := Compile("c.lua", []byte(configScript))
 	require.NoError(t, err)
 	require.Zero(t, created(Source{Script: c, Record: crec}))
@@ -210,13 +212,41 @@ hook{ event = "BeforeTool", kind = "shell", prefilter = scan.keywords({ "rm" }),
 }
 
 func TestUnmarshalRecordRefusesOtherData(t *testing.T) {
-	for _, data := range []string{"", "{}", `{"script":"a.lua"}`, `{"script":"a.lua","params":{},"hooks":[],"extra":1}`, "not json"} {
+	opts := recordTestOptions(t)
+	good, err := recordOf(t, opts, "r.lua", recordedScript, nil).MarshalBinary()
+	require.NoError(t, err)
+	for i := range len(good) {
+		_, err := UnmarshalRecord(good[:i])
+		require.Error(t, err, "cut at %d", i)
+	}
+	for _, data := range []string{"", "{}", `{"script":"a.lua","params":{},"hooks":[]}`, string(good) + "x"} {
 		_, err := UnmarshalRecord([]byte(data))
 		require.Error(t, err, data)
 	}
-	p := newTestPool(t, Options{}, "n.lua", `hook{ event = "BeforeTool", kind = "shell", prefilter = require("scan").keywords({ "a\255" }), handler = function() end }`)
-	_, err := p.Record(0)
-	require.ErrorContains(t, err, "UTF-8")
-	_, err = p.Record(1)
-	require.Error(t, err)
+	p := newTestPool(t, Options{})
+	_, err = p.Record(0)
+	require.Error(t, err, "no source 0")
+}
+
+// TestRecordKeepsAnyBytes: a keyword that is not UTF-8, and an empty
+// expression, survive a Record.
+func TestRecordKeepsAnyBytes(t *testing.T) {
+	const src = `local scan = require("scan")
+hook{ event = "BeforeTool", kind = "shell", prefilter = scan.any({ scan.keywords({ "a\255" }), "" }), handler = function() return { decision = "deny" } end }`
+	opts := recordTestOptions(t)
+	rec := recordOf(t, opts, "b.lua", src, nil)
+	s, err := Compile("b.lua", []byte(src))
+	require.NoError(t, err)
+	eager, err := NewPool(context.Background(), []Source{{Script: s}}, opts)
+	require.NoError(t, err)
+	defer eager.Close()
+	lazy, err := NewPool(context.Background(), []Source{{Script: s, Record: rec}}, opts)
+	require.NoError(t, err)
+	defer lazy.Close()
+	require.Zero(t, lazy.Stats().Created)
+	requireSameHooks(t, lazy.Hooks(), eager.Hooks())
+	out, err := lazy.Call(context.Background(), 0, shellCall("x a\xff y"))
+	require.NoError(t, err)
+	require.Equal(t, events.Deny, out.Decision)
+	require.Equal(t, int64(1), lazy.Stats().Created, "the VM registered the recorded hooks")
 }

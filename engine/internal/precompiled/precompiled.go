@@ -12,6 +12,12 @@
 // its module versions; test binaries do not): after a pack changes and
 // before the file is generated again, the engine compiles the pack as
 // before, and TestUpToDate fails.
+//
+// Beside each pack's compiled form, the file holds the pack's
+// luaapi.Record: the hooks it registers when it loads with its default
+// parameters and no configuration paths, made by loading it at go
+// generate time (served for the same source only, see Record), so that an
+// engine plans the pack's hooks without running it (BenchmarkCLIRun).
 package precompiled
 
 import (
@@ -35,7 +41,7 @@ var file string
 func File() string { return file }
 
 // fileMagic starts the file; its last byte is the version of the layout.
-const fileMagic = "MHPC\x01"
+const fileMagic = "MHPC\x02"
 
 // LuaModule is the module whose version the file records.
 const LuaModule = "github.com/yuin/gopher-lua"
@@ -45,6 +51,7 @@ type entry struct {
 	srcLen int
 	srcSum uint32
 	data   string // luaapi's encoding
+	record string // the encoded luaapi.Record, "" for none
 }
 
 type index struct {
@@ -79,9 +86,44 @@ func lookup(idx *index, name string, src []byte) *luaapi.Script {
 	return lookupSum(idx, name, len(src), crc32.ChecksumIEEE(src))
 }
 
-func lookupSum(idx *index, name string, n int, sum uint32) *luaapi.Script {
+// RecordSum returns the luaapi.Record of the script called name when the
+// file has one for exactly a source (or key) of length n and IEEE CRC-32
+// sum (see ScriptSum); nil otherwise. It is decoded anew at each call.
+// It is safe for concurrent use.
+func RecordSum(name string, n int, sum uint32) *luaapi.Record {
+	idx, err := parsed()
+	if err != nil {
+		return nil
+	}
+	return recordIn(idx, name, n, sum)
+}
+
+// recordIn is RecordSum in idx.
+func recordIn(idx *index, name string, n int, sum uint32) *luaapi.Record {
+	e, ok := entryOf(idx, name, n, sum)
+	if !ok || e.record == "" {
+		return nil
+	}
+	r, err := luaapi.UnmarshalRecord([]byte(e.record))
+	if err != nil || r.Script() != name {
+		return nil
+	}
+	return r
+}
+
+// entryOf returns the entry of name made from a source of length n and
+// sum by the gopher-lua version the program runs.
+func entryOf(idx *index, name string, n int, sum uint32) (entry, bool) {
 	e, ok := idx.entries[name]
 	if !ok || e.srcLen != n || sum != e.srcSum || !sameLua(idx.luaVersion) {
+		return entry{}, false
+	}
+	return e, true
+}
+
+func lookupSum(idx *index, name string, n int, sum uint32) *luaapi.Script {
+	e, ok := entryOf(idx, name, n, sum)
+	if !ok {
 		return nil
 	}
 	s, err := luaapi.DecodeScript(e.data)
@@ -117,7 +159,7 @@ func parse(f string) (*index, error) {
 	idx := &index{luaVersion: r.str(), entries: map[string]entry{}}
 	for n := r.uint(); n > 0 && r.err == nil; n-- {
 		name := r.str()
-		e := entry{srcLen: int(r.uint()), srcSum: uint32(r.uint()), data: r.str()}
+		e := entry{srcLen: int(r.uint()), srcSum: uint32(r.uint()), data: r.str(), record: r.str()}
 		idx.entries[name] = e
 	}
 	if r.err == nil && r.pos != len(f) {
@@ -163,7 +205,9 @@ func (r *reader) str() string {
 // is served for its source, or for keys[name] when keys has the name: what
 // the source is made from (the rules library, rendered from the rule
 // files, is checked against them, so that a start need not render it).
-func Build(luaVersion string, srcs, keys map[string][]byte) ([]byte, error) {
+// records[name], when present, is the encoded luaapi.Record kept beside
+// the script.
+func Build(luaVersion string, srcs, keys, records map[string][]byte) ([]byte, error) {
 	names := make([]string, 0, len(srcs))
 	for n := range srcs {
 		names = append(names, n)
@@ -190,6 +234,7 @@ func Build(luaVersion string, srcs, keys map[string][]byte) ([]byte, error) {
 		putUint(&b, uint64(len(key)))
 		putUint(&b, uint64(crc32.ChecksumIEEE(key)))
 		putStr(&b, string(data))
+		putStr(&b, string(records[n]))
 	}
 	return b.Bytes(), nil
 }

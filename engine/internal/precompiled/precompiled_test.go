@@ -1,6 +1,8 @@
 package precompiled
 
 import (
+	"context"
+	"hash/crc32"
 	"testing"
 
 	"github.com/monad-hooks/monad-hooks/luaapi"
@@ -15,7 +17,12 @@ func TestServesOnlyItsSource(t *testing.T) {
 		"a.lua": []byte(`hook{ event = "BeforeTool", handler = function(i) return { reason = "a" } end }`),
 		"lib.x": []byte(`return { n = 1.5, s = "x" }`),
 	}
-	data, err := Build("v0.0.0-test", srcs, map[string][]byte{"lib.x": []byte("made from this")})
+	pool := newPool(t, "a.lua", srcs["a.lua"])
+	rec, err := pool.Record(0)
+	require.NoError(t, err)
+	recData, err := rec.MarshalBinary()
+	require.NoError(t, err)
+	data, err := Build("v0.0.0-test", srcs, map[string][]byte{"lib.x": []byte("made from this")}, map[string][]byte{"a.lua": recData})
 	require.NoError(t, err)
 	idx, err := parse(string(data))
 	require.NoError(t, err)
@@ -40,8 +47,28 @@ func TestServesOnlyItsSource(t *testing.T) {
 		changed[len(changed)/2] ^= 1
 		require.Nil(t, lookup(idx, name, changed), "%s: changed source", name)
 		require.Nil(t, lookup(idx, name, append(key, '\n')), "%s: longer source", name)
+		r := recordIn(idx, name, len(key), crc32.ChecksumIEEE(key))
+		if name != "a.lua" {
+			require.Nil(t, r, "%s has no Record", name)
+			continue
+		}
+		require.NotNil(t, r, "the Record of %s", name)
+		got, err := r.MarshalBinary()
+		require.NoError(t, err)
+		require.Equal(t, string(recData), string(got))
+		require.Nil(t, recordIn(idx, name, len(changed), crc32.ChecksumIEEE(changed)), "%s: the Record of a changed source", name)
 	}
 	require.Nil(t, lookup(idx, "no-such-script", nil))
 	_, err = parse(string(data[:len(data)-3]))
 	require.Error(t, err)
+}
+
+// newPool loads the script src called name in a pool.
+func newPool(t *testing.T, name string, src []byte) *luaapi.Pool {
+	s, err := luaapi.Compile(name, src)
+	require.NoError(t, err)
+	p, err := luaapi.NewPool(context.Background(), []luaapi.Source{{Script: s}}, luaapi.Options{PoolSize: 1, OnDemand: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
+	return p
 }
