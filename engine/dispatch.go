@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/events"
@@ -526,26 +527,28 @@ func truncate(s string, n int) string {
 	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
-// fieldNameSets holds the JSON names of every set of Output fields, computed
-// once (on first use: not at every start of the CLI, BenchmarkCLIRun), so
-// that a Record's Fields cost no allocation (BenchmarkDispatchOneGo,
-// TestOneHookAllocations). It is never modified.
-var fieldNameSets = sync.OnceValue(func() *[1 << 8][]string {
-	var t [1 << 8][]string
-	for f := range t {
-		if names := events.Field(f).Names(); len(names) > 0 {
-			t[f] = names[:len(names):len(names)]
-		}
-	}
-	return &t
-})
+// fieldNameSets holds the JSON names of the sets of Output fields met so
+// far, each computed the first time (all 256 at once was a sixtieth of
+// monad-hooks run, BenchmarkCLIRun), so that a Record's Fields cost no
+// allocation (BenchmarkDispatchOneGo, TestOneHookAllocations). A set, once
+// stored, is never modified.
+var fieldNameSets [1 << 8]atomic.Pointer[[]string]
 
 // fieldNames returns the shared, read-only names of the fields in f.
 func fieldNames(f events.Field) []string {
-	if t := fieldNameSets(); int(f) < len(t) {
-		return t[f]
+	if int(f) >= len(fieldNameSets) {
+		return f.Names()
 	}
-	return f.Names()
+	if p := fieldNameSets[f].Load(); p != nil {
+		return *p
+	}
+	names := f.Names()
+	if len(names) == 0 {
+		names = nil
+	}
+	names = names[:len(names):len(names)]
+	fieldNameSets[f].CompareAndSwap(nil, &names)
+	return *fieldNameSets[f].Load()
 }
 
 // chaining are the Output fields that rewrite the input of later hooks.

@@ -519,8 +519,14 @@ func (s *fileSource) readAtom(v *fileVersion, a luaAtom) ([]luaScript, error) {
 // the pack's load.
 var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) {
 	out := map[string]*luaapi.Script{}
-	for name, src := range stdlib.Libraries() {
+	// Read when required too: reading them all was a fortieth of
+	// monad-hooks run (BenchmarkCLIRun).
+	for _, name := range stdlib.LibraryNames() {
 		out[name] = luaapi.LazyScript(name, func() (*luaapi.Script, error) {
+			src, ok := stdlib.Library(name)
+			if !ok {
+				return nil, fmt.Errorf("no stdlib library %s", name)
+			}
 			return compileScript(luaScript{name: name, src: src, stdlib: true})
 		})
 	}

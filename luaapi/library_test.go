@@ -3,6 +3,7 @@ package luaapi
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -343,4 +344,29 @@ hook{event='BeforeTool', handler=function() return {} end}`)
 	require.NoError(t, err)
 	defer p.Close()
 	require.Equal(t, "c", contextOf(t, p, 0))
+}
+
+// TestIsLibraryName: the hand check is the expression
+// ^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$.
+func TestIsLibraryName(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	alphabet := []string{"a", "Z", "_", "0", "9", ".", "-", "@", "[", "`", "{", "é", " "}
+	var names []string
+	var grow func(prefix string, n int)
+	grow = func(prefix string, n int) {
+		names = append(names, prefix)
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			grow(prefix+c, n-1)
+		}
+	}
+	grow("", 4)
+	names = append(names, "monad.params", "monad.rules.stdlib", "monad..x", ".x", "x.", "x.1y")
+	for _, n := range names {
+		if got, want := isLibraryName(n), re.MatchString(n); got != want {
+			t.Fatalf("isLibraryName(%q) = %v, want %v", n, got, want)
+		}
+	}
 }

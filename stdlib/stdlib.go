@@ -49,19 +49,38 @@ const libraryPrefix = "monad."
 // [RulesLibraryName]; user scripts may require them too, and each file
 // documents what it exports. The caller owns the returned map.
 func Libraries() map[string][]byte {
+	out := map[string][]byte{}
+	for _, name := range LibraryNames() {
+		out[name], _ = Library(name)
+	}
+	return out
+}
+
+// LibraryNames returns the names of the libraries of [Libraries], sorted,
+// without reading them: a host that compiles a library only when a script
+// requires it (the engine) reads only those (BenchmarkCLIRun).
+func LibraryNames() []string {
 	entries, err := fs.ReadDir(embedded, "lib")
 	if err != nil {
 		panic(err) // "lib" is an embedded directory
 	}
-	out := make(map[string][]byte, len(entries))
+	out := make([]string, 0, len(entries))
 	for _, e := range entries {
-		src, err := fs.ReadFile(embedded, "lib/"+e.Name())
-		if err != nil {
-			panic(err) // listed just above
-		}
-		out[libraryPrefix+strings.TrimSuffix(e.Name(), ".lua")] = src
+		out = append(out, libraryPrefix+strings.TrimSuffix(e.Name(), ".lua"))
 	}
 	return out
+}
+
+// Library returns the source of the library called name (one of
+// [LibraryNames]), as [Libraries] has it; false for another name. The
+// caller owns the returned slice.
+func Library(name string) ([]byte, bool) {
+	file, ok := strings.CutPrefix(name, libraryPrefix)
+	if !ok || strings.ContainsAny(file, "/.") {
+		return nil, false
+	}
+	src, err := fs.ReadFile(embedded, "lib/"+file+".lua")
+	return src, err == nil
 }
 
 // PackInfo describes one pack, as its header and parameter table declare it.

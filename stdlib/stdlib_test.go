@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -90,6 +91,16 @@ func TestDefaultPacksExist(t *testing.T) {
 // parameters through monad.params.
 func TestLibraries(t *testing.T) {
 	libs := Libraries()
+	require.Equal(t, slices.Sorted(maps.Keys(libs)), LibraryNames())
+	for name, src := range libs {
+		one, ok := Library(name)
+		require.True(t, ok, name)
+		require.Equal(t, src, one, name)
+	}
+	for _, name := range []string{"monad.nope", "params", "monad.lib/params", "monad.rules.stdlib", ""} {
+		_, ok := Library(name)
+		require.False(t, ok, name)
+	}
 	for _, want := range []string{"monad.params", "monad.commands", "monad.paths", "monad.redact", "monad.rules"} {
 		if len(libs[want]) == 0 {
 			t.Errorf("no library %s", want)
