@@ -96,7 +96,9 @@ func WithLuaPool(size int, defaultTimeout time.Duration) Option {
 // only when a call finds every VM busy (see luaapi.Options.OnDemand)
 // instead of building the pool's VMs in the background after the first:
 // for a process that dispatches once or a few times and exits (monad-hooks
-// run), which then builds one VM, and whose Close waits for no build.
+// run), which then builds one VM at most (none when its pool is planned
+// from the stdlib packs' Records and no hook has to run Lua, see
+// scriptSource), and whose Close waits for no build.
 func WithLuaPoolOnDemand() Option {
 	return func(o *options) { o.luaOnDemand = true }
 }

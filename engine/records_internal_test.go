@@ -95,12 +95,31 @@ func lazyInput(cmd string) events.Input {
 	return events.Input{Event: events.BeforeTool, SessionID: "s1", Cwd: "/work/proj", ToolName: "bash", ToolInput: map[string]any{"command": cmd}}
 }
 
+// sameDispatch dispatches the shell command cmd to both engines and fails
+// unless they decide and audit alike; it returns lazy's result.
+func sameDispatch(t *testing.T, lazy, eager *Engine, cmd string) Result {
+	t.Helper()
+	got, err := lazy.Dispatch(context.Background(), lazyInput(cmd))
+	require.NoError(t, err)
+	want, err := eager.Dispatch(context.Background(), lazyInput(cmd))
+	require.NoError(t, err)
+	require.Equal(t, want.Decision, got.Decision, cmd)
+	require.Equal(t, want.Reason, got.Reason, cmd)
+	require.Len(t, got.Audit, len(want.Audit), cmd)
+	for i := range want.Audit {
+		w, g := want.Audit[i], got.Audit[i]
+		w.LatencyMs, g.LatencyMs = 0, 0
+		require.Equal(t, w, g, cmd)
+	}
+	return got
+}
+
 // TestStdlibPlannedWithoutVM: an engine of stdlib packs with their default
 // parameters builds no VM until a hook has to run Lua, and plans, decides
 // and audits as the engine that loads them: an allowed shell command
-// builds none, a destructive one builds one. A pack with parameters, or
-// one that reads the configuration paths when there are some, is loaded
-// at once (a VM at New).
+// builds none, a destructive one builds one, with or without
+// configuration files. A pack with parameters is loaded at once (a VM at
+// New).
 func TestStdlibPlannedWithoutVM(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -120,18 +139,7 @@ func TestStdlibPlannedWithoutVM(t *testing.T) {
 			cmd string
 			vms int64
 		}{{"go test ./... -run TestFoo -count=1 2>&1 | tail -20", 0}, {"go vet ./... && go build -o bin ./cmd/x", 0}, {"rm -rf /", 1}, {"cat ~/.ssh/id_rsa", 1}} {
-			got, err := lazy.Dispatch(ctx, lazyInput(c.cmd))
-			require.NoError(t, err)
-			want, err := eager.Dispatch(ctx, lazyInput(c.cmd))
-			require.NoError(t, err)
-			require.Equal(t, want.Decision, got.Decision, c.cmd)
-			require.Equal(t, want.Reason, got.Reason, c.cmd)
-			require.Len(t, got.Audit, len(want.Audit), c.cmd)
-			for i := range want.Audit {
-				w, g := want.Audit[i], got.Audit[i]
-				w.LatencyMs, g.LatencyMs = 0, 0
-				require.Equal(t, w, g, c.cmd)
-			}
+			sameDispatch(t, lazy, eager, c.cmd)
 			if packs[0] == "default" { // the other packs have hooks without a prefilter
 				require.Equal(t, c.vms, lazy.Stats().Lua.Created, "%v: VMs built after %q", packs, c.cmd)
 			}
@@ -142,13 +150,21 @@ func TestStdlibPlannedWithoutVM(t *testing.T) {
 	withParams := build(WithFiles(Files{Root: dir, Home: files.Home, Stdlib: []Pack{{Name: "deny-destructive", With: map[string]any{"matcher": "^sh$"}}}}))
 	require.Equal(t, int64(1), withParams.Stats().Lua.Created)
 
-	// A configuration file: protect-paths reads path.config() as it
-	// loads (its prefilter names the file), so it is loaded;
-	// deny-destructive alone is still planned from its Record.
+	// A configuration file: protect-paths's prefilter names it
+	// (scan.config_names(), made from the engine's own configuration
+	// paths), and the default set is still planned from the Records.
 	cfg := filepath.Join(dir, "agents.json")
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"hooks": {}}`), 0o600))
-	withConfig := build(WithStdlib("default"), WithFiles(Files{Root: dir, Home: files.Home, User: []string{cfg}}))
-	require.Equal(t, int64(1), withConfig.Stats().Lua.Created)
-	alone := build(WithStdlib("deny-destructive"), WithFiles(Files{Root: dir, Home: files.Home, User: []string{cfg}}))
-	require.Zero(t, alone.Stats().Lua.Created)
+	cfgFiles := Files{Root: dir, Home: files.Home, User: []string{cfg}}
+	lazy, eager := build(WithStdlib("default"), WithFiles(cfgFiles)), build(WithStdlib("default"), WithFiles(cfgFiles), withoutRecords())
+	require.Zero(t, lazy.Stats().Lua.Created)
+	for _, c := range []struct {
+		cmd  string
+		vms  int64
+		deny bool
+	}{{"go build ./...", 0, false}, {"sed -i s/a/b/ agents.json", 1, true}} {
+		got := sameDispatch(t, lazy, eager, c.cmd)
+		require.Equal(t, c.deny, got.Decision != "", "%s: %s", c.cmd, got.Reason)
+		require.Equal(t, c.vms, lazy.Stats().Lua.Created, c.cmd)
+	}
 }

@@ -23,6 +23,13 @@
 // old one ([Pool.Close]); calls in flight finish on the old VMs, and calls
 // made on a closed pool still work, each on a temporary VM.
 //
+// A [Record] is what one source registered, as data ([Pool.Record]): given
+// with every Source ([Source.Record]), it lets NewPool plan the pool
+// without running the scripts, so that no VM is built until a call has to
+// run a handler (a call that a hook's prefilter answers never builds one).
+// Each VM built checks that the scripts register exactly the planned
+// hooks; a stale Record fails the calls that need a VM (FailVM).
+//
 // # The Lua API
 //
 // hook{event=, name=, matcher=, kind=, prefilter=, handler=, onError=, timeoutMs=} is

@@ -3,6 +3,7 @@ package luaapi
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp/syntax"
 	"slices"
 	"strconv"
@@ -33,6 +34,13 @@ import (
 //	set:find(s [, init]) -> start, end, keyword | nil
 //	    The occurrence that ends first (the longest of those that end at
 //	    the same byte) in s from init (1-based, default 1) on.
+//	scan.config_names() -> set
+//	    The names of the host's guard rails (path.config()), lowercased:
+//	    each file's base name, and each folder's name and ".lua" (its
+//	    scripts); a set that finds nothing when there are none. A
+//	    prefilter built with it depends on path.config() without the
+//	    script reading it (see Record: a pool planned from a Record
+//	    makes the set from its own Options.ConfigPaths).
 //	scan.any(list [, {lower = true, drop = "bytes"}]) -> test
 //	    list: keyword sets, RE2 expressions (strings) and other tests.
 //	    With lower, they search string.lower of the text; with drop, the
@@ -129,10 +137,11 @@ func (v *vm) scanModule() *lua.LTable {
 		scanAnyIdx:      mt(scanAnyMT, map[string]lua.LGFunction{"test": v.scanTest}),
 	}
 	return v.funcs(map[string]lua.LGFunction{
-		"keywords": v.scanKeywords,
-		"rules":    v.scanRules,
-		"any":      v.scanAny,
-		"entropy":  scanEntropy,
+		"keywords":     v.scanKeywords,
+		"config_names": v.scanConfigNames,
+		"rules":        v.scanRules,
+		"any":          v.scanAny,
+		"entropy":      scanEntropy,
 	})
 }
 
@@ -206,8 +215,11 @@ func (v *vm) luaStrings(L *lua.LState, t *lua.LTable, what string) []string {
 // checked that it builds (ahocorasick.Check).
 type kwSet struct {
 	words []string
-	class string     // the token class as given ("": none), for a Record
-	token *[256]bool // bytes of a token; nil: no token rule
+	class string // the token class as given ("": none), for a Record
+	// config: the set of scan.config_names(), made from
+	// Options.ConfigPaths (a Record keeps it as such, not its words)
+	config bool
+	token  *[256]bool // bytes of a token; nil: no token rule
 
 	once     sync.Once
 	m        *ahocorasick.Matcher
@@ -291,6 +303,45 @@ func (v *vm) scanKeywords(L *lua.LState) int {
 	}
 	set, err := v.pl.keywordSet(words, token)
 	return v.pushScanValue(L, "scan.keywords", set, err, scanKeywordsIdx)
+}
+
+// scan.config_names() -> set
+func (v *vm) scanConfigNames(L *lua.LState) int {
+	set, err := v.pl.configNames()
+	return v.pushScanValue(L, "scan.config_names", set, err, scanKeywordsIdx)
+}
+
+// configNames returns the pool's set of scan.config_names(), made once.
+func (pl *plan) configNames() (*kwSet, error) {
+	x, err := pl.scans.get("c", func() (any, error) {
+		var words []string
+		add := func(w string) {
+			if w != "" && !slices.Contains(words, w) {
+				words = append(words, w)
+			}
+		}
+		for _, p := range pl.opts.ConfigPaths {
+			p = strings.ToLower(filepath.ToSlash(p))
+			dir, folder := strings.CutSuffix(p, "/")
+			if folder {
+				p = dir
+			}
+			add(p[strings.LastIndexByte(p, '/')+1:])
+			if folder {
+				add(".lua")
+			}
+		}
+		if len(words) > 0 {
+			if err := ahocorasick.Check(words); err != nil {
+				return nil, err
+			}
+		}
+		return &kwSet{words: words, config: true, built: &pl.work.automata}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return x.(*kwSet), nil
 }
 
 // keywordSet returns the pool's set of words with the token class token
@@ -387,6 +438,9 @@ const (
 // text from from on (see set:find) and its index, or -1; stopped reports
 // that stop said to stop (see scanBlocks).
 func (set *kwSet) first(text string, from int, stop func(n int) bool) (start, word int, stopped bool, err error) {
+	if len(set.words) == 0 { // scan.config_names() without guard rails
+		return -1, -1, false, nil
+	}
 	if n := len(text) - from; n <= naiveMaxText && set.searches.Load() < naiveSearches && set.searches.Add(1) <= naiveSearches {
 		if n <= 0 {
 			return -1, -1, false, nil

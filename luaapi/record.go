@@ -65,10 +65,11 @@ type recTest struct {
 // recItem is one item of a recTest: a keyword set (Words, Token), an RE2
 // expression (RE) or a nested test.
 type recItem struct {
-	Words []string
-	Token string
-	RE    string
-	Test  *recTest
+	Words  []string
+	Token  string
+	RE     string
+	Test   *recTest
+	Config bool // scan.config_names(), made from the pool's ConfigPaths
 }
 
 // Record returns the Record of source i of the pool: what it registered
@@ -190,6 +191,7 @@ const (
 	recItemSet = 1 + iota
 	recItemRE
 	recItemTest
+	recItemConfig
 )
 
 func (w *recWriter) test(t *recTest) {
@@ -201,6 +203,8 @@ func (w *recWriter) test(t *recTest) {
 		case it.Test != nil:
 			w.b = append(w.b, recItemTest)
 			w.test(it.Test)
+		case it.Config:
+			w.b = append(w.b, recItemConfig)
 		case it.Words != nil:
 			w.b = append(w.b, recItemSet)
 			w.uint(uint64(len(it.Words)))
@@ -301,6 +305,8 @@ func (r *recReader) test(depth int) *recTest {
 			t.Items = append(t.Items, recItem{RE: r.str()})
 		case recItemTest:
 			t.Items = append(t.Items, recItem{Test: r.test(depth + 1)})
+		case recItemConfig:
+			t.Items = append(t.Items, recItem{Config: true})
 		default:
 			if r.err == nil {
 				r.err = errors.New("malformed test item")
@@ -370,6 +376,8 @@ func recordTest(t *scanTest) *recTest {
 	}
 	for _, it := range t.items {
 		switch {
+		case it.set != nil && it.set.config:
+			rt.Items = append(rt.Items, recItem{Config: true})
 		case it.set != nil:
 			rt.Items = append(rt.Items, recItem{Words: it.set.words, Token: it.set.class})
 		case it.re != nil:
@@ -454,6 +462,12 @@ func (pl *plan) testOf(rt *recTest, depth int) (*scanTest, error) {
 			}
 			t.depth = max(t.depth, sub.depth+1)
 			t.items = append(t.items, testItem{test: sub})
+		case it.Config:
+			set, err := pl.configNames()
+			if err != nil {
+				return nil, err
+			}
+			t.items = append(t.items, testItem{set: set})
 		case it.Words != nil:
 			set, err := pl.keywordSet(it.Words, it.Token)
 			if err != nil {
@@ -506,7 +520,7 @@ func sameTest(a, b *scanTest) bool {
 		y := b.items[i]
 		switch {
 		case x.set != nil:
-			if y.set == nil || (x.set != y.set && (x.set.class != y.set.class || !slices.Equal(x.set.words, y.set.words))) {
+			if y.set == nil || (x.set != y.set && (x.set.class != y.set.class || x.set.config != y.set.config || !slices.Equal(x.set.words, y.set.words))) {
 				return false
 			}
 		case x.re != nil:

@@ -250,3 +250,54 @@ hook{ event = "BeforeTool", kind = "shell", prefilter = scan.any({ scan.keywords
 	require.Equal(t, events.Deny, out.Decision)
 	require.Equal(t, int64(1), lazy.Stats().Created, "the VM registered the recorded hooks")
 }
+
+// TestConfigNames: scan.config_names() is the set of the guard rails'
+// names, and a Record keeps it as such: a pool planned from a Record made
+// without ConfigPaths searches its own.
+func TestConfigNames(t *testing.T) {
+	ctx := context.Background()
+	const src = `local scan = require("scan")
+local names = scan.config_names()
+hook{ event = "BeforeTool", kind = "shell", prefilter = scan.any({ scan.keywords({ "zz" }), names }, { lower = true }),
+  handler = function(input) return { decision = "deny", reason = tostring(names:find(string.lower(input.tool.command))) } end }`
+	opts := recordTestOptions(t)
+	rec := recordOf(t, opts, "n.lua", src, nil)
+	require.False(t, rec.ReadsConfig())
+	s, err := Compile("n.lua", []byte(src))
+	require.NoError(t, err)
+	withConfig := opts
+	withConfig.ConfigPaths = []string{"/P/Agents.JSON", "/p/hooks/", "/x/policy.toml", "/q/hooks/"}
+	for _, c := range []struct {
+		opts Options
+		cmd  string
+		deny bool
+	}{
+		{opts, "cat agents.json", false}, // no guard rails: nothing but zz
+		{opts, "echo zz", true},
+		{withConfig, "vi AGENTS.json", true},
+		{withConfig, "cat hooks/x", true},
+		{withConfig, "cp evil.lua somewhere", true},
+		{withConfig, "cat policy.toml", true},
+		{withConfig, "ls -la", false},
+	} {
+		eager, err := NewPool(ctx, []Source{{Script: s}}, c.opts)
+		require.NoError(t, err)
+		lazy, err := NewPool(ctx, []Source{{Script: s, Record: rec}}, c.opts)
+		require.NoError(t, err)
+		require.Zero(t, lazy.Stats().Created, "the Record applies with ConfigPaths")
+		requireSameHooks(t, lazy.Hooks(), eager.Hooks())
+		want, err := eager.Call(ctx, 0, shellCall(c.cmd))
+		require.NoError(t, err)
+		got, err := lazy.Call(ctx, 0, shellCall(c.cmd))
+		require.NoError(t, err, c.cmd)
+		require.Equal(t, want, got, c.cmd)
+		require.Equal(t, c.deny, got.Decision == events.Deny, c.cmd)
+		wantVMs := int64(0)
+		if c.deny {
+			wantVMs = 1
+		}
+		require.Equal(t, wantVMs, lazy.Stats().Created, c.cmd)
+		eager.Close()
+		lazy.Close()
+	}
+}

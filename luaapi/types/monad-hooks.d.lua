@@ -176,6 +176,13 @@ local ScanKeywords = {}
 ---@return ScanKeywords
 function scan.keywords(list, opts) end
 
+---The keyword set of the host's guard rails (path.config()), lowercased:
+---each file's base name, and each folder's name and ".lua" (its scripts);
+---it finds nothing when there are none. A prefilter that holds it depends
+---on the host's configuration without the script reading path.config().
+---@return ScanKeywords
+function scan.config_names() end
+
 ---Finds the occurrence that ends first (the longest of those that end at
 ---the same byte) at or after init (1-based, default 1).
 ---@param s string

@@ -213,10 +213,19 @@ local EXTRA_CONFIG = compile_globs(P.extraConfig, HOME)
 -- GUARD_RAILS are the files and folders monad-hooks' own guards are
 -- configured by (its configuration files, the scripts of its command hooks,
 -- its Lua scripts, and its folders of scripts, which end in "/"),
--- lowercased: the host's list.
-local GUARD_RAILS = {}
-for i, p in ipairs(path.config()) do
-  GUARD_RAILS[i] = string.lower(p)
+-- lowercased: the host's list, read when a path is first checked (a local
+-- function that reads it once). The top level does not read path.config():
+-- the pack's hooks then do not depend on it, and an engine plans them from
+-- the pack's Record without running the pack (BenchmarkCLIRun).
+local GUARD_RAILS = nil
+local function guard_rails()
+  if GUARD_RAILS == nil then
+    GUARD_RAILS = {}
+    for i, p in ipairs(path.config()) do
+      GUARD_RAILS[i] = string.lower(p)
+    end
+  end
+  return GUARD_RAILS
 end
 local ALLOW = compile_globs(P.allow, HOME)
 -- OUTSIDE_OK: writableOutside compiled when a path outside the root is
@@ -339,7 +348,7 @@ local function check(raw, op, env)
       conf = "a protected configuration file (extraConfig)"
     end
     if conf == nil then
-      for _, g in ipairs(GUARD_RAILS) do
+      for _, g in ipairs(guard_rails()) do
         -- a folder (ending in /) is its *.lua files, and itself
         local dir = string.match(g, "^(.*)/$")
         if lower == g or dir and (lower == dir or string.match(lower, "^(.*)/[^/]*%.lua$") == dir) then
@@ -759,20 +768,14 @@ local TRIGGER_PATH_AT = scan.keywords({ "/", "~", "$HOME", "${HOME", "..", "file
 -- TRIGGER_SET finds the words all at once (a keyword automaton in Go;
 -- BenchmarkDefaultSetBeforeTool).
 -- The names of monad-hooks' own configuration (GUARD_RAILS) trigger too:
--- a file's base name, a folder's name and ".lua" (its scripts).
-local trigger = { "\\", "$(", "`", unpack(TRIGGER_WORDS) }
-for _, g in ipairs(GUARD_RAILS) do
-  local dir = string.match(g, "^(.*)/$")
-  trigger[#trigger + 1] = string.match(dir or g, "([^/]*)$")
-  if dir then
-    trigger[#trigger + 1] = ".lua"
-  end
-end
-local TRIGGER_SET = scan.keywords(trigger)
+-- a file's base name, a folder's name and ".lua" (its scripts), the set
+-- scan.config_names() (made in Go from the host's list, so that a Record
+-- keeps it as such).
+local TRIGGER_SET = scan.keywords({ "\\", "$(", "`", unpack(TRIGGER_WORDS) })
 
 -- SHELL_TRIGGER is also the shell hook's prefilter (hook{ prefilter }, a Go
 -- search that skips the call without a VM, BenchmarkDefaultSetBeforeTool).
-local SHELL_TRIGGER = scan.any({ TRIGGER_PATH_AT, scan.any({ TRIGGER_SET }, { lower = true }) })
+local SHELL_TRIGGER = scan.any({ TRIGGER_PATH_AT, scan.any({ TRIGGER_SET, scan.config_names() }, { lower = true }) })
 
 local function shell_trigger(line)
   return SHELL_TRIGGER:test(line)

@@ -197,7 +197,8 @@ func runOnce(ctx context.Context, inv *invocation, args []string) int {
 		inv.env.oneShot()
 	}
 	// One dispatch of a known event: the engine loads what can fire at it
-	// and builds one Lua VM (BenchmarkCLIRun).
+	// and builds at most one Lua VM, none when the stdlib packs' prefilters
+	// answer (BenchmarkCLIRun).
 	o, err := c.build(ctx, inv, true, hostOptions(host, engine.WithDegradedStart(), engine.WithEvents(in.Event), engine.WithLuaPoolOnDemand())...)
 	if err != nil {
 		code := reportErr(inv, err)
