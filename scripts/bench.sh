@@ -76,7 +76,7 @@ for r in $(seq 1 "$rounds"); do
   bench engine engine.test 1x '^BenchmarkMemory$'
   bench luaapi luaapi.test 20x '^(BenchmarkDecodeScript|BenchmarkCompileScript)$'
   bench cmd/monad-hooks/internal/cli cli.test 20x '^(BenchmarkCLIRun|BenchmarkCLIRunAfterTool|BenchmarkCLIRunNoStdlib|BenchmarkCLIJSONEcho|BenchmarkCLITrue)$'
-  bench cmd/monad-hooks/internal/cli cli.test 2000x '^(BenchmarkServeLines|BenchmarkPipeEcho|BenchmarkServeHTTPRaw|BenchmarkServeHTTP|BenchmarkServeHTTPHealthz)$'
+  bench cmd/monad-hooks/internal/cli cli.test 2000x '^(BenchmarkServeLines|BenchmarkPipeEcho|BenchmarkTCPEcho|BenchmarkServeHTTPRaw|BenchmarkServeHTTP|BenchmarkServeHTTPHealthz)$'
 done
 
 # System calls per dispatch when nothing changed, counted by strace over two

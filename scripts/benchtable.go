@@ -320,7 +320,8 @@ var sections = []section{
 			target: "≥ 15000 req/s", check: minMetric("ServeLines", "req/s", 15000)},
 		{what: "`serve`, JSON lines on a pipe", bench: "ServeLines", extra: "req/s", ref: "PipeEcho", refWhat: "a line echoed by cat over the same pipes"},
 		{what: "floor: a line echoed by cat", bench: "PipeEcho", extra: "req/s"},
-		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection, a lean client (a prepared request, http.ReadResponse)", bench: "ServeHTTPRaw", extra: "req/s", ref: "ServeLines", refWhat: "JSON lines on a pipe (as lean a client)",
+		{what: "floor: a line echoed over loopback TCP by a Go process, median round trip", bench: "TCPEcho", extra: "p50-ns", unit: "p50-ns", ref: "PipeEcho", refWhat: "the line echoed by cat over pipes, median round trip (the transport's share of HTTP's ratio to lines)"},
+		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection, a lean client (a prepared request, the answer read with ReadSlice as the lines client reads its line)", bench: "ServeHTTPRaw", extra: "req/s", ref: "ServeLines", refWhat: "JSON lines on a pipe (as lean a client)",
 			target: "≤ 1.5x", check: maxRatio(1.5)},
 		{what: "`serve --listen 127.0.0.1:0`, a lean client, median round trip", bench: "ServeHTTPRaw", extra: "p50-ns", unit: "p50-ns", ref: "ServeLines", refWhat: "JSON lines on a pipe, median round trip (a few preempted round trips move the mean)"},
 		{what: "`serve --listen 127.0.0.1:0`, HTTP keep-alive, one connection, net/http.Client", bench: "ServeHTTP", extra: "req/s", ref: "ServeLines", refWhat: "JSON lines on a pipe"},
@@ -432,10 +433,12 @@ func main() {
 	p("- Lua guard: the engine's share is the ratio to luaapi's Pool.Call alone (the input copy and audit record, one ")
 	p("allocation, two monotonic clock reads, output validation and folding); the rest is luaapi's, against the bare floor.\n")
 	p("- `monad-hooks run`: the embedded packs come compiled at build time (decoded, not compiled: see the DecodeScript row), ")
-	p("only the packs whose header lists the event load, the libraries they require are decoded, and one Lua VM is built; ")
-	p("a keyword set's automaton and a redaction rule's expressions are built when an input first needs them (a short ")
-	p("command's first searches use strings.Index). What remains is running the packs' top level in that VM and the start ")
-	p("of a 17 MB Go program (package initialisation of net/http, crypto and the rest, and the pages it touches) against ")
+	p("only the packs whose header lists the event load, their hooks are planned from the records made at build time (no ")
+	p("Lua runs and no VM is built until a hook has to run Lua: none for a command the prefilters answer, BenchmarkCLIRun's), ")
+	p("the libraries a VM requires are decoded when it does; a keyword set's automaton and a redaction rule's expressions ")
+	p("are built when an input first needs them (a short command's first searches use strings.Index). `run` turns the GC ")
+	p("off (a one-shot process, under a memory limit). What remains is the start of a 13 MB Go program (the runtime, the ")
+	p("package initialisation of the rest, and the pages it touches; serve's HTTP links no net/http and no crypto) against ")
 	p("the echo program's 3 MB. Both are built as the README's install line builds them, with CGO_ENABLED=0: `go build` ")
 	p("with cgo on links the binary dynamically (`net`, `os/user`) and starts about 1.5 ms later. The in-process ")
 	p("engine-build row builds a full pool, not run's one VM.\n")
@@ -450,12 +453,18 @@ func main() {
 	p("DecodeInput 0.42x.\n")
 	p("- serve: in the same run, JSON lines 5,900 -> 26,700 req/s (the prefilters, DecodeInput's hand split and parse of ")
 	p("valid JSON, one goroutine per line instead of a handoff), HTTP 2,600 -> 4,100 req/s. ")
-	p("HTTP is measured with two clients: a lean one (`ServeHTTPRaw`: a prepared request, http.ReadResponse), as lean as ")
-	p("the lines client, which carries the target; and net/http.Client (`ServeHTTP`, `ServeHTTPHealthz`), whose transport ")
-	p("adds its own goroutines per request. serve answers HTTP with its own connection loop (httpconn.go): net/http's server ")
-	p("started a goroutine per request that kept a second thread waking for every request and every timer a dispatch arms ")
-	p("(3.6-5.6 context switches of the server per dispatch, 1.2-1.9 now, lines 1.3-1.6). The medians row is the one to ")
-	p("read on a loaded machine: a few preempted round trips decide the mean of 1000.\n")
+	p("HTTP is measured with two clients: a lean one (`ServeHTTPRaw`: a prepared request, the answer read with ReadSlice ")
+	p("and its Content-Length, as the lines client reads its line), which carries the target; and net/http.Client ")
+	p("(`ServeHTTP`, `ServeHTTPHealthz`), whose transport adds its own goroutines per request. serve answers HTTP with its ")
+	p("own connection loop (httpconn.go) and request parser (httpwire.go, held to net/http's by a differential test): ")
+	p("net/http's server started a goroutine per request that kept a second thread waking for every request and every ")
+	p("timer a dispatch arms, and its parser allocated 42 times per request (12 now, BenchmarkConnServerRequest, the ")
+	p("engine's and the JSON encoder's, as on lines); serve reads and writes its sockets with raw system calls on the ")
+	p("netpoller (`rawio_raw.go`), so that the runtime's monitor thread is not woken for every request (1.7 context ")
+	p("switches of the server per request before, 1.1 after, as lines). The transport alone is a share of the ratio: the ")
+	p("TCPEcho row (a line echoed over loopback TCP by a Go process, which reads its socket through the netpoller, ")
+	p("against cat's blocking pipe reads) puts HTTP at about lines' median plus that difference before any HTTP is ")
+	p("parsed. The medians row is the one to read on a loaded machine: a few preempted round trips decide the mean of 1000.\n")
 
 	if *statPath != "" {
 		if b, err := os.ReadFile(*statPath); err == nil && len(strings.TrimSpace(string(b))) > 0 {
