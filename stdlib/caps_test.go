@@ -106,6 +106,40 @@ func TestCapsLoopsAndFunctions(t *testing.T) {
 	assert.Contains(t, out.Reason, "[too-complex]")
 }
 
+// TestCapsExpandedValues: a value is expanded when it is assigned, up to
+// four times the line's length and 4 KiB: a value doubled past that
+// (a=$a$a) is left unexpanded, and the line denied (too-complex) when it
+// names a program the pack checks; a value made from a loop variable takes
+// one value per value of the loop's list, each counted against the
+// line's 1024 checks.
+func TestCapsExpandedValues(t *testing.T) {
+	p := mustLoad(t, "deny-destructive", nil)
+	double := "a=x; " + strings.Repeat("a=$a$a; ", 15)
+	out := p.call(t, shellInput(double+`rm -rf "$a"`))
+	require.Equal(t, events.Deny, out.Decision, out.Reason)
+	assert.Contains(t, out.Reason, "[too-complex]")
+	out = p.call(t, shellInput(double+`echo ${#a}`))
+	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
+	// 10 doublings stay within the bound: expanded, and harmless
+	out = p.call(t, shellInput("a=x; "+strings.Repeat("a=$a$a; ", 10)+`rm -rf "./$a"`))
+	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
+	loop := func(n int, last string) string {
+		vals := make([]string, n)
+		for i := range vals {
+			vals[i] = fmt.Sprintf("d%d", i)
+		}
+		return "for d in " + strings.Join(vals, " ") + " " + last + `; do t="$d"; rm -rf "$t"; done`
+	}
+	out = p.call(t, shellInput(loop(400, "~")))
+	require.Equal(t, events.Deny, out.Decision, out.Reason)
+	assert.Contains(t, out.Reason, "[delete-critical]")
+	out = p.call(t, shellInput(loop(400, "d400")))
+	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
+	out = p.call(t, shellInput(loop(1100, "d1100")))
+	require.Equal(t, events.Deny, out.Decision, out.Reason)
+	assert.Contains(t, out.Reason, "[too-complex]")
+}
+
 // TestCapsWrappers: any number of wrappers is seen through (the Go unwrap
 // stops after 32, the Lua one stopped after 16 more and let rm through).
 func TestCapsWrappers(t *testing.T) {

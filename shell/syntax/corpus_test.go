@@ -191,6 +191,7 @@ var carried = map[string]string{
 	"declare -A m=([x]=\"rm -rf /\"); ${m[x]}":                                   "an associative array's element is the command",
 	"go() { local -a argv=(\"$@\"); exec \"${argv[@]}\"; }; go rm -rf ~":         "the call's arguments, through a local array, are the command",
 	"while read -r c; do $c; done <<< \"rm -rf ~\"":                              "a variable read from a here-string is the command",
+	"sh -c '\"$0\" -rf ~' rm":                                                    "the script's name ($0) is the command",
 }
 
 // TestCorpusDangerExposed: for every command of the dangerous corpora, the

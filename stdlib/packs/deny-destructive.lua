@@ -85,7 +85,14 @@
 --- f; do rm -rf "$f"; done`, quoting and backslashes (`r\m`,
 --- `"rm"`, `/bin/rm`), long and reordered flags (`--recursive --force`,
 --- `-fr`, `-r -f`), `$IFS` and brace expansion (`{rm,-rf,/}`), variables
---- and aliases set earlier on the line (`R=rm; $R -rf /`), arrays
+--- and aliases set earlier on the line (`R=rm; $R -rf /`; a value is
+--- expanded when it is assigned, so a command line built from other
+--- variables is seen: `D=/; cmd="rm -rf $D"; $cmd`, `c="rm -rf"; sudo $c
+--- ~`; values made from a loop variable take each of its values), an
+--- `IFS` of other characters than blanks splitting expanded words (`f(){
+--- local IFS=,; set -- $1; rm -rf $2; }; f "x,/"`, `IFS=, read -ra`),
+--- substitutions that only print (`"$(echo "$v")"`, `$(printf %s
+--- "$v")`, `$(cat <<<"$v")`, backticks), arrays
 --- (`a=(rm -rf ~); "${a[@]}"`, `declare -a`) and positional parameters
 --- (`set -- rm -rf /; "$@"`, `shift`, `${@:2}`) set earlier on the line,
 --- also by `read -a`, `readarray` and `mapfile` from a here-string or
@@ -97,9 +104,11 @@
 --- positional parameters),
 --- functions defined on the line and called (`f(){ rm -rf "$1"; }; f ~`,
 --- the arguments put in for `$1`..`$9`, `$@`, `$*`, the body seeing what
---- was set before the call and its own `local`, `set --` and `shift`;
---- so too for `sh -c SCRIPT
---- NAME ARGS`, as in `find ~ -exec sh -c 'rm -rf "$1"' _ {} \;`), `$(which
+--- was set before the call and its own `local`, `set --` and `shift`,
+--- `${FUNCNAME[0]}` its name and `${FUNCNAME[1]}` its caller's; `command
+--- NAME` runs the program, not the function; so too for `sh -c SCRIPT
+--- NAME ARGS`, as in `find ~ -exec sh -c 'rm -rf "$1"' _ {} \;`, `$0`
+--- being NAME and a loop without a list running over ARGS), `$(which
 --- rm)`, `$(command -v rm)` and `$(printf 'rm -rf %s' ~)`, PowerShell
 --- (`pwsh -Command`, `Remove-Item -Recurse -Force`, `irm URL | iex`), and one-line
 --- programs (`python -c "shutil.rmtree('/')"`, also through `getattr` and
@@ -2013,12 +2022,26 @@ end
 
 local SHELLS = { sh = true, bash = true, zsh = true, dash = true, ksh = true, mksh = true, fish = true, ash = true, csh = true, tcsh = true, yash = true, pwsh = false }
 
+-- listless_for rewrites the loops of line that have no list (for NAME;
+-- do, for NAME do), which run over the positional parameters, as for NAME
+-- in "$@".
+local function listless_for(line)
+  if string.find(line, "for", 1, true) then
+    line = re.gsub(line, [[(^|[\s;&|({])for\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*;\s*|\s+)do\b]], [[${1}for ${2} in "$@"; do]])
+  end
+  return line
+end
+
 -- bind_args puts args in for the positional parameters of a script's
--- text ($1..$9, ${N}, $@, $*).
-local function bind_args(script, args)
+-- text ($1..$9, ${N}, $@, $*, and a loop without a list), and name for
+-- $0.
+local function bind_args(script, name, args)
   local all = string.gsub(table.concat(args, " "), "%$", "$$")
-  script = re.gsub(script, [["\$\{?[@*]\}?"|\$\{?[@*]\}?]], all)
-  return (string.gsub(script, "%$%{?([1-9])%}?", function(n)
+  script = re.gsub(listless_for(script), [["\$\{?[@*]\}?"|\$\{?[@*]\}?]], all)
+  return (string.gsub(script, "%$%{?([0-9])%}?", function(n)
+    if n == "0" then
+      return name
+    end
     return args[tonumber(n)] or ""
   end))
 end
@@ -2034,12 +2057,12 @@ local function shell_c(w, ctx)
         -- sh -c SCRIPT NAME ARGS...: SCRIPT's $1.. are ARGS (find -exec sh
         -- -c 'rm -rf "$1"' _ {} \;)
         local script = w[k + 1]
-        if w[k + 3] and string.find(script, "$", 1, true) then
+        if w[k + 2] and string.find(script, "$", 1, true) then
           local args = {}
           for j = k + 3, #w do
             args[#args + 1] = w[j]
           end
-          script = bind_args(script, args)
+          script = bind_args(script, w[k + 2], args)
         end
         return check_line(script, ctx.depth + 1)
       end
@@ -3126,43 +3149,214 @@ local function printf_output(_, fmt, argtext)
   return printf_fill(fmt, args)
 end
 
-local function expand(words, vars)
-  local out = {}
-  for _, w in ipairs(words) do
-    if string.find(w, "$", 1, true) or string.find(w, "`", 1, true) then
-      w = re.gsub(w, [[\$\{?IFS\}?]], " ")
-      for name, val in pairs(vars) do
-        if string.find(w, name, 1, true) then
-          if val ~= "" then
-            w = re.gsub(w, [[\$\{]] .. name .. [[:?[-=][^{}]*\}]], (string.gsub(val, "%$", "$$")))
-          end
-          w = re.gsub(w, [[\$\{]] .. name .. [[\}|\$]] .. name .. [[\b]], (string.gsub(val, "%$", "$$")))
+local ESCAPES = { n = "\n", t = "\t", r = "\r", ["\\"] = "\\", a = "", b = "", e = "", f = "", v = "" }
+
+-- unescape decodes the backslash escapes printf and echo -e expand (\xHH,
+-- \NNN, \0NNN, \n, ...), so that the text they feed a shell is seen.
+local function unescape(s)
+  if not string.find(s, "\\", 1, true) then
+    return s
+  end
+  local out, i, n = {}, 1, string.len(s)
+  while i <= n do
+    local c = string.sub(s, i, i)
+    local d = string.sub(s, i + 1, i + 1)
+    if c ~= "\\" or d == "" then
+      out[#out + 1] = c
+      i = i + 1
+    elseif d == "x" and string.match(s, "^%x", i + 2) then
+      local h = string.match(s, "^%x%x?", i + 2)
+      out[#out + 1] = string.char(tonumber(h, 16))
+      i = i + 2 + string.len(h)
+    elseif string.match(d, "[0-7]") then
+      local o = string.match(s, "^0?[0-7][0-7]?[0-7]?", i + 1)
+      out[#out + 1] = string.char(tonumber(o, 8) % 256)
+      i = i + 1 + string.len(o)
+    elseif ESCAPES[d] then
+      out[#out + 1] = ESCAPES[d]
+      i = i + 2
+    else
+      out[#out + 1] = c
+      i = i + 1
+    end
+  end
+  return table.concat(out)
+end
+
+-- printed returns what the command of a substitution ($(BODY), `BODY`)
+-- prints when it only prints text the line gives (echo, printf FMT ARGS
+-- with %s and %b, cat <<< WORD, realpath P, readlink -f P, dirname P),
+-- its trailing newlines cut and the others
+-- read as blanks; nil for any other command or one that still holds an
+-- expansion but $HOME.
+local function printed(body)
+  if string.find(body, "`", 1, true) or (string.find(body, "$", 1, true) and string.find(re.gsub(body, [[\$\{?HOME\}?]], ""), "$", 1, true)) then
+    return nil
+  end
+  local w = split(body)
+  if not w or #w < 2 then
+    return nil
+  end
+  for k = 2, #w do
+    if re.match(w[k], [[^([;&|<>()]+|[0-9]*[<>].*)$]]) and not (w[1] == "cat" and k == 2 and w[k] == "<<<" and #w == 3) then
+      return nil
+    end
+  end
+  local out
+  if w[1] == "echo" then
+    local k, esc = 2, false
+    while w[k] and re.match(w[k], "^-[neE]+$") do
+      esc = esc or string.find(w[k], "e", 1, true) ~= nil
+      k = k + 1
+    end
+    out = join(w, k)
+    if esc then
+      out = unescape(out)
+    end
+  elseif w[1] == "printf" then
+    local k = w[2] == "--" and 3 or 2
+    local fmt = w[k]
+    if not fmt or string.sub(fmt, 1, 1) == "-" or re.find(fmt, [=[%[^sb%]]=]) then
+      return nil
+    end
+    local args = {}
+    for j = k + 1, #w do
+      args[#args + 1] = w[j]
+    end
+    out = unescape(string.gsub(printf_fill(fmt, args), "%%%%", "%%"))
+  elseif w[1] == "cat" and w[2] == "<<<" and #w == 3 then
+    out = w[3]
+  elseif (w[1] == "realpath" or (w[1] == "readlink" and re.match(w[2], "^-[femn]+$"))) and #w == (w[1] == "realpath" and 2 or 3) then
+    -- realpath P, readlink -f P: the path itself (norm resolves it)
+    out = w[#w]
+  elseif w[1] == "dirname" and #w == 2 and string.sub(w[2], 1, 1) ~= "-" then
+    out = string.match(w[2], "^(.*[^/])/+[^/]+/*$") or (string.sub(w[2], 1, 1) == "/" and "/" or ".")
+  else
+    return nil
+  end
+  out = string.gsub(string.gsub(out, "\n+$", ""), "\n", " ")
+  return out
+end
+
+-- MAX_SUBST bounds the passes that put values in for variables in one
+-- word (a value may name another variable: eval "$c" expands it again).
+local MAX_SUBST = 3
+
+-- OVERFLOW is set (per tool call) when a word grew past the length a
+-- line's values can give it (a=$a$a doubling): it is left unexpanded, and
+-- the handler denies the line when it names a program the rules know.
+local OVERFLOW = false
+
+-- subst is the text of the word w with what the line knows put in: its
+-- variables (vars), ${NAME:-DEFAULT}, $IFS as a blank, and the output of
+-- the substitutions that only print (see printed), which, $(which rm) and
+-- $(pwd). limit bounds the length of the result.
+local function subst(w, vars, limit)
+  if not (string.find(w, "$", 1, true) or string.find(w, "`", 1, true)) then
+    return w
+  end
+  w = re.gsub(w, [[\$\{?IFS\}?]], " ")
+  for _ = 1, MAX_SUBST do
+    local before = w
+    for name, val in pairs(vars) do
+      if string.find(w, name, 1, true) and name ~= "IFS" then
+        if limit and string.len(w) + string.len(val) > limit then
+          OVERFLOW = true
+          break
+        end
+        local v = string.gsub(val, "%$", "$$")
+        if val ~= "" then
+          w = re.gsub(w, [[\$\{]] .. name .. [[:?[-=][^{}]*\}]], v)
+        end
+        w = re.gsub(w, [[\$\{]] .. name .. [[\}|\$]] .. name .. [[\b]], v)
+      end
+    end
+    if w == before or not string.find(w, "$", 1, true) then
+      break
+    end
+  end
+  -- ${NAME:-DEFAULT} of a variable the line does not set: the default
+  -- (but $HOME and $PWD, which the pack knows)
+  if string.find(w, "${", 1, true) then
+    w = string.gsub(w, "%${([%a_][%w_]*):?[-=]([^{}$]*)}", function(n, d)
+      if n == "HOME" or n == "PWD" then
+        return "$" .. n
+      end
+      return d
+    end)
+  end
+  -- $(printf 'rm -rf %s' "$HOME"), $(echo "$v"), `cat <<< /`: what they
+  -- print, innermost first ($(echo $(echo /)))
+  if string.find(w, "$(", 1, true) then
+    local from = string.len(w)
+    while from > 0 do
+      local at = nil
+      for i = from, 1, -1 do
+        if string.sub(w, i, i + 1) == "$(" then
+          at = i
+          break
         end
       end
-      -- ${NAME:-DEFAULT} of a variable the line does not set: the default
-      -- (but $HOME and $PWD, which the pack knows)
-      if string.find(w, "${", 1, true) then
-        w = string.gsub(w, "%${([%a_][%w_]*):?[-=]([^{}$]*)}", function(n, d)
-          if n == "HOME" or n == "PWD" then
-            return "$" .. n
-          end
-          return d
-        end)
+      if not at then
+        break
       end
-      -- $(printf 'rm -rf %s' "$HOME"): the format with its %s filled in
-      if string.find(w, "printf", 1, true) then
-        w = string.gsub(w, "%$%(%s*printf%s+(['\"])(.-)%1%s*([^()`|;&<>]-)%s*%)", printf_output)
+      local body = string.match(w, "^%b()", at + 1)
+      local out = body and printed(string.sub(body, 2, -2))
+      if out then
+        w = string.sub(w, 1, at - 1) .. out .. string.sub(w, at + 1 + string.len(body))
       end
-      -- $(echo rm), `printf rm`: the substitution's output
-      w = re.gsub(w, [=[\$\(\s*(?:echo|printf)\s+['"]?([^'"()$`|;&<>]*?)['"]?\s*\)|`\s*(?:echo|printf)\s+['"]?([^'"`$|;&<>]*?)['"]?\s*`]=], "${1}${2}")
-      -- $(which rm), $(command -v rm), `type -P rm`: the program's path
-      w = re.gsub(w, [=[\$\(\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*\)|`\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*`]=], "${1}${2}")
-      w = re.gsub(w, [[\$\{PWD(?::?[-?=+][^}]*)?\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`]], ".")
-      w = re.gsub(w, [[\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|`\s*git\s+rev-parse\s+--show-toplevel\s*`]], (string.gsub(ROOT or ".", "%$", "$$")))
+      from = at - 1
     end
+  end
+  if string.find(w, "`", 1, true) then
+    w = string.gsub(w, "`([^`]*)`", function(body)
+      return printed(body)
+    end)
+  end
+  -- $(which rm), $(command -v rm), `type -P rm`: the program's path
+  w = re.gsub(w, [=[\$\(\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*\)|`\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*`]=], "${1}${2}")
+  w = re.gsub(w, [[\$\{PWD(?::?[-?=+][^}]*)?\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`]], ".")
+  w = re.gsub(w, [[\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|`\s*git\s+rev-parse\s+--show-toplevel\s*`]], (string.gsub(ROOT or ".", "%$", "$$")))
+  return w
+end
+
+-- ifs_field is the Lua pattern of one field of a word split at the
+-- characters of IFS (IFS=, IFS=:), or nil when IFS is unset or only
+-- blanks (the words are then as the parser gives them).
+local function ifs_field(vars)
+  local ifs = vars and vars.IFS
+  if type(ifs) ~= "string" or not string.find(ifs, "%S") then
+    return nil
+  end
+  return "[^" .. string.gsub(ifs, "%W", "%%%0") .. "]+"
+end
+
+-- add_fields appends to out the word w, or its fields when it was expanded
+-- (w is not raw) under an IFS of other characters than blanks
+-- (IFS=,; set -- $1 with $1 "x,/").
+local function add_fields(out, w, raw, field)
+  if field and w ~= raw then
+    local n = #out
+    for f in string.gmatch(w, field) do
+      out[#out + 1] = f
+    end
+    if #out > n then
+      return
+    end
+  end
+  out[#out + 1] = w
+end
+
+local function expand(words, vars)
+  local out = {}
+  local field = ifs_field(vars)
+  for _, raw in ipairs(words) do
+    local w = subst(raw, vars)
     -- brace expansion of a whole word: {rm,-rf,/}
     local body = string.match(w, "^{([^{}]*,[^{}]*)}$")
-    if body then
+    if field and w ~= raw then
+      add_fields(out, w, raw, field)
+    elseif body then
       for part in string.gmatch(body .. ",", "([^,]*),") do
         out[#out + 1] = part
       end
@@ -3263,11 +3457,12 @@ end
 -- lines.
 local MAPFILE_VALUES = { ["-d"] = true, ["-n"] = true, ["-O"] = true, ["-s"] = true, ["-u"] = true, ["-C"] = true, ["-c"] = true }
 local READ_VALUES = { ["-d"] = true, ["-n"] = true, ["-N"] = true, ["-p"] = true, ["-t"] = true, ["-u"] = true, ["-i"] = true }
-local function read_array(first, words, redirects, arrays, vars, loops)
+local function read_array(first, words, redirects, arrays, vars, loops, xp)
   local text = nil
   for _, r in ipairs(redirects) do
     if r.op == "<<<" and type(r.target) == "string" then
-      text = r.target
+      -- a here-string's word is expanded (<<< "$1", <<< "$s")
+      text = xp(r.target)
     elseif (r.op == "<<" or r.op == "<<-") and type(r.body) == "string" then
       text = r.body
     end
@@ -3311,6 +3506,19 @@ local function read_array(first, words, redirects, arrays, vars, loops)
       return
     end
     local rest = lines[1] or ""
+    local field = ifs_field(vars)
+    if field then
+      -- IFS=, read -r a b: fields at its characters, the last name the
+      -- rest
+      local fields = {}
+      for f in string.gmatch(rest, field) do
+        fields[#fields + 1] = f
+      end
+      for i, n in ipairs(names) do
+        vars[n] = i == #names and table.concat(fields, string.sub(vars.IFS, 1, 1), i) or fields[i] or ""
+      end
+      return
+    end
     for i, n in ipairs(names) do
       if i == #names then
         vars[n] = string.match(rest, "^%s*(.-)%s*$")
@@ -3324,7 +3532,7 @@ local function read_array(first, words, redirects, arrays, vars, loops)
   if not name or not string.match(name, "^[%a_][%w_]*$") then
     return
   end
-  for x in string.gmatch(text, first == "read" and "%S+" or "[^\n]+") do
+  for x in string.gmatch(text, first == "read" and (ifs_field(vars) or "%S+") or "[^\n]+") do
     list[#list + 1] = x
   end
   arrays[name] = list
@@ -3341,7 +3549,9 @@ local DECLARERS = { export = true, declare = true, typeset = true, ["local"] = t
 -- nil leaves $1.. as they are.
 local function positional(words, args, arrays, vars)
   local out = {}
+  local field = ifs_field(vars)
   for _, w in ipairs(words) do
+    local raw = w
     local whole = args and (w == "$@" or w == "$*" or w == "${@}" or w == "${*}") and args
     if args and not whole then
       -- ${@:N} and ${@:N:M}: from $N on
@@ -3418,9 +3628,9 @@ local function positional(words, args, arrays, vars)
           w = re.gsub(w, [[\$\{]] .. n .. [[\}|\$]] .. n, (string.gsub(args[n] or "", "%$", "$$")))
         end
       end
-      out[#out + 1] = w
+      add_fields(out, w, raw, field)
     else
-      out[#out + 1] = w
+      add_fields(out, w, raw, field)
     end
   end
   return out
@@ -3523,20 +3733,26 @@ check_argv = function(words, ctx, eff)
   if #w == 0 then
     return nil
   end
-  if ctx.aliases then
-    local al = ctx.aliases[w[1]]
-    if al then
-      local nw = {}
-      for _, x in ipairs(al) do
-        nw[#nw + 1] = x
-      end
-      for k = 2, #w do
-        nw[#nw + 1] = w[k]
-      end
-      w = unwrap(nw)
-      if #w == 0 then
-        return nil
-      end
+  -- an alias's words, or those of a wrapper's command held by a variable
+  -- (c="rm -rf"; sudo $c ~), stand for the command's name
+  local head = ctx.aliases and ctx.aliases[w[1]]
+  if not head and string.find(w[1], " ", 1, true) and re.match(w[1], "^\\S+( \\S+)+$") and not re.find(w[1], "\\$\\(|`") then
+    head = {}
+    for part in string.gmatch(w[1], "%S+") do
+      head[#head + 1] = part
+    end
+  end
+  if head then
+    local nw = {}
+    for _, x in ipairs(head) do
+      nw[#nw + 1] = x
+    end
+    for k = 2, #w do
+      nw[#nw + 1] = w[k]
+    end
+    w = unwrap(nw)
+    if #w == 0 then
+      return nil
     end
   end
   if decoded(w[1]) then
@@ -3562,7 +3778,17 @@ check_argv = function(words, ctx, eff)
       return rule, detail
     end
   end
+  -- command NAME and builtin NAME run no function (ls() { command ls
+  -- "$@"; } calls the program, not itself)
   local body = ctx.funcs and ctx.funcs[w[1]]
+  for k = 1, body and #words or 0 do
+    if words[k] == w[1] then
+      break
+    end
+    if words[k] == "command" or words[k] == "builtin" then
+      body = nil
+    end
+  end
   if body then
     -- a function defined earlier on the line: what its body runs with
     -- these arguments
@@ -3583,6 +3809,13 @@ check_argv = function(words, ctx, eff)
     for k, v in pairs(ctx.arrays or {}) do
       arrays[k] = v
     end
+    -- FUNCNAME: the function that runs, then its callers (${FUNCNAME[0]},
+    -- $FUNCNAME, ${FUNCNAME[1]})
+    local stack = { w[1] }
+    for _, n in ipairs(arrays.FUNCNAME or {}) do
+      stack[#stack + 1] = n
+    end
+    arrays.FUNCNAME, vars.FUNCNAME = stack, w[1]
     -- loops: a variable bound to several words (for d in "$@")
     local loops = {}
     local inner = setmetatable({ fdepth = (ctx.fdepth or 0) + 1, vars = vars, arrays = arrays }, { __index = ctx })
@@ -3602,7 +3835,7 @@ check_argv = function(words, ctx, eff)
       if type(bc.assigns) == "table" then
         for k, v in pairs(bc.assigns) do
           if type(v) == "string" then
-            local vals = expand(positional({ v }, args, arrays), vars)
+            local vals = expand(positional({ v }, args, arrays, vars), vars)
             bind(vars, arrays, k, vals[1] or "")
             loops[k] = #vals > 1 and vals or nil
           end
@@ -3624,6 +3857,11 @@ check_argv = function(words, ctx, eff)
             bind(vars, arrays, n, v)
           end
         end
+      elseif (bn == "read" or bn == "readarray" or bn == "mapfile") and type(bc.redirects) == "table" then
+        -- IFS=, read -ra a <<< "$1": the body's own reads
+        read_array(bn, bw, bc.redirects, arrays, vars, loops, function(t)
+          return subst(positional({ t }, args, arrays)[1] or t, vars)
+        end)
       end
       if #bw > 0 then
         rule, detail = check_argv(bw, inner)
@@ -3680,40 +3918,6 @@ check_argv = function(words, ctx, eff)
     end
   end
   return nil
-end
-
-local ESCAPES = { n = "\n", t = "\t", r = "\r", ["\\"] = "\\", a = "", b = "", e = "", f = "", v = "" }
-
--- unescape decodes the backslash escapes printf and echo -e expand (\xHH,
--- \NNN, \0NNN, \n, ...), so that the text they feed a shell is seen.
-local function unescape(s)
-  if not string.find(s, "\\", 1, true) then
-    return s
-  end
-  local out, i, n = {}, 1, string.len(s)
-  while i <= n do
-    local c = string.sub(s, i, i)
-    local d = string.sub(s, i + 1, i + 1)
-    if c ~= "\\" or d == "" then
-      out[#out + 1] = c
-      i = i + 1
-    elseif d == "x" and string.match(s, "^%x", i + 2) then
-      local h = string.match(s, "^%x%x?", i + 2)
-      out[#out + 1] = string.char(tonumber(h, 16))
-      i = i + 2 + string.len(h)
-    elseif string.match(d, "[0-7]") then
-      local o = string.match(s, "^0?[0-7][0-7]?[0-7]?", i + 1)
-      out[#out + 1] = string.char(tonumber(o, 8) % 256)
-      i = i + 1 + string.len(o)
-    elseif ESCAPES[d] then
-      out[#out + 1] = ESCAPES[d]
-      i = i + 2
-    else
-      out[#out + 1] = c
-      i = i + 1
-    end
-  end
-  return table.concat(out)
 end
 
 -- xargs_replace rewrites the replacement string of xargs -I R (-i,
@@ -3881,9 +4085,7 @@ check_line = function(line, depth)
   end
   -- for NAME; do (for NAME do): a loop without a list runs over the
   -- positional parameters, as for NAME in "$@"
-  if string.find(line, "for", 1, true) then
-    line = re.gsub(line, [[(^|[\s;&|({])for\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*;\s*|\s+)do\b]], [[${1}for ${2} in "$@"; do]])
-  end
+  line = listless_for(line)
   if (string.find(line, "curl", 1, true) or string.find(line, "wget", 1, true) or string.find(line, "iwr", 1, true) or string.find(line, "fetch", 1, true))
     and re.find(line, SUBST_FETCH) then
     -- a download inside $(...), <(...) or backticks, run by a shell
@@ -3915,7 +4117,35 @@ check_line = function(line, depth)
   -- as NAME=VALUE: the line's assignments of a name it appends to are
   -- matched in order with the forms written
   local appends = {}
+  -- a value is expanded when it is assigned (D=/; cmd="rm -rf $D"), as
+  -- the shell does, within a length the line can give it
+  local limit = 4 * string.len(line) + 4096
+  -- over is the denial when the values made from loop variables spent
+  -- the line's budget
+  local over, over_detail = nil, nil
   local function remember(n, v)
+    local raw = v
+    v = subst(v, vars, limit)
+    -- a value made from a loop variable takes a value per value of its
+    -- list (for d in build ~; do t="$d"; rm -rf "$t"; done)
+    loops[n] = nil
+    if next(loops) and string.find(raw, "$", 1, true) then
+      for name, values in pairs(loops) do
+        if string.find(raw, name, 1, true) and re.find(raw, [[\$\{?]] .. name .. [[\b]]) then
+          over, over_detail = spend(ctx, #values)
+          if not over then
+            local keep, list = vars[name], { v }
+            for k = 2, #values do
+              vars[name] = values[k]
+              list[#list + 1] = subst(raw, vars, limit)
+            end
+            vars[name] = keep
+            loops[n] = list
+          end
+          break
+        end
+      end
+    end
     if string.find(line, n .. "+=", 1, true) then
       appends[n] = (appends[n] or 0) + 1
       local forms = re.findall(line, [[(?:^|[\s;&|({])]] .. n .. [[\+?=]])
@@ -3948,6 +4178,9 @@ check_line = function(line, depth)
       for k, v in pairs(c.assigns) do
         if type(v) == "string" then
           remember(k, v)
+          if over then
+            return over, over_detail
+          end
           if history_var(k, v) then
             return deny("history-wipe", k .. "=" .. v .. " would stop or wipe the shell history")
           end
@@ -3981,10 +4214,18 @@ check_line = function(line, depth)
     end
     if type(c.func) == "string" and c.func ~= "" and ((type(c.words) == "table" and #c.words > 0) or type(c.assigns) == "table") then
       local body = funcs[c.func] or {}
-      body[#body + 1] = { words = c.words, assigns = c.assigns }
+      body[#body + 1] = { words = c.words, assigns = c.assigns, redirects = c.redirects }
       funcs[c.func] = body
     end
     local words = c.words or {}
+    if type(c.func) == "string" and c.func ~= "" and string.find(table.concat(words, " "), "FUNCNAME", 1, true) then
+      -- a body's own name ("${FUNCNAME[0]}_x", $FUNCNAME)
+      local named = {}
+      for k, x in ipairs(words) do
+        named[k] = re.gsub(x, [[\$\{FUNCNAME(\[0\])?\}|\$FUNCNAME\b]], (string.gsub(c.func, "%$", "$$")))
+      end
+      words = named
+    end
     -- set -- ARGS and arrays earlier on the line: "$@", $1, "${a[@]}" (a
     -- function's body has its own $1..)
     local pargs = not (type(c.func) == "string" and c.func ~= "") and ctx.posargs or nil
@@ -4007,7 +4248,9 @@ check_line = function(line, depth)
       local n, key, v = string.match(words[1], "^([%a_][%w_]*)%[([^%]]+)%]=(.*)$")
       bind_element(arrays, n, key, v)
     elseif (first == "read" or first == "readarray" or first == "mapfile") and type(c.redirects) == "table" then
-      read_array(first, words, c.redirects, arrays, vars, loops)
+      read_array(first, words, c.redirects, arrays, vars, loops, function(t)
+        return subst(t, vars)
+      end)
     elseif first == "shift" and ctx.posargs and not (type(c.func) == "string" and c.func ~= "") then
       ctx.posargs = slice(ctx.posargs, tonumber(words[2] or "1") or 1)
     elseif first == "export" or first == "declare" or first == "typeset" or first == "local" or first == "readonly" or first == "set" then
@@ -4104,7 +4347,7 @@ check_line = function(line, depth)
       for _, r in ipairs(c.redirects) do
         local text = nil
         if r.op == "<<<" and type(r.target) == "string" then
-          text = r.target
+          text = subst(r.target, vars, limit)
         elseif (r.op == "<<" or r.op == "<<-") and type(r.body) == "string" then
           text = r.body
         end
@@ -4327,6 +4570,17 @@ local function triggers(line)
   return false
 end
 
+-- names_rule_program says whether a word of line names a program the
+-- rules check (rm, dd, git, ...) or one that runs text (sh, eval).
+local function names_rule_program(line)
+  for _, w in ipairs(re.split(string.lower(line), "[^a-z0-9_.+-]+")) do
+    if H[w] or SINKS[w] or string.sub(w, 1, 4) == "mkfs" then
+      return true
+    end
+  end
+  return false
+end
+
 local function exempt(line)
   for _, rx in ipairs(P.exempt) do
     if re.find(line, rx) then
@@ -4353,7 +4607,11 @@ C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
             CWD = clean(input.cwd)
           end
         end
+        OVERFLOW = false
         local rule, detail = check_line(line, 0)
+        if not rule and OVERFLOW and names_rule_program(line) then
+          rule, detail = deny("too-complex", "the line builds values longer than the pack expands, and names a program it checks")
+        end
         if rule == "exfiltrate" then
           return { decision = P.exfiltration, reason = PACK .. " [" .. rule .. "]: " .. detail .. "; ask the user first" }
         end
