@@ -3335,7 +3335,9 @@ end
 -- (w is not raw) under an IFS of other characters than blanks
 -- (IFS=,; set -- $1 with $1 "x,/").
 local function add_fields(out, w, raw, field)
-  if field and w ~= raw then
+  -- (not a declarer's NAME=VALUE, which is not split: bind splits an
+  -- array's elements)
+  if field and w ~= raw and not string.match(w, "^[%a_][%w_]*=") then
     local n = #out
     for f in string.gmatch(w, field) do
       out[#out + 1] = f
@@ -3419,6 +3421,16 @@ local function bind(vars, arrays, n, v)
   local elems = string.match(v, "^%((.*)%)$")
   if elems then
     local list = split(elems) or {}
+    local field = ifs_field(vars)
+    if field then
+      -- IFS=,; a=($1): the elements' fields (the value was expanded
+      -- before, so its literal words are split too)
+      local fields = {}
+      for _, x in ipairs(list) do
+        add_fields(fields, x, nil, field)
+      end
+      list = fields
+    end
     -- ([k]=v ...): an associative (or indexed) array written by keys;
     -- its keys are kept beside the values
     local keyed = {}
