@@ -90,9 +90,11 @@
 --- variables is seen: `D=/; cmd="rm -rf $D"; $cmd`, `c="rm -rf"; sudo $c
 --- ~`; values made from a loop variable take each of its values), an
 --- `IFS` of other characters than blanks splitting expanded words (`f(){
---- local IFS=,; set -- $1; rm -rf $2; }; f "x,/"`, `IFS=, read -ra`),
---- substitutions that only print (`"$(echo "$v")"`, `$(printf %s
---- "$v")`, `$(cat <<<"$v")`, backticks), arrays
+--- local IFS=,; set -- $1; rm -rf $2; }; f "x,/"`, `IFS=, read -ra`), a
+--- value with blanks expanded outside quotes split into words
+--- (`DIRS="build ~"; rm -rf $DIRS`), substitutions that only print
+--- (`"$(echo "$v")"`, `$(printf %s "$v")`, `$(cat <<<"$v")`, `$(realpath
+--- "$v")`, backticks), arrays
 --- (`a=(rm -rf ~); "${a[@]}"`, `declare -a`) and positional parameters
 --- (`set -- rm -rf /; "$@"`, `shift`, `${@:2}`) set earlier on the line,
 --- also by `read -a`, `readarray` and `mapfile` from a here-string or
@@ -3331,33 +3333,94 @@ local function ifs_field(vars)
   return "[^" .. string.gsub(ifs, "%W", "%%%0") .. "]+"
 end
 
--- add_fields appends to out the word w, or its fields when it was expanded
--- (w is not raw) under an IFS of other characters than blanks
--- (IFS=,; set -- $1 with $1 "x,/").
-local function add_fields(out, w, raw, field)
-  -- (not a declarer's NAME=VALUE, which is not split: bind splits an
-  -- array's elements)
-  if field and w ~= raw and not string.match(w, "^[%a_][%w_]*=") then
-    local n = #out
-    for f in string.gmatch(w, field) do
-      out[#out + 1] = f
+-- bare_names returns the set of the variables (and positional
+-- parameters) that line expands outside quotes only ($v, ${v}, $1, never
+-- "$v"): the shell splits their values at blanks. A name expanded both
+-- ways is left out (the parser's words do not say which use is which: rm
+-- -rf "$v" after echo $v is one path). A quote inside a substitution
+-- inside quotes ("$(echo "$v")") counts as closing the outer one. nil
+-- when there are none.
+local function bare_names(line)
+  if not string.find(line, "$", 1, true) then
+    return nil
+  end
+  local set, quoted, q, i, n = nil, {}, nil, 1, string.len(line)
+  while i <= n do
+    local c = string.sub(line, i, i)
+    if q == "'" then
+      if c == "'" then
+        q = nil
+      end
+    elseif c == "\\" then
+      i = i + 1
+    elseif c == "'" and q == nil then
+      q = "'"
+    elseif c == '"' then
+      q = q == nil and '"' or nil
+    elseif c == "$" then
+      local name = string.match(line, "^{?([%a_][%w_]*)", i + 1) or string.match(line, "^{?([0-9])", i + 1)
+      if name and q == nil then
+        set = set or {}
+        set[name] = true
+      elseif name then
+        quoted[name] = true
+      end
     end
-    if #out > n then
-      return
+    i = i + 1
+  end
+  for name in pairs(quoted) do
+    if set then
+      set[name] = nil
     end
   end
-  out[#out + 1] = w
+  return set
 end
 
-local function expand(words, vars)
+-- add_fields appends to out the word w, or its fields when it was expanded
+-- (w is not raw): split at the characters of an IFS of other characters
+-- than blanks (IFS=,; set -- $1 with $1 "x,/"), or at blanks when raw is
+-- only a variable the line expands outside quotes (bare, see bare_names:
+-- DIRS="build ~"; rm -rf $DIRS) and not the command's name.
+-- split_fields is add_fields without the word itself: it appends the
+-- fields and returns true, or returns false and appends nothing.
+local function split_fields(out, w, raw, field, bare)
+  -- (not a declarer's NAME=VALUE, which is not split: bind splits an
+  -- array's elements)
+  if w == raw or string.match(w, "^[%a_][%w_]*=") then
+    return false
+  end
+  local at = field
+  if not at and bare and raw and #out > 0 and string.find(w, "%s") then
+    local name = string.match(raw, "^%${?([%a_][%w_]*)}?$") or string.match(raw, "^%${?([0-9])}?$")
+    if name and bare[name] then
+      at = "%S+"
+    end
+  end
+  if not at then
+    return false
+  end
+  local n = #out
+  for f in string.gmatch(w, at) do
+    out[#out + 1] = f
+  end
+  return #out > n
+end
+
+local function add_fields(out, w, raw, field, bare)
+  if not split_fields(out, w, raw, field, bare) then
+    out[#out + 1] = w
+  end
+end
+
+local function expand(words, vars, bare)
   local out = {}
   local field = ifs_field(vars)
   for _, raw in ipairs(words) do
     local w = subst(raw, vars)
     -- brace expansion of a whole word: {rm,-rf,/}
     local body = string.match(w, "^{([^{}]*,[^{}]*)}$")
-    if field and w ~= raw then
-      add_fields(out, w, raw, field)
+    if (field or bare) and split_fields(out, w, raw, field, bare) then
+      -- the fields of an expansion (IFS=,; $v, rm -rf $DIRS)
     elseif body then
       for part in string.gmatch(body .. ",", "([^,]*),") do
         out[#out + 1] = part
@@ -3559,7 +3622,7 @@ local DECLARERS = { export = true, declare = true, typeset = true, ["local"] = t
 -- ~), declare -a a=(...)) also ${a[@]}, ${a[*]} (the elements, a word
 -- each when the word is nothing else), ${a[N]} and $a (the first). args
 -- nil leaves $1.. as they are.
-local function positional(words, args, arrays, vars)
+local function positional(words, args, arrays, vars, bare)
   local out = {}
   local field = ifs_field(vars)
   for _, w in ipairs(words) do
@@ -3640,9 +3703,9 @@ local function positional(words, args, arrays, vars)
           w = re.gsub(w, [[\$\{]] .. n .. [[\}|\$]] .. n, (string.gsub(args[n] or "", "%$", "$$")))
         end
       end
-      add_fields(out, w, raw, field)
+      add_fields(out, w, raw, field, bare)
     else
-      add_fields(out, w, raw, field)
+      add_fields(out, w, raw, field, bare)
     end
   end
   return out
@@ -3854,7 +3917,7 @@ check_argv = function(words, ctx, eff)
         end
       end
       local make = function()
-        return expand(positional(bc.words, args, next(arrays) and arrays, vars), vars)
+        return expand(positional(bc.words, args, next(arrays) and arrays, vars, ctx.bare), vars, ctx.bare)
       end
       local bw = make()
       local bn = basename(bw[1])
@@ -4120,7 +4183,7 @@ check_line = function(line, depth)
     end
   end
   local cmds = commands(line)
-  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {}, budget = { n = 0 } }
+  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {}, budget = { n = 0 }, bare = bare_names(line) }
   local vars, aliases, funcs, arrays = ctx.vars, ctx.aliases, ctx.funcs, ctx.arrays
   -- loops: the values of loop variables (for d in a b c); seen: how many
   -- loops bound each name so far
@@ -4242,9 +4305,9 @@ check_line = function(line, depth)
     -- function's body has its own $1..)
     local pargs = not (type(c.func) == "string" and c.func ~= "") and ctx.posargs or nil
     if pargs or next(arrays) then
-      words = positional(words, pargs, next(arrays) and arrays, vars)
+      words = positional(words, pargs, next(arrays) and arrays, vars, ctx.bare)
     end
-    words = xargs_replace(expand(words, vars))
+    words = xargs_replace(expand(words, vars, ctx.bare))
     local first = basename(words[1])
     if first == "set" and words[2] and (words[2] == "--" or not string.find(words[2], "^[-+]")) then
       -- set -- ARGS (set ARGS): the positional parameters from here on;
@@ -4400,9 +4463,9 @@ check_line = function(line, depth)
       rule, detail = per_value(ctx, loops, c.words, vars, function()
         local vw = c.words
         if pargs or next(arrays) then
-          vw = positional(vw, pargs, next(arrays) and arrays, vars)
+          vw = positional(vw, pargs, next(arrays) and arrays, vars, ctx.bare)
         end
-        return xargs_replace(expand(vw, vars))
+        return xargs_replace(expand(vw, vars, ctx.bare))
       end)
       if rule then
         ctx.assigns_now = nil
