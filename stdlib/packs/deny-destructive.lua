@@ -3539,7 +3539,7 @@ local function read_array(first, words, redirects, arrays, vars, loops, xp)
       -- a here-string's word is expanded (<<< "$1", <<< "$s")
       text = xp(r.target)
     elseif (r.op == "<<" or r.op == "<<-") and type(r.body) == "string" then
-      text = r.body
+      text = xp(r.body, r)
     end
   end
   if not text then
@@ -3906,6 +3906,31 @@ check_argv = function(words, ctx, eff)
         shifts = true
       end
     end
+    -- derive gives the variable n, set to raw as written, one value per
+    -- value of a loop variable raw names (for d in "$@"; do local
+    -- t="$d"; ...), each counted against the line's checks
+    local function derive(n, raw)
+      if not (next(loops) and string.find(raw, "$", 1, true)) then
+        return nil
+      end
+      for name, values in pairs(loops) do
+        if name ~= n and string.find(raw, name, 1, true) and re.find(raw, [[\$\{?]] .. name .. [[\b]]) then
+          local r, d = spend(ctx, #values)
+          if r then
+            return r, d
+          end
+          local keep, list = vars[name], {}
+          for _, x in ipairs(values) do
+            vars[name] = x
+            list[#list + 1] = expand(positional({ raw }, args, arrays, vars), vars)[1] or ""
+          end
+          vars[name] = keep
+          loops[n] = list
+          return nil
+        end
+      end
+      return nil
+    end
     for _, bc in ipairs(body) do
       if type(bc.assigns) == "table" then
         for k, v in pairs(bc.assigns) do
@@ -3913,6 +3938,12 @@ check_argv = function(words, ctx, eff)
             local vals = expand(positional({ v }, args, arrays, vars), vars)
             bind(vars, arrays, k, vals[1] or "")
             loops[k] = #vals > 1 and vals or nil
+            if not loops[k] then
+              rule, detail = derive(k, v)
+              if rule then
+                return rule, detail
+              end
+            end
           end
         end
       end
@@ -3930,11 +3961,22 @@ check_argv = function(words, ctx, eff)
           local n, v = string.match(bw[k], "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
           if n then
             bind(vars, arrays, n, v)
+            loops[n] = nil
+            local raw = #bc.words == #bw and string.match(bc.words[k], "^[%a_][%w_]*=(.*)$")
+            if raw then
+              rule, detail = derive(n, raw)
+              if rule then
+                return rule, detail
+              end
+            end
           end
         end
       elseif (bn == "read" or bn == "readarray" or bn == "mapfile") and type(bc.redirects) == "table" then
         -- IFS=, read -ra a <<< "$1": the body's own reads
-        read_array(bn, bw, bc.redirects, arrays, vars, loops, function(t)
+        read_array(bn, bw, bc.redirects, arrays, vars, loops, function(t, doc)
+          if doc then
+            return t
+          end
           return subst(positional({ t }, args, arrays)[1] or t, vars)
         end)
       end
@@ -4198,6 +4240,16 @@ check_line = function(line, depth)
   -- over is the denial when the values made from loop variables spent
   -- the line's budget
   local over, over_detail = nil, nil
+  -- doc_body is a here-document's text, expanded when its delimiter is
+  -- not quoted (D=/; sh <<EOF ... rm -rf $D ... EOF); a delimiter written
+  -- quoted anywhere on the line ('EOF', "EOF", \EOF) keeps it as written
+  local function doc_body(r)
+    local d = type(r.target) == "string" and r.target or ""
+    if d == "" or string.find(line, "'" .. d .. "'", 1, true) or string.find(line, '"' .. d .. '"', 1, true) or string.find(line, "\\" .. d, 1, true) then
+      return r.body
+    end
+    return subst(r.body, vars, limit)
+  end
   local function remember(n, v)
     local raw = v
     v = subst(v, vars, limit)
@@ -4323,8 +4375,8 @@ check_line = function(line, depth)
       local n, key, v = string.match(words[1], "^([%a_][%w_]*)%[([^%]]+)%]=(.*)$")
       bind_element(arrays, n, key, v)
     elseif (first == "read" or first == "readarray" or first == "mapfile") and type(c.redirects) == "table" then
-      read_array(first, words, c.redirects, arrays, vars, loops, function(t)
-        return subst(t, vars)
+      read_array(first, words, c.redirects, arrays, vars, loops, function(t, doc)
+        return doc and doc_body(doc) or subst(t, vars)
       end)
     elseif first == "shift" and ctx.posargs and not (type(c.func) == "string" and c.func ~= "") then
       ctx.posargs = slice(ctx.posargs, tonumber(words[2] or "1") or 1)
@@ -4332,7 +4384,22 @@ check_line = function(line, depth)
       for k = 2, #words do
         local n, v = string.match(words[k], "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
         if n then
-          remember(n, v)
+          -- the value as written when it names a loop variable (declare
+          -- t="$d" takes each of its values)
+          local rv = next(loops) and type(c.words) == "table" and #c.words == #words and string.match(c.words[k], "^[%a_][%w_]*=(.*)$")
+          local value = v
+          if rv and string.find(rv, "$", 1, true) then
+            for name in pairs(loops) do
+              if re.find(rv, [[\$\{?]] .. name .. [[\b]]) then
+                value = rv
+                break
+              end
+            end
+          end
+          remember(n, value)
+          if over then
+            return over, over_detail
+          end
           if history_var(n, v) then
             return deny("history-wipe", first .. " " .. n .. "=" .. v .. " would stop or wipe the shell history")
           end
@@ -4424,7 +4491,7 @@ check_line = function(line, depth)
         if r.op == "<<<" and type(r.target) == "string" then
           text = subst(r.target, vars, limit)
         elseif (r.op == "<<" or r.op == "<<-") and type(r.body) == "string" then
-          text = r.body
+          text = doc_body(r)
         end
         if text then
           r = { target = text }
@@ -4509,7 +4576,7 @@ check_line = function(line, depth)
     if basename(unwrap(words)[1]) == "cat" and #unwrap(words) == 1 and type(c.redirects) == "table" then
       for _, r in ipairs(c.redirects) do
         if (r.op == "<<" or r.op == "<<-") and type(r.body) == "string" then
-          prev_doc = r.body
+          prev_doc = doc_body(r)
         elseif r.op == "<<<" and type(r.target) == "string" then
           prev_doc = r.target
         end
