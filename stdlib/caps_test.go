@@ -109,9 +109,10 @@ func TestCapsLoopsAndFunctions(t *testing.T) {
 // TestCapsExpandedValues: a value is expanded when it is assigned, up to
 // four times the line's length and 4 KiB: a value doubled past that
 // (a=$a$a) is left unexpanded, and the line denied (too-complex) when it
-// names a program the pack checks; a value made from a loop variable takes
-// one value per value of the loop's list, each counted against the
-// line's 1024 checks.
+// names a program the pack checks; so too past the 64 substitutions that
+// only print ($(echo x)) put in for one word; a value made from a loop
+// variable takes one value per value of the loop's list, each counted
+// against the line's 1024 checks.
 func TestCapsExpandedValues(t *testing.T) {
 	p := mustLoad(t, "deny-destructive", nil)
 	double := "a=x; " + strings.Repeat("a=$a$a; ", 15)
@@ -122,6 +123,21 @@ func TestCapsExpandedValues(t *testing.T) {
 	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
 	// 10 doublings stay within the bound: expanded, and harmless
 	out = p.call(t, shellInput("a=x; "+strings.Repeat("a=$a$a; ", 10)+`rm -rf "./$a"`))
+	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
+	// substitutions that only print: the last 64 of a word are put in,
+	// past them the line is denied when it names a checked program
+	printed := func(n int, last string) string {
+		return `rm -rf "` + strings.Repeat("$(echo x)", n-1) + `$(echo ` + last + `)"`
+	}
+	out = p.call(t, shellInput(printed(64, "/")))
+	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
+	out = p.call(t, shellInput(strings.ReplaceAll(printed(64, "/"), "echo x", "echo /")))
+	require.Equal(t, events.Deny, out.Decision, out.Reason)
+	assert.Contains(t, out.Reason, "[delete-critical]")
+	out = p.call(t, shellInput(printed(65, "x")))
+	require.Equal(t, events.Deny, out.Decision, out.Reason)
+	assert.Contains(t, out.Reason, "[too-complex]")
+	out = p.call(t, shellInput(`echo "`+strings.Repeat("$(echo x)", 65)+`"`))
 	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
 	loop := func(n int, last string) string {
 		vals := make([]string, n)

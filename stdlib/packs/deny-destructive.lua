@@ -3240,13 +3240,17 @@ local function printed(body)
   return out
 end
 
--- MAX_SUBST bounds the passes that put values in for variables in one
--- word (a value may name another variable: eval "$c" expands it again).
-local MAX_SUBST = 3
+-- SUBST bounds subst: the passes that put values in for variables in one
+-- word (passes: a value may name another variable, and eval "$c" expands
+-- it again), the substitutions that only print (see printed) put in for
+-- one word (printed), and the length of a word they are put in for
+-- (printed_word: a here-document's body may be long).
+local SUBST = { passes = 3, printed = 64, printed_word = 16384 }
 
 -- OVERFLOW is set (per tool call) when a word grew past the length a
--- line's values can give it (a=$a$a doubling): it is left unexpanded, and
--- the handler denies the line when it names a program the rules know.
+-- line's values can give it (a=$a$a doubling), or held more substitutions
+-- than SUBST lets subst read: the rest is left as written, and the
+-- handler denies the line when it names a program the rules know.
 local OVERFLOW = false
 
 -- subst is the text of the word w with what the line knows put in: its
@@ -3258,7 +3262,7 @@ local function subst(w, vars, limit)
     return w
   end
   w = re.gsub(w, [[\$\{?IFS\}?]], " ")
-  for _ = 1, MAX_SUBST do
+  for _ = 1, SUBST.passes do
     local before = w
     for name, val in pairs(vars) do
       if string.find(w, name, 1, true) and name ~= "IFS" then
@@ -3288,26 +3292,33 @@ local function subst(w, vars, limit)
     end)
   end
   -- $(printf 'rm -rf %s' "$HOME"), $(echo "$v"), `cat <<< /`: what they
-  -- print, innermost first ($(echo $(echo /)))
-  if string.find(w, "$(", 1, true) then
-    local from = string.len(w)
-    while from > 0 do
-      local at = nil
-      for i = from, 1, -1 do
-        if string.sub(w, i, i + 1) == "$(" then
-          at = i
-          break
-        end
-      end
+  -- print, innermost first ($(echo $(echo /))): the last SUBST.printed
+  -- of a word no longer than SUBST.printed_word (each copies the word)
+  -- (past them the word keeps the rest as written, and the handler denies
+  -- the line when it names a program the pack checks: see OVERFLOW)
+  if string.find(w, "$(", 1, true) and string.len(w) > SUBST.printed_word then
+    OVERFLOW = true
+  elseif string.find(w, "$(", 1, true) then
+    local ats, from = {}, 1
+    while true do
+      local at = string.find(w, "$(", from, true)
       if not at then
         break
       end
+      ats[#ats + 1] = at
+      from = at + 2
+    end
+    if #ats > SUBST.printed then
+      OVERFLOW = true
+    end
+    -- (a replacement moves nothing before it)
+    for k = #ats, math.max(1, #ats - SUBST.printed + 1), -1 do
+      local at = ats[k]
       local body = string.match(w, "^%b()", at + 1)
       local out = body and printed(string.sub(body, 2, -2))
       if out then
         w = string.sub(w, 1, at - 1) .. out .. string.sub(w, at + 1 + string.len(body))
       end
-      from = at - 1
     end
   end
   if string.find(w, "`", 1, true) then
@@ -3344,8 +3355,14 @@ local function bare_names(line)
   if not string.find(line, "$", 1, true) then
     return nil
   end
-  local set, quoted, q, i, n = nil, {}, nil, 1, string.len(line)
-  while i <= n do
+  local set, quoted, q, i = nil, {}, nil, 1
+  while true do
+    -- the next quote, backslash or $ (in single quotes, the closing one)
+    local at = string.find(line, q == "'" and "'" or "[\\'\"$]", i)
+    if not at then
+      break
+    end
+    i = at
     local c = string.sub(line, i, i)
     if q == "'" then
       if c == "'" then
