@@ -110,7 +110,8 @@ func TestCapsLoopsAndFunctions(t *testing.T) {
 // four times the line's length and 4 KiB: a value doubled past that
 // (a=$a$a) is left unexpanded, and the line denied (too-complex) when it
 // names a program the pack checks; so too past the 64 substitutions that
-// only print ($(echo x)) put in for one word; a value made from a loop
+// only print ($(echo x)) put in for one word, and past the 64 arguments
+// an sh -c script that shifts is checked with; a value made from a loop
 // variable takes one value per value of the loop's list, each counted
 // against the line's 1024 checks.
 func TestCapsExpandedValues(t *testing.T) {
@@ -139,6 +140,22 @@ func TestCapsExpandedValues(t *testing.T) {
 	assert.Contains(t, out.Reason, "[too-complex]")
 	out = p.call(t, shellInput(`echo "`+strings.Repeat("$(echo x)", 65)+`"`))
 	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
+	// an sh -c script that shifts: one check per argument, up to 64
+	shifts := func(n int, last string) string {
+		args := make([]string, n-1)
+		for i := range args {
+			args[i] = fmt.Sprintf("d%d", i)
+		}
+		return `bash -c 'while [ $# -gt 0 ]; do rm -rf "$1"; shift; done' _ ` + strings.Join(args, " ") + " " + last
+	}
+	out = p.call(t, shellInput(shifts(64, "/")))
+	require.Equal(t, events.Deny, out.Decision, out.Reason)
+	assert.Contains(t, out.Reason, "[delete-critical]")
+	out = p.call(t, shellInput(shifts(64, "d63")))
+	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
+	out = p.call(t, shellInput(shifts(65, "d64")))
+	require.Equal(t, events.Deny, out.Decision, out.Reason)
+	assert.Contains(t, out.Reason, "[too-complex]")
 	loop := func(n int, last string) string {
 		vals := make([]string, n)
 		for i := range vals {

@@ -192,6 +192,7 @@ var carried = map[string]string{
 	"go() { local -a argv=(\"$@\"); exec \"${argv[@]}\"; }; go rm -rf ~":         "the call's arguments, through a local array, are the command",
 	"while read -r c; do $c; done <<< \"rm -rf ~\"":                              "a variable read from a here-string is the command",
 	"sh -c '\"$0\" -rf ~' rm":                                                    "the script's name ($0) is the command",
+	"printf -v cmd 'rm -rf %s' /; $cmd":                                          "a variable printf -v fills is the command",
 }
 
 // TestCorpusDangerExposed: for every command of the dangerous corpora, the

@@ -541,6 +541,7 @@ end
 local H = {}        -- command name -> checker(words, ctx) -> rule, detail
 local check_line    -- forward declarations
 local check_argv
+local names_rule_program
 local lister_deletes
 local container_run
 local code_exfiltration
@@ -2048,6 +2049,15 @@ local function bind_args(script, name, args)
   end))
 end
 
+-- SUBST bounds the resolution of values: the passes that put values in
+-- for variables in one word (passes: a value may name another variable,
+-- and eval "$c" expands it again), the substitutions that only print
+-- (see printed) put in for one word (printed), the length of a word they
+-- are put in for (printed_word: a here-document's body may be long), and
+-- the checks of an sh -c script that shifts through its arguments, one
+-- per argument (shifts).
+local SUBST = { passes = 3, printed = 64, printed_word = 16384, shifts = 64 }
+
 local function shell_c(w, ctx)
   for k = 2, #w do
     local a = w[k]
@@ -2063,6 +2073,25 @@ local function shell_c(w, ctx)
           local args = {}
           for j = k + 3, #w do
             args[#args + 1] = w[j]
+          end
+          -- a script that shifts (while [ $# -gt 0 ]; do rm -rf "$1";
+          -- shift; done) runs with each argument as $1: checked once per
+          -- shift, up to SUBST.shifts (past them, denied when it names a
+          -- program the pack checks)
+          if #args > 1 and string.find(script, "shift", 1, true) and re.find(script, [=[\$\{?[1-9]]=]) then
+            if #args > SUBST.shifts and names_rule_program(script) then
+              return deny("too-complex", "the script shifts through more arguments than the pack examines (" .. SUBST.shifts .. ")")
+            end
+            for j = 2, math.min(#args, SUBST.shifts) do
+              local rest = {}
+              for m = j, #args do
+                rest[#rest + 1] = args[m]
+              end
+              local rule, detail = check_line(bind_args(script, w[k + 2], rest), ctx.depth + 1)
+              if rule then
+                return rule, detail
+              end
+            end
           end
           script = bind_args(script, w[k + 2], args)
         end
@@ -3199,8 +3228,12 @@ local function printed(body)
   if not w or #w < 2 then
     return nil
   end
+  -- cat <<< WORD, <<< WORD cat: the here-string
+  if #w == 3 and (w[1] == "cat" and w[2] == "<<<" or w[1] == "<<<" and w[3] == "cat") then
+    return w[1] == "cat" and w[3] or w[2]
+  end
   for k = 2, #w do
-    if re.match(w[k], [[^([;&|<>()]+|[0-9]*[<>].*)$]]) and not (w[1] == "cat" and k == 2 and w[k] == "<<<" and #w == 3) then
+    if re.match(w[k], [[^([;&|<>()]+|[0-9]*[<>].*)$]]) then
       return nil
     end
   end
@@ -3226,8 +3259,6 @@ local function printed(body)
       args[#args + 1] = w[j]
     end
     out = unescape(string.gsub(printf_fill(fmt, args), "%%%%", "%%"))
-  elseif w[1] == "cat" and w[2] == "<<<" and #w == 3 then
-    out = w[3]
   elseif (w[1] == "realpath" or (w[1] == "readlink" and re.match(w[2], "^-[femn]+$"))) and #w == (w[1] == "realpath" and 2 or 3) then
     -- realpath P, readlink -f P: the path itself (norm resolves it)
     out = w[#w]
@@ -3240,12 +3271,6 @@ local function printed(body)
   return out
 end
 
--- SUBST bounds subst: the passes that put values in for variables in one
--- word (passes: a value may name another variable, and eval "$c" expands
--- it again), the substitutions that only print (see printed) put in for
--- one word (printed), and the length of a word they are put in for
--- (printed_word: a here-document's body may be long).
-local SUBST = { passes = 3, printed = 64, printed_word = 16384 }
 
 -- OVERFLOW is set (per tool call) when a word grew past the length a
 -- line's values can give it (a=$a$a doubling), or held more substitutions
@@ -3262,6 +3287,16 @@ local function subst(w, vars, limit)
     return w
   end
   w = re.gsub(w, [[\$\{?IFS\}?]], " ")
+  -- ${!NAME}: the variable NAME names (x=cmd; ${!x})
+  if string.find(w, "${!", 1, true) then
+    w = string.gsub(w, "%${!([%a_][%w_]*)}", function(n)
+      local target = vars[n]
+      if type(target) == "string" and string.match(target, "^[%a_][%w_]*$") then
+        return "${" .. target .. "}"
+      end
+      return nil
+    end)
+  end
   for _ = 1, SUBST.passes do
     local before = w
     for name, val in pairs(vars) do
@@ -3393,13 +3428,12 @@ local function bare_names(line)
   return set
 end
 
--- add_fields appends to out the word w, or its fields when it was expanded
--- (w is not raw): split at the characters of an IFS of other characters
--- than blanks (IFS=,; set -- $1 with $1 "x,/"), or at blanks when raw is
--- only a variable the line expands outside quotes (bare, see bare_names:
--- DIRS="build ~"; rm -rf $DIRS) and not the command's name.
--- split_fields is add_fields without the word itself: it appends the
--- fields and returns true, or returns false and appends nothing.
+-- split_fields appends to out the fields of the word w and returns true
+-- when it was expanded (w is not raw) and splits: at the characters of an
+-- IFS of other characters than blanks (IFS=,; set -- $1 with $1 "x,/"),
+-- or at blanks when raw is only a variable the line expands outside
+-- quotes (bare, see bare_names: DIRS="build ~"; rm -rf $DIRS) and not the
+-- command's name; else it appends nothing and returns false.
 local function split_fields(out, w, raw, field, bare)
   -- (not a declarer's NAME=VALUE, which is not split: bind splits an
   -- array's elements)
@@ -3421,12 +3455,6 @@ local function split_fields(out, w, raw, field, bare)
     out[#out + 1] = f
   end
   return #out > n
-end
-
-local function add_fields(out, w, raw, field, bare)
-  if not split_fields(out, w, raw, field, bare) then
-    out[#out + 1] = w
-  end
 end
 
 local function expand(words, vars, bare)
@@ -3507,7 +3535,9 @@ local function bind(vars, arrays, n, v)
       -- before, so its literal words are split too)
       local fields = {}
       for _, x in ipairs(list) do
-        add_fields(fields, x, nil, field)
+        if not split_fields(fields, x, nil, field) then
+          fields[#fields + 1] = x
+        end
       end
       list = fields
     end
@@ -3720,9 +3750,13 @@ local function positional(words, args, arrays, vars, bare)
           w = re.gsub(w, [[\$\{]] .. n .. [[\}|\$]] .. n, (string.gsub(args[n] or "", "%$", "$$")))
         end
       end
-      add_fields(out, w, raw, field, bare)
+      if not split_fields(out, w, raw, field, bare) then
+        out[#out + 1] = w
+      end
     else
-      add_fields(out, w, raw, field, bare)
+      if not split_fields(out, w, raw, field, bare) then
+        out[#out + 1] = w
+      end
     end
   end
   return out
@@ -3869,6 +3903,12 @@ check_argv = function(words, ctx, eff)
     if rule then
       return rule, detail
     end
+  end
+  -- a called body's command name computed from FUNCNAME that is not
+  -- resolved ("${FUNCNAME[0]%_*}_x"): the handler denies the line when it
+  -- names a program the pack checks
+  if (ctx.fdepth or 0) > 0 and string.find(w[1], "FUNCNAME", 1, true) and string.find(w[1], "$", 1, true) then
+    OVERFLOW = true
   end
   -- command NAME and builtin NAME run no function (ls() { command ls
   -- "$@"; } calls the program, not itself)
@@ -4398,6 +4438,12 @@ check_line = function(line, depth)
     elseif first == "shift" and ctx.posargs and not (type(c.func) == "string" and c.func ~= "") then
       ctx.posargs = slice(ctx.posargs, tonumber(words[2] or "1") or 1)
     elseif first == "export" or first == "declare" or first == "typeset" or first == "local" or first == "readonly" or first == "set" then
+      local nameref = false
+      for k = 2, #words do
+        if re.match(words[k], "^-[a-zA-Z]*n[a-zA-Z]*$") then
+          nameref = true
+        end
+      end
       for k = 2, #words do
         local n, v = string.match(words[k], "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
         if n then
@@ -4413,7 +4459,12 @@ check_line = function(line, depth)
               end
             end
           end
-          remember(n, value)
+          if nameref then
+            -- declare -n NAME=OTHER: NAME reads OTHER when it is used
+            vars[n] = "${" .. v .. "}"
+          else
+            remember(n, value)
+          end
           if over then
             return over, over_detail
           end
@@ -4422,6 +4473,13 @@ check_line = function(line, depth)
           end
         end
       end
+    elseif first == "printf" and words[2] == "-v" and words[3] and words[4] then
+      -- printf -v NAME FMT ARGS: NAME holds what printf would print
+      local args = {}
+      for k = 5, #words do
+        args[#args + 1] = words[k]
+      end
+      remember(words[3], unescape(printf_fill(words[4], args)))
     elseif first == "alias" then
       for k = 2, #words do
         local n, v = string.match(words[k], "^([^=]+)=(.*)$")
@@ -4731,7 +4789,7 @@ end
 
 -- names_rule_program says whether a word of line names a program the
 -- rules check (rm, dd, git, ...) or one that runs text (sh, eval).
-local function names_rule_program(line)
+names_rule_program = function(line)
   for _, w in ipairs(re.split(string.lower(line), "[^a-z0-9_.+-]+")) do
     if H[w] or SINKS[w] or string.sub(w, 1, 4) == "mkfs" then
       return true
