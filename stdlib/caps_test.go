@@ -72,11 +72,7 @@ func TestCapsNesting(t *testing.T) {
 func TestCapsLoopsAndFunctions(t *testing.T) {
 	p := mustLoad(t, "deny-destructive", nil)
 	loop := func(n int, last string) string {
-		vals := make([]string, n)
-		for i := range vals {
-			vals[i] = fmt.Sprintf("d%d", i)
-		}
-		return "for d in " + strings.Join(vals, " ") + " " + last + `; do rm -rf "$d"; done`
+		return "for d in " + numbered(n) + " " + last + `; do rm -rf "$d"; done`
 	}
 	out := p.call(t, shellInput(loop(500, "~")))
 	require.Equal(t, events.Deny, out.Decision, out.Reason)
@@ -117,60 +113,54 @@ func TestCapsLoopsAndFunctions(t *testing.T) {
 func TestCapsExpandedValues(t *testing.T) {
 	p := mustLoad(t, "deny-destructive", nil)
 	double := "a=x; " + strings.Repeat("a=$a$a; ", 15)
-	out := p.call(t, shellInput(double+`rm -rf "$a"`))
-	require.Equal(t, events.Deny, out.Decision, out.Reason)
-	assert.Contains(t, out.Reason, "[too-complex]")
-	out = p.call(t, shellInput(double+`echo ${#a}`))
-	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
-	// 10 doublings stay within the bound: expanded, and harmless
-	out = p.call(t, shellInput("a=x; "+strings.Repeat("a=$a$a; ", 10)+`rm -rf "./$a"`))
-	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
-	// substitutions that only print: the last 64 of a word are put in,
-	// past them the line is denied when it names a checked program
-	printed := func(n int, last string) string {
-		return `rm -rf "` + strings.Repeat("$(echo x)", n-1) + `$(echo ` + last + `)"`
+	printed := func(n int, each, last string) string {
+		return `rm -rf "` + strings.Repeat("$(echo "+each+")", n-1) + `$(echo ` + last + `)"`
 	}
-	out = p.call(t, shellInput(printed(64, "/")))
-	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
-	out = p.call(t, shellInput(strings.ReplaceAll(printed(64, "/"), "echo x", "echo /")))
-	require.Equal(t, events.Deny, out.Decision, out.Reason)
-	assert.Contains(t, out.Reason, "[delete-critical]")
-	out = p.call(t, shellInput(printed(65, "x")))
-	require.Equal(t, events.Deny, out.Decision, out.Reason)
-	assert.Contains(t, out.Reason, "[too-complex]")
-	out = p.call(t, shellInput(`echo "`+strings.Repeat("$(echo x)", 65)+`"`))
-	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
-	// an sh -c script that shifts: one check per argument, up to 64
 	shifts := func(n int, last string) string {
-		args := make([]string, n-1)
-		for i := range args {
-			args[i] = fmt.Sprintf("d%d", i)
-		}
-		return `bash -c 'while [ $# -gt 0 ]; do rm -rf "$1"; shift; done' _ ` + strings.Join(args, " ") + " " + last
+		return `bash -c 'while [ $# -gt 0 ]; do rm -rf "$1"; shift; done' _ ` + numbered(n-1) + " " + last
 	}
-	out = p.call(t, shellInput(shifts(64, "/")))
-	require.Equal(t, events.Deny, out.Decision, out.Reason)
-	assert.Contains(t, out.Reason, "[delete-critical]")
-	out = p.call(t, shellInput(shifts(64, "d63")))
-	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
-	out = p.call(t, shellInput(shifts(65, "d64")))
-	require.Equal(t, events.Deny, out.Decision, out.Reason)
-	assert.Contains(t, out.Reason, "[too-complex]")
 	loop := func(n int, last string) string {
-		vals := make([]string, n)
-		for i := range vals {
-			vals[i] = fmt.Sprintf("d%d", i)
-		}
-		return "for d in " + strings.Join(vals, " ") + " " + last + `; do t="$d"; rm -rf "$t"; done`
+		return "for d in " + numbered(n) + " " + last + `; do t="$d"; rm -rf "$t"; done`
 	}
-	out = p.call(t, shellInput(loop(400, "~")))
-	require.Equal(t, events.Deny, out.Decision, out.Reason)
-	assert.Contains(t, out.Reason, "[delete-critical]")
-	out = p.call(t, shellInput(loop(400, "d400")))
-	assert.Equal(t, events.Decision(""), out.Decision, out.Reason)
-	out = p.call(t, shellInput(loop(1100, "d1100")))
-	require.Equal(t, events.Deny, out.Decision, out.Reason)
-	assert.Contains(t, out.Reason, "[too-complex]")
+	for _, c := range []struct {
+		line, rule string // rule "" for a line that proceeds
+	}{
+		{double + `rm -rf "$a"`, "[too-complex]"},
+		{double + `echo ${#a}`, ""},
+		// 10 doublings stay within the bound: expanded, and harmless
+		{"a=x; " + strings.Repeat("a=$a$a; ", 10) + `rm -rf "./$a"`, ""},
+		// substitutions that only print: the last 64 of a word are put
+		// in, past them the line is denied when it names a checked program
+		{printed(64, "x", "/"), ""},
+		{printed(64, "/", "/"), "[delete-critical]"},
+		{printed(65, "x", "x"), "[too-complex]"},
+		{`echo "` + strings.Repeat("$(echo x)", 65) + `"`, ""},
+		// an sh -c script that shifts: one check per argument, up to 64
+		{shifts(64, "/"), "[delete-critical]"},
+		{shifts(64, "d63"), ""},
+		{shifts(65, "d64"), "[too-complex]"},
+		{loop(400, "~"), "[delete-critical]"},
+		{loop(400, "d400"), ""},
+		{loop(1100, "d1100"), "[too-complex]"},
+	} {
+		out := p.call(t, shellInput(c.line))
+		if c.rule == "" {
+			assert.Equal(t, events.Decision(""), out.Decision, "%.80s: %s", c.line, out.Reason)
+			continue
+		}
+		if assert.Equal(t, events.Deny, out.Decision, "%.80s", c.line) {
+			assert.Contains(t, out.Reason, c.rule, "%.80s", c.line)
+		}
+	}
+}
+
+// numbered returns "d0 d1 ... d(n-1)".
+func numbered(n int) string {
+	vals := make([]string, n)
+	for i := range vals {
+		vals[i] = fmt.Sprintf("d%d", i)
+	}
+	return strings.Join(vals, " ")
 }
 
 // TestCapsWrappers: any number of wrappers is seen through (the Go unwrap
