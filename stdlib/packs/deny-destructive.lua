@@ -3180,7 +3180,10 @@ local function printf_output(_, fmt, argtext)
   return printf_fill(fmt, args)
 end
 
-local ESCAPES = { n = "\n", t = "\t", r = "\r", ["\\"] = "\\", a = "", b = "", e = "", f = "", v = "" }
+local ESCAPES = { n = "\n", t = "\t", r = "\r", ["\\"] = "\\", a = "", b = "", e = "", f = "", v = "",
+  -- (the table also holds param_op, below: the chunk is at Lua's 200
+  -- locals)
+}
 
 -- unescape decodes the backslash escapes printf and echo -e expand (\xHH,
 -- \NNN, \0NNN, \n, ...), so that the text they feed a shell is seen.
@@ -3212,6 +3215,69 @@ local function unescape(s)
     end
   end
   return table.concat(out)
+end
+
+-- ESCAPES.param_op returns what ${NAME<op>} gives for the value val: op
+-- is %PAT, %%PAT, #PAT, ##PAT (PAT a glob of * and ?), /PAT/REP and
+-- //PAT/REP (PAT literal), :OFF and :OFF:LEN, ^^ or ,,; nil for another
+-- op, a pattern that holds an expansion, or a value longer than 1 KiB
+-- (each trim tries every prefix or suffix).
+ESCAPES.param_op = function(val, op)
+  if string.len(val) > 1024 or string.find(op, "[%$`{]") then
+    return nil
+  end
+  local c = string.sub(op, 1, 1)
+  if c == "#" or c == "%" then
+    local long = string.sub(op, 2, 2) == c
+    local glob = string.sub(op, long and 3 or 2)
+    local lp = "^" .. string.gsub(string.gsub(glob, "[%^%$%(%)%%%.%[%]%+%-]", "%%%0"), "[*?]", { ["*"] = ".*", ["?"] = "." }) .. "$"
+    local n = string.len(val)
+    if c == "#" then
+      for i = long and n or 0, long and 0 or n, long and -1 or 1 do
+        if string.match(string.sub(val, 1, i), lp) then
+          return string.sub(val, i + 1)
+        end
+      end
+    else
+      for i = long and 1 or n + 1, long and n + 1 or 1, long and 1 or -1 do
+        if string.match(string.sub(val, i), lp) then
+          return string.sub(val, 1, i - 1)
+        end
+      end
+    end
+    return val
+  elseif c == "/" then
+    local all = string.sub(op, 2, 2) == "/"
+    local pat, rep = string.match(string.sub(op, all and 3 or 2), "^([^/]*)/?(.*)$")
+    if not pat or pat == "" or string.find(pat, "[*?%[]") then
+      return nil
+    end
+    local out, from = {}, 1
+    while true do
+      local a, b = string.find(val, pat, from, true)
+      if not a then
+        break
+      end
+      out[#out + 1] = string.sub(val, from, a - 1) .. rep
+      from = b + 1
+      if not all then
+        break
+      end
+    end
+    out[#out + 1] = string.sub(val, from)
+    return table.concat(out)
+  elseif c == ":" then
+    local off, len = string.match(op, "^:(%d+):?(%d*)$")
+    if not off then
+      return nil
+    end
+    return string.sub(val, tonumber(off) + 1, len ~= "" and tonumber(off) + tonumber(len) or -1)
+  elseif op == "^^" then
+    return string.upper(val)
+  elseif op == ",," then
+    return string.lower(val)
+  end
+  return nil
 end
 
 -- printed returns what the command of a substitution ($(BODY), `BODY`)
@@ -3310,6 +3376,13 @@ local function subst(w, vars, limit)
           w = re.gsub(w, [[\$\{]] .. name .. [[:?[-=][^{}]*\}]], v)
         end
         w = re.gsub(w, [[\$\{]] .. name .. [[\}|\$]] .. name .. [[\b]], v)
+        -- ${NAME%/}, ${NAME#*/}, ${NAME/a/b}, ${NAME:1}: the operator on
+        -- the value
+        if string.find(w, "${" .. name, 1, true) then
+          w = string.gsub(w, "%${" .. name .. "([%%#/:^,][^{}]*)}", function(op)
+            return ESCAPES.param_op(val, op)
+          end)
+        end
       end
     end
     if w == before or not string.find(w, "$", 1, true) then
