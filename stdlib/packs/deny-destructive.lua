@@ -2055,7 +2055,8 @@ end
 -- (see printed) put in for one word (printed), the length of a word they
 -- are put in for (printed_word: a here-document's body may be long), and
 -- the checks of an sh -c script that shifts through its arguments, one
--- per argument (shifts).
+-- per argument (shifts); SUBST.param_op (below) applies ${NAME<op>}
+-- (a field: the chunk is at Lua's 200 locals).
 local SUBST = { passes = 3, printed = 64, printed_word = 16384, shifts = 64 }
 
 local function shell_c(w, ctx)
@@ -3180,10 +3181,7 @@ local function printf_output(_, fmt, argtext)
   return printf_fill(fmt, args)
 end
 
-local ESCAPES = { n = "\n", t = "\t", r = "\r", ["\\"] = "\\", a = "", b = "", e = "", f = "", v = "",
-  -- (the table also holds param_op, below: the chunk is at Lua's 200
-  -- locals)
-}
+local ESCAPES = { n = "\n", t = "\t", r = "\r", ["\\"] = "\\", a = "", b = "", e = "", f = "", v = "" }
 
 -- unescape decodes the backslash escapes printf and echo -e expand (\xHH,
 -- \NNN, \0NNN, \n, ...), so that the text they feed a shell is seen.
@@ -3217,12 +3215,12 @@ local function unescape(s)
   return table.concat(out)
 end
 
--- ESCAPES.param_op returns what ${NAME<op>} gives for the value val: op
+-- SUBST.param_op returns what ${NAME<op>} gives for the value val: op
 -- is %PAT, %%PAT, #PAT, ##PAT (PAT a glob of * and ?), /PAT/REP and
 -- //PAT/REP (PAT literal), :OFF and :OFF:LEN, ^^ or ,,; nil for another
 -- op, a pattern that holds an expansion, or a value longer than 1 KiB
 -- (each trim tries every prefix or suffix).
-ESCAPES.param_op = function(val, op)
+SUBST.param_op = function(val, op)
   if string.len(val) > 1024 or string.find(op, "[%$`{]") then
     return nil
   end
@@ -3380,7 +3378,7 @@ local function subst(w, vars, limit)
         -- the value
         if string.find(w, "${" .. name, 1, true) then
           w = string.gsub(w, "%${" .. name .. "([%%#/:^,][^{}]*)}", function(op)
-            return ESCAPES.param_op(val, op)
+            return SUBST.param_op(val, op)
           end)
         end
       end
