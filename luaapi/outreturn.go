@@ -153,6 +153,9 @@ func (v *vm) luaOutput(L *lua.LState) int {
 		}
 	}
 	if v.handlerDirect(L) {
+		// Only this return's fields: an earlier call of the function
+		// by the handler (by its hidden name) must not add its own.
+		v.outVals = [len(outputKeys)]lua.LValue{}
 		for j := range n {
 			v.outVals[keys[j]] = L.Get(j + 1)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
@@ -218,4 +219,20 @@ end }`))
 	require.NoError(t, err)
 	assert.Equal(t, "from the library", out.Reason)
 	assert.Equal(t, int64(1), p.plan.work.directOuts.Load())
+}
+
+// TestRewrittenReturnGivesOnlyItsFields: a rewritten return's output holds
+// the fields of its own constructor only, even when the handler called the
+// output function (by its hidden name) before it returned.
+func TestRewrittenReturnGivesOnlyItsFields(t *testing.T) {
+	p := newTestPool(t, Options{PoolSize: 1}, "h.lua", `
+local out = _G["\0output"]
+hook{ event = "BeforeTool", handler = function(input)
+  out("deny", "secret of " .. input.toolInput.command, "context", 0x321)
+  return { decision = "allow" }
+end }`)
+	require.True(t, callsOutputFunc(p.plan.srcs[0].script.proto))
+	out, err := callReturns(t, context.Background(), p, 0, bashInput("x"))
+	require.NoError(t, err)
+	assert.Equal(t, events.Output{Decision: events.Allow}, out)
 }
