@@ -35,13 +35,15 @@ import (
 //
 // On its way it collects the calls hook{ ... } (the global hook called with
 // one table constructor), whose positions make the errors of a
-// registration point at the key at fault (see hookPositions).
-func checkChunk(name string, chunk []ast.Stmt) (hookCalls []*ast.FuncCallExpr, err error) {
+// registration point at the key at fault (see hookPositions), and says
+// which of them lie in the handler literal of another (nested: see
+// rewriteReturns).
+func checkChunk(name string, chunk []ast.Stmt) (hookCalls []*ast.FuncCallExpr, nested map[*ast.FuncCallExpr]bool, err error) {
 	c := &checker{name: name}
 	c.pushFunc(nil, chunk)
 	c.block(chunk)
 	c.popFunc()
-	return c.hookCalls, c.err
+	return c.hookCalls, c.nested, c.err
 }
 
 type checker struct {
@@ -50,6 +52,10 @@ type checker struct {
 	captured  []map[string]bool   // per function, names its closures use
 	hookCalls []*ast.FuncCallExpr
 	err       error
+
+	handlerLits map[*ast.FunctionExpr]bool // the handler literals of hookCalls
+	inHandlers  int                        // handler literals being walked
+	nested      map[*ast.FuncCallExpr]bool // hookCalls in a handler literal
 }
 
 func (c *checker) pushFunc(params []string, body []ast.Stmt) {
@@ -203,6 +209,10 @@ func (c *checker) function(f *ast.FunctionExpr, method bool) {
 	if f.ParList != nil {
 		params = append(params, f.ParList.Names...)
 	}
+	if c.handlerLits[f] {
+		c.inHandlers++
+		defer func() { c.inHandlers-- }()
+	}
 	c.pushFunc(params, f.Stmts)
 	c.stmts(f.Stmts)
 	c.popFunc()
@@ -228,6 +238,18 @@ func (c *checker) expr(e ast.Expr) {
 		if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == "hook" && len(e.Args) == 1 && !c.isLocal("hook") {
 			if _, ok := e.Args[0].(*ast.TableExpr); ok {
 				c.hookCalls = append(c.hookCalls, e)
+				if c.inHandlers > 0 {
+					if c.nested == nil {
+						c.nested = map[*ast.FuncCallExpr]bool{}
+					}
+					c.nested[e] = true
+				}
+				for _, fn := range handlerLiterals(e) {
+					if c.handlerLits == nil {
+						c.handlerLits = map[*ast.FunctionExpr]bool{}
+					}
+					c.handlerLits[fn] = true
+				}
 			}
 		}
 		c.expr(e.Func)

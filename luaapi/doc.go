@@ -103,11 +103,12 @@
 //
 // A handler written in a hook{} call that returns a table constructor of
 // HookOutput keys (`return { decision = "deny", reason = r }`) builds no
-// table when the pool calls it: Compile rewrites such a return into a
-// call that hands the values to the host, which reads them as it would
-// read the table (a table's map and key index were most of a denying
-// guard's allocations). The handler behaves as written: called by Lua
-// code, the return builds the table. See outreturn.go.
+// table when the pool calls it: Compile rewrites such a return so that,
+// in the copy of the handler the pool calls, it hands the values to the
+// host, which reads them as it would read the table (a table's map and key
+// index were most of a denying guard's allocations). The handler a script
+// holds behaves as written: called by Lua code, the return builds the
+// table, with no host call in between. See outreturn.go.
 //
 // Globals: string, table (concat, insert, remove, sort, getn, maxn), math
 // (without randomseed), os (time, clock, date, on [Options.Now]), assert,

@@ -15,48 +15,70 @@ import (
 // reads two fields of and drops (a third of a denying guard's dispatch,
 // BenchmarkLuaGuardPeers). So Compile rewrites each such return in the body
 // of a handler written in a hook{} call (the function literal of its
-// handler key; not in the functions nested in it) into a call of a host
-// function that takes the field values instead:
+// handler key; not in the functions nested in it, nor in a hook{} call
+// inside another handler literal) into a choice:
 //
 //	return { decision = d, reason = r }   -- becomes
-//	return (<outputFunc>(d, r, <shape>))
+//	if <direct> then return (<outputFunc>(d, r, <shape>)) end
+//	return { decision = d, reason = r }
 //
 // where <shape> is a number constant naming the fields in order, and
-// <outputFunc> a global of the sandbox whose name (outputFuncName) starts
-// with a NUL byte, so that no identifier names it: a script reaches it only
-// as _G["\0output"], where it behaves as described below, and cannot assign
-// it (see luaSetGlobal). The values are evaluated as
-// the constructor evaluates them, in order, each truncated to one value
-// (the shape comes last, so no call or ... is the last argument).
-//
-// When the function is the handler of the VM's current call, called by the
-// pool itself (no Lua frame below it), its return value goes nowhere but
-// to readOutput: the host function keeps the values in vm.outVals and
-// returns vm.outToken, which readOutput reads them from. Called any other
-// way (by Lua code that got hold of the handler, or while a
-// script loads), it builds the table the constructor would have built, the
-// same keys set in the same order. Only constructors of distinct HookOutput
+// <direct> and <outputFunc> are globals whose names (directFlagName,
+// outputFuncName) start with a NUL byte, so that no identifier names them.
+// Neither is in the sandbox: they are set only in the environment of the
+// copy of the handler that the pool calls (see directHandler), an
+// environment no script can reach (there is no getfenv) that reads through
+// to the handler's own. The script's own handler, called by Lua code or
+// while a script loads, finds <direct> nil and returns the constructor as
+// written, with no host call in between (so even at the call-stack limit
+// it behaves as written). The pool's copy evaluates the values as the
+// constructor evaluates them, in order, each truncated to one value (the
+// shape comes last, so no call or ... is the last argument), and the host
+// function keeps them in vm.outVals and returns vm.outToken, which
+// readOutput reads them from. Only constructors of distinct HookOutput
 // keys, all named (`name = value` or `["name"] = value`), are rewritten;
 // and a chunk that the rewrite would make too large for gopher-lua's
 // compiler (registers, constants) is compiled as written.
-const outputFuncName = "\x00output"
+const (
+	outputFuncName = "\x00output"
+	directFlagName = "\x00direct"
+)
+
+// handlerLiterals returns the function literals of the handler keys of
+// the hook{} call c.
+func handlerLiterals(c *ast.FuncCallExpr) []*ast.FunctionExpr {
+	spec, ok := c.Args[0].(*ast.TableExpr)
+	if !ok {
+		return nil
+	}
+	var out []*ast.FunctionExpr
+	for _, f := range spec.Fields {
+		if k, ok := f.Key.(*ast.StringExpr); ok && k.Value == "handler" {
+			if fn, ok := f.Value.(*ast.FunctionExpr); ok {
+				out = append(out, fn)
+			}
+		}
+	}
+	return out
+}
 
 // rewriteReturns rewrites the returns of the handlers of the hook{} calls
-// (see above) and returns a function that undoes it.
-func rewriteReturns(hookCalls []*ast.FuncCallExpr) (undo func(), n int) {
+// but the nested ones (see above) and returns a function that undoes it.
+func rewriteReturns(hookCalls []*ast.FuncCallExpr, nested map[*ast.FuncCallExpr]bool) (undo func(), n int) {
 	type change struct {
-		stmt *ast.ReturnStmt
-		old  ast.Expr
+		stmts []ast.Stmt
+		i     int
+		old   ast.Stmt
 	}
 	var changes []change
 	var walk func(stmts []ast.Stmt)
 	walk = func(stmts []ast.Stmt) {
-		for _, s := range stmts {
+		for i, s := range stmts {
 			switch s := s.(type) {
 			case *ast.ReturnStmt:
-				if call := outputCall(s); call != nil {
-					changes = append(changes, change{s, s.Exprs[0]})
-					s.Exprs[0] = call
+				if st := outputStmt(s); st != nil {
+					changes = append(changes, change{stmts, i, s})
+					stmts[i] = st
 				}
 			case *ast.DoBlockStmt:
 				walk(s.Stmts)
@@ -75,23 +97,37 @@ func rewriteReturns(hookCalls []*ast.FuncCallExpr) (undo func(), n int) {
 		}
 	}
 	for _, c := range hookCalls {
-		spec, ok := c.Args[0].(*ast.TableExpr)
-		if !ok {
+		if nested[c] {
+			// Its closures are made by a running handler: in the
+			// pool's copy they would inherit <direct>.
 			continue
 		}
-		for _, f := range spec.Fields {
-			if k, ok := f.Key.(*ast.StringExpr); ok && k.Value == "handler" {
-				if fn, ok := f.Value.(*ast.FunctionExpr); ok {
-					walk(fn.Stmts)
-				}
-			}
+		for _, fn := range handlerLiterals(c) {
+			walk(fn.Stmts)
 		}
 	}
 	return func() {
 		for _, c := range changes {
-			c.stmt.Exprs[0] = c.old
+			c.stmts[c.i] = c.old
 		}
 	}, len(changes)
+}
+
+// outputStmt returns the statement that replaces s, a return of a table
+// constructor, or nil when s returns anything else.
+func outputStmt(s *ast.ReturnStmt) ast.Stmt {
+	call := outputCall(s)
+	if call == nil {
+		return nil
+	}
+	cond := &ast.IdentExpr{Value: directFlagName}
+	direct := &ast.ReturnStmt{Exprs: []ast.Expr{call}}
+	st := &ast.IfStmt{Condition: cond, Then: []ast.Stmt{direct}, Else: []ast.Stmt{s}}
+	for _, e := range []ast.PositionHolder{cond, direct, st} {
+		e.SetLine(s.Line())
+		e.SetLastLine(s.LastLine())
+	}
+	return st
 }
 
 // outputCall returns the call that replaces the table constructor s
@@ -130,6 +166,40 @@ func outputCall(s *ast.ReturnStmt) *ast.FuncCallExpr {
 	return call
 }
 
+// directHandler returns the function the pool calls for the handler fn:
+// fn itself, or, when Compile rewrote its returns, a copy of it (the same
+// prototype and upvalues) whose environment holds directFlagName and
+// outputFuncName and reads everything else through to fn's own (its
+// metatable is that of fn's environment). Scripts keep fn; the copy is
+// the VM's.
+func (v *vm) directHandler(fn *lua.LFunction) *lua.LFunction {
+	if fn.IsG || fn.Env == nil || !protoNames(fn.Proto, directFlagName) {
+		return fn
+	}
+	env, ok := v.directEnvs[fn.Env]
+	if !ok {
+		env = v.L.CreateTable(0, 2)
+		env.RawSetString(directFlagName, lua.LTrue)
+		env.RawSetString(outputFuncName, v.outputFn)
+		env.Metatable = fn.Env.Metatable
+		if v.directEnvs == nil {
+			v.directEnvs = map[*lua.LTable]*lua.LTable{}
+		}
+		v.directEnvs[fn.Env] = env
+	}
+	return &lua.LFunction{Env: env, Proto: fn.Proto, Upvalues: fn.Upvalues}
+}
+
+// protoNames reports whether p's own code has the constant string name.
+func protoNames(p *lua.FunctionProto, name string) bool {
+	for _, c := range p.Constants {
+		if c == lua.LString(name) {
+			return true
+		}
+	}
+	return false
+}
+
 // luaOutput is the host function of outputFuncName: (values..., shape).
 func (v *vm) luaOutput(L *lua.LState) int {
 	top := L.GetTop()
@@ -153,8 +223,7 @@ func (v *vm) luaOutput(L *lua.LState) int {
 		}
 	}
 	if v.handlerDirect(L) {
-		// Only this return's fields: an earlier call of the function
-		// by the handler (by its hidden name) must not add its own.
+		// Only this return's fields, whatever an earlier call gave.
 		v.outVals = [len(outputKeys)]lua.LValue{}
 		for j := range n {
 			v.outVals[keys[j]] = L.Get(j + 1)
@@ -172,9 +241,11 @@ func (v *vm) luaOutput(L *lua.LState) int {
 	return 1
 }
 
-// handlerDirect reports whether the function calling the running host function is
-// the handler of the current call, called by the pool: what it returns goes
-// to readOutput only.
+// handlerDirect reports whether the function calling the running host
+// function is the handler of the current call, called by the pool: what it
+// returns goes to readOutput only. (Only the pool's copy of a handler
+// reaches the host function, and only the pool calls it: this checks what
+// directHandler and the rewrite arrange.)
 func (v *vm) handlerDirect(L *lua.LState) bool {
 	if L != v.L || !v.inHandler {
 		return false
@@ -185,8 +256,8 @@ func (v *vm) handlerDirect(L *lua.LState) bool {
 }
 
 // forgetOutput drops what a rewritten return kept, after the call: the VM
-// keeps no value of a call, and a later call that returns outToken without
-// a rewritten return of its own gets the error of a userdata.
+// keeps no value of a call, and outToken, should it be returned again,
+// reads as a userdata (an error).
 func (v *vm) forgetOutput() {
 	v.outVals = [len(outputKeys)]lua.LValue{}
 	v.outSet = false

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
@@ -111,40 +110,37 @@ end }`)
 }
 
 // TestRewrittenReturnKeepsNothing: what a rewritten return gave is the
-// output of its own call only. A handler that holds on to the value the
-// host function returned (reached by its hidden name) and returns it in a
-// later call returns a userdata, not the earlier call's output; and no
-// script can define that name.
+// output of its own call only, and no script reaches the host function or
+// the flag of the rewrite (they are only in the environment of the pool's
+// copy of a handler, see directHandler): not at load, not in a handler,
+// not in a function the handler makes; and no script can define either
+// name.
 func TestRewrittenReturnKeepsNothing(t *testing.T) {
 	p := newTestPool(t, Options{PoolSize: 1}, "h.lua", `
-local out = _G["\0output"]
-local kept
+local atLoad = type(_G["\0output"]) .. type(_G["\0direct"])
 hook{ event = "BeforeTool", handler = function(input)
-  if kept == nil then
-    kept = out("deny", "secret of " .. input.toolInput.command, 0x21)
+  local inner = function() return type(_G["\0output"]) .. type(_G["\0direct"]) end
+  if input.toolInput.command == "probe" then
+    return { decision = "deny", reason = atLoad .. type(_G["\0output"]) .. type(_G["\0direct"]) .. inner() }
   end
-  return kept
+  return { decision = "deny", reason = "secret of " .. input.toolInput.command }
 end }`)
-	out, err := callReturns(t, context.Background(), p, 0, bashInput("the first call"))
+	out, err := callReturns(t, context.Background(), p, 0, bashInput("probe"))
+	require.NoError(t, err)
+	assert.Equal(t, "nilnilnilnilnilnil", out.Reason)
+	out, err = callReturns(t, context.Background(), p, 0, bashInput("the first call"))
 	require.NoError(t, err)
 	assert.Equal(t, "secret of the first call", out.Reason)
-	out, err = callReturns(t, context.Background(), p, 0, bashInput("the second call"))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "handler returned a userdata")
-	assert.Empty(t, out.Reason)
 	assert.Equal(t, [len(outputKeys)]lua.LValue{}, p.hot.Load().outVals, "the VM keeps no value of the call")
+	assert.False(t, p.hot.Load().outSet)
 
-	for _, src := range []string{`_G["\0output"] = function() end`, `_G["\0output"] = nil`} {
+	for _, src := range []string{`_G["\0output"] = function() end`, `_G["\0output"] = nil`, `_G["\0direct"] = true`} {
 		s, err := Compile("g.lua", []byte(src))
 		require.NoError(t, err)
 		_, err = NewPool(context.Background(), []Source{{Script: s}}, Options{})
 		require.Error(t, err, src)
 		assert.Contains(t, err.Error(), "the name is the host's", src)
 	}
-	h := handlerPool(t, `return _G["\0output"]("deny", 0x21 * 16)`)
-	_, err = callReturns(t, context.Background(), h, 0, bashInput("x"))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "internal function misused")
 }
 
 // TestRewrittenReturnOutOfRegisters: a handler whose rewritten return would
@@ -221,18 +217,162 @@ end }`))
 	assert.Equal(t, int64(1), p.plan.work.directOuts.Load())
 }
 
-// TestRewrittenReturnGivesOnlyItsFields: a rewritten return's output holds
-// the fields of its own constructor only, even when the handler called the
-// output function (by its hidden name) before it returned.
-func TestRewrittenReturnGivesOnlyItsFields(t *testing.T) {
-	p := newTestPool(t, Options{PoolSize: 1}, "h.lua", `
-local out = _G["\0output"]
-hook{ event = "BeforeTool", handler = function(input)
-  out("deny", "secret of " .. input.toolInput.command, "context", 0x321)
-  return { decision = "allow" }
-end }`)
-	require.True(t, callsOutputFunc(p.plan.srcs[0].script.proto))
-	out, err := callReturns(t, context.Background(), p, 0, bashInput("x"))
+// compileAsWritten compiles src as Compile does but without rewriting any
+// return.
+func compileAsWritten(t *testing.T, name, src string) *Script {
+	t.Helper()
+	chunk, err := parse.Parse(strings.NewReader(src), name)
 	require.NoError(t, err)
-	assert.Equal(t, events.Output{Decision: events.Allow}, out)
+	hooks, _, err := checkChunk(name, chunk)
+	require.NoError(t, err)
+	proto, err := lua.Compile(chunk, name)
+	require.NoError(t, err)
+	return &Script{name: name, proto: proto, hooks: hookPositions([]byte(src), hooks)}
+}
+
+// runAll calls each hook of s twice, in one VM, and lists what they gave.
+func runAll(t *testing.T, s *Script) []string {
+	t.Helper()
+	p, err := NewPool(context.Background(), []Source{{Script: s}}, Options{PoolSize: 1, DefaultTimeout: MaxTimeout, LoadTimeout: MaxTimeout})
+	require.NoError(t, err)
+	defer p.Close()
+	var res []string
+	for i := range 2 {
+		for h := range p.Hooks() {
+			out, err := callReturns(t, context.Background(), p, h, bashInput(fmt.Sprint("cmd", i)))
+			res = append(res, fmt.Sprintf("hook %d: %+v %v", h, out, err))
+		}
+	}
+	return res
+}
+
+// keepHandlers makes hook{} keep the handlers it is given in kept, and
+// register them until the script sets loaded.
+const keepHandlers = `
+local register, loaded = hook, false
+local kept = {}
+hook = function(spec)
+  kept[#kept + 1] = spec.handler
+  if not loaded then register(spec) end
+  return spec
+end
+`
+
+// TestRewrittenReturnsAsWritten: handlers whose returns Compile rewrites,
+// called by the pool and by Lua code in every way a script can (pcall,
+// tail calls, metamethods, library callbacks, recursion, at the call-stack
+// limit, with varargs, raising mid-constructor), give every hook the same
+// outputs and errors as the same script compiled as written.
+func TestRewrittenReturnsAsWritten(t *testing.T) {
+	scripts := map[string]string{
+		"results and order": `
+local log = {}
+local function f(x) log[#log + 1] = x; return x end
+hook{ event = "BeforeTool", handler = function(input)
+  return { reason = f("r"), decision = f("deny"), additionalContext = f("c") }
+end }
+hook{ event = "BeforeTool", handler = function(input)
+  log = {}
+  local n = select("#", kept[1](input))
+  return { decision = "deny", reason = n .. ":" .. table.concat(log, ",") }
+end }`,
+		"error mid-constructor": `
+local log = {}
+local function f(x) log[#log + 1] = x; return x end
+local function boom() error("boom", 2) end
+hook{ event = "BeforeTool", handler = function(input)
+  return { reason = f("r"), decision = f("deny"),
+    additionalContext = f("c") .. nil, mutatedText = f("t") }
+end }
+hook{ event = "BeforeTool", handler = function(input)
+  return { decision = "deny",
+    reason = boom() }
+end }
+hook{ event = "BeforeTool", handler = function(input)
+  return { decision = "deny", reason = error({ code = 1 }) }
+end }
+hook{ event = "BeforeTool", handler = function(input)
+  log = {}
+  local _, e1 = pcall(kept[1], input)
+  local _, e2 = pcall(kept[2], input)
+  local _, e3 = pcall(kept[3], input)
+  return { decision = "deny", reason = table.concat(log, ",") .. e1 .. e2 .. e3.code }
+end }`,
+		"recursion": `
+hook{ event = "BeforeTool", handler = function(input)
+  local d = input.depth or 0
+  if d < 5 then
+    return { decision = "deny", reason = d .. ":" .. kept[1]({ depth = d + 1 }).reason }
+  end
+  return { decision = "deny", reason = "bottom" }
+end }`,
+		"tail calls": `
+hook{ event = "BeforeTool", handler = function(input)
+  return { decision = "deny", reason = "r1" }
+end }
+hook{ event = "BeforeTool", handler = function(input) return kept[1](input) end }
+hook{ event = "BeforeTool", handler = function(input) return pcall(kept[1], input) end }
+hook{ event = "BeforeTool", handler = function(input) return (kept[1](input)) end }
+hook{ event = "BeforeTool", handler = kept[1] }`,
+		"callbacks": `
+hook{ event = "BeforeTool", handler = function(input, k)
+  return { decision = "deny", reason = type(input) .. tostring(k) }
+end }
+hook{ event = "BeforeTool", handler = function(input)
+  local a = setmetatable({}, { __index = kept[1] }).foo
+  local s = string.gsub("xy", "%w", function(c) return kept[1](c).reason end)
+  local t = { 3, 1, 2 }
+  local ok, e = pcall(table.sort, t, function(a, b) return kept[1](a, b).reason < "z" end)
+  local _, e2 = pcall(string.gsub, "x", "x", kept[1])
+  local _, e3 = pcall(tostring, setmetatable({}, { __tostring = kept[1] }))
+  local _, e4 = xpcall(function() return kept[1]("x") end, function(m) return m end)
+  return { decision = "deny", reason = a.reason .. s .. tostring(ok) .. tostring(e) .. e2 .. type(e3) .. e4.reason }
+end }`,
+		"varargs": `
+hook{ event = "BeforeTool", handler = function(input, ...)
+  return { decision = ..., reason = select("#", ...) .. "", additionalContext = ... }
+end }
+hook{ event = "BeforeTool", handler = function(input)
+  local t = kept[1](input, "deny", "b", "c")
+  return { decision = t.decision, reason = t.reason .. tostring(t.additionalContext) }
+end }`,
+		"at the call-stack limit": `
+hook{ event = "BeforeTool", handler = function(input)
+  return { decision = "deny", reason = "r" }
+end }
+hook{ event = "BeforeTool", handler = function(input)
+  local function down(n)
+    local ok, r = pcall(kept[1], {})
+    if not ok then return n .. ":" .. tostring(r) end
+    local s = down(n + 1)
+    return s
+  end
+  return { decision = "deny", reason = down(1) }
+end }
+hook{ event = "BeforeTool", handler = function(input)
+  return { decision = "deny", reason = kept[3](input).reason }
+end }`,
+		"a handler literal in a handler": `
+local inner
+hook{ event = "BeforeTool", handler = function(input)
+  inner = inner or hook{ handler = function(x) return { decision = "deny", reason = "inner" } end }.handler
+  local function down(n)
+    local ok, r = pcall(inner, {})
+    if not ok then return n .. ":" .. tostring(r) end
+    local s = down(n + 1)
+    return s
+  end
+  return { decision = "deny", reason = down(1) .. inner({}).reason }
+end }
+loaded = true`,
+	}
+	for name, src := range scripts {
+		t.Run(name, func(t *testing.T) {
+			src := keepHandlers + src
+			s, err := Compile("h.lua", []byte(src))
+			require.NoError(t, err)
+			require.True(t, callsOutputFunc(s.proto))
+			assert.Equal(t, runAll(t, compileAsWritten(t, "h.lua", src)), runAll(t, s))
+		})
+	}
 }

@@ -88,7 +88,7 @@ func (v *vm) sandbox() (*lua.LTable, error) {
 	v.base = base
 	v.libSetGlobal = L.NewFunction(v.luaLibSetGlobal)
 	base.RawSetString("hook", L.NewFunction(v.luaHook))
-	base.RawSetString(outputFuncName, L.NewFunction(v.luaOutput))
+	v.outputFn = L.NewFunction(v.luaOutput) // not in base: see directHandler
 	v.outToken = L.NewUserData()
 	base.RawSetString("pcall", L.NewFunction(v.luaPCall))
 	base.RawSetString("xpcall", L.NewFunction(v.luaXPCall))

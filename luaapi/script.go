@@ -150,12 +150,12 @@ func Compile(name string, src []byte) (s *Script, err error) {
 		// parse.Parse swallows non-error panics and returns no chunk.
 		return nil, &ScriptError{Script: name, Kind: ScriptSyntax, Msg: "syntax error"}
 	}
-	hooks, err := checkChunk(name, chunk)
+	hooks, nested, err := checkChunk(name, chunk)
 	if err != nil {
 		return nil, err
 	}
 	positions := hookPositions(src, hooks)
-	undo, rewritten := rewriteReturns(hooks) // BenchmarkLuaGuardPeers: see outreturn.go
+	undo, rewritten := rewriteReturns(hooks, nested) // BenchmarkLuaGuardPeers: see outreturn.go
 	proto, err := lua.Compile(chunk, name)
 	if err != nil && rewritten > 0 {
 		// The rewrite may need registers or constants the chunk as

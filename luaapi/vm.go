@@ -53,7 +53,7 @@ func init() {
 type vm struct {
 	pl       *plan
 	L        *lua.LState
-	handlers []*lua.LFunction // index-aligned with plan.hooks
+	handlers []*lua.LFunction // what the pool calls (see directHandler), index-aligned with plan.hooks
 	ctx      vmCtx
 	uses     int
 
@@ -79,7 +79,12 @@ type vm struct {
 	outVals   [len(outputKeys)]lua.LValue
 	outSet    bool
 	outToken  *lua.LUserData
-	tramp     *lua.LFunction
+	// outputFn is the host function of outputFuncName; directEnvs the
+	// environments of the pool's copies of rewritten handlers, by the
+	// environment of the handler (see directHandler).
+	outputFn   *lua.LFunction
+	directEnvs map[*lua.LTable]*lua.LTable
+	tramp      *lua.LFunction
 
 	// sandbox objects
 	null         *lua.LUserData
@@ -284,8 +289,8 @@ func (v *vm) luaSetGlobal(L *lua.LState) int {
 	env := L.CheckTable(1)
 	key := L.Get(2)
 	if v.loading {
-		if key == lua.LString(outputFuncName) {
-			L.RaiseError("cannot assign to global %q: the name is the host's", outputFuncName)
+		if key == lua.LString(outputFuncName) || key == lua.LString(directFlagName) {
+			L.RaiseError("cannot assign to global %q: the name is the host's", lua.LVAsString(key))
 		}
 		env.RawSet(key, L.Get(3))
 		return 0
@@ -602,7 +607,7 @@ func (v *vm) luaHook(L *lua.LState) int {
 		bad("handler=", "handler: want a function, got %s", spec.RawGetString("handler").Type())
 	}
 	v.regs = append(v.regs, h)
-	v.handlers = append(v.handlers, fn)
+	v.handlers = append(v.handlers, v.directHandler(fn))
 	return 0
 }
 
