@@ -171,10 +171,13 @@ func outputCall(s *ast.ReturnStmt) *ast.FuncCallExpr {
 // prototype and upvalues) whose environment holds directFlagName and
 // outputFuncName and reads everything else through to fn's own (its
 // metatable is that of fn's environment). Scripts keep fn; the copy is
-// the VM's.
+// the VM's. fn itself returns its constructors as written.
 func (v *vm) directHandler(fn *lua.LFunction) *lua.LFunction {
 	if fn.IsG || fn.Env == nil || !protoNames(fn.Proto, directFlagName) {
 		return fn
+	}
+	if _, ok := fn.Env.Metatable.(*lua.LTable); !ok {
+		return fn // the copy could not read through (scripts' and libraries' environments all can)
 	}
 	env, ok := v.directEnvs[fn.Env]
 	if !ok {
