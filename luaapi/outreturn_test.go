@@ -376,3 +376,28 @@ loaded = true`,
 		})
 	}
 }
+
+// TestRewrittenHandlerRetainsNoMore: the retained-memory walk measures a
+// script whose handler's returns Compile rewrote (and the pool's copy of
+// that handler) as it measures the script compiled as written.
+func TestRewrittenHandlerRetainsNoMore(t *testing.T) {
+	src := `local n = 0
+hook{ event = "BeforeTool", handler = function(input)
+  n = n + 1
+  return { decision = "deny", reason = "r" .. n }
+end }`
+	measure := func(s *Script) int64 {
+		p, err := NewPool(context.Background(), []Source{{Script: s}}, Options{PoolSize: 1})
+		require.NoError(t, err)
+		defer p.Close()
+		_, err = callReturns(t, context.Background(), p, 0, bashInput("x"))
+		require.NoError(t, err)
+		n, over := p.hot.Load().retained(1 << 40)
+		require.False(t, over)
+		return n
+	}
+	s, err := Compile("h.lua", []byte(src))
+	require.NoError(t, err)
+	require.True(t, callsOutputFunc(s.proto))
+	assert.Equal(t, measure(compileAsWritten(t, "h.lua", src)), measure(s))
+}

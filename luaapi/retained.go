@@ -72,6 +72,11 @@ func (v *vm) retained(max int64) (int64, bool) {
 	if v.input != nil {
 		w.seen[v.input] = struct{}{}
 	}
+	// Nor the environments of the pool's copies of handlers (they hold
+	// host objects; see directHandler): a copy counts as its handler.
+	for _, env := range v.directEnvs {
+		w.seen[env] = struct{}{}
+	}
 	for _, env := range v.envs {
 		w.push(env)
 	}
