@@ -3,6 +3,7 @@ package tools
 import (
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/monad-hooks/monad-hooks/events"
@@ -24,174 +25,165 @@ const (
 	others = events.ToolOther
 )
 
-// t builds a spec with explicit locations; paths, contents and urls may be
-// nil.
-func t(name string, kind events.ToolKind, command, paths, contents, urls []string) Spec {
-	return Spec{Name: name, Kind: kind, Command: command, Paths: paths, Contents: contents, URLs: urls}
+// agentTable is the tool tables of the agents the project knows, sorted
+// by agent: constant data, which the linker lays out, so that no start of
+// the CLI builds it (BenchmarkCLIRunNoStdlib).
+var agentTable = []agentSpecs{
+	// Claude Code: the hook payload's tool_name and tool_input.
+	{"claude-code", []Spec{
+		{Name: "Bash", Kind: shell, Command: []string{"command"}},
+		{Name: "Read", Kind: read, Paths: []string{"file_path"}},
+		{Name: "Write", Kind: write, Paths: []string{"file_path"}, Contents: []string{"content"}},
+		{Name: "Edit", Kind: edit, Paths: []string{"file_path"}, Contents: []string{"new_string"}},
+		{Name: "MultiEdit", Kind: edit, Paths: []string{"file_path", "edits[].file_path"}, Contents: []string{"edits[].new_string"}},
+		{Name: "NotebookEdit", Kind: edit, Paths: []string{"notebook_path"}, Contents: []string{"new_source"}},
+		{Name: "Glob", Kind: read, Paths: []string{"path"}},
+		{Name: "Grep", Kind: read, Paths: []string{"path"}},
+		{Name: "LS", Kind: read, Paths: []string{"path"}},
+		{Name: "WebFetch", Kind: fetch, URLs: []string{"url"}},
+		{Name: "WebSearch", Kind: others}, {Name: "Task", Kind: others}, {Name: "Agent", Kind: others},
+		{Name: "TodoWrite", Kind: others}, {Name: "BashOutput", Kind: others}, {Name: "KillShell", Kind: others},
+		{Name: "KillBash", Kind: others}, {Name: "ExitPlanMode", Kind: others}, {Name: "SlashCommand", Kind: others},
+		{Name: "Skill", Kind: others},
+	}},
+	// Codex: the model's tools (shell takes an argv; write_stdin types into
+	// a running exec_command session) and its hook payloads, which name
+	// shell-like tools Bash and put an apply_patch body in command.
+	{"codex", []Spec{
+		{Name: "shell", Kind: shell, Command: []string{"command"}},
+		{Name: "local_shell", Kind: shell, Command: []string{"command", "action.command"}},
+		{Name: "exec_command", Kind: shell, Command: []string{"cmd", "command"}},
+		{Name: "write_stdin", Kind: shell, Command: []string{"chars"}},
+		{Name: "apply_patch", Kind: patch, Contents: []string{"input", "patch", "command", ""}},
+		{Name: "view_image", Kind: read, Paths: []string{"path"}},
+		{Name: "Bash", Kind: shell, Command: []string{"command"}},
+		{Name: "update_plan", Kind: others},
+	}},
+	// Crush (internal/agent/tools): download saves a URL to file_path.
+	{"crush", []Spec{
+		{Name: "bash", Kind: shell, Command: []string{"command"}},
+		{Name: "view", Kind: read, Paths: []string{"file_path"}},
+		{Name: "write", Kind: write, Paths: []string{"file_path"}, Contents: []string{"content"}},
+		{Name: "edit", Kind: edit, Paths: []string{"file_path"}, Contents: []string{"new_string"}},
+		{Name: "multiedit", Kind: edit, Paths: []string{"file_path"}, Contents: []string{"edits[].new_string"}},
+		{Name: "download", Kind: fetch, Paths: []string{"file_path"}, URLs: []string{"url"}},
+		{Name: "fetch", Kind: fetch, URLs: []string{"url"}},
+		{Name: "web_fetch", Kind: fetch, URLs: []string{"url"}},
+		{Name: "agentic_fetch", Kind: fetch, URLs: []string{"url"}},
+		{Name: "glob", Kind: read, Paths: []string{"path"}},
+		{Name: "grep", Kind: read, Paths: []string{"path"}},
+		{Name: "ls", Kind: read, Paths: []string{"path"}},
+		{Name: "lsp_rename", Kind: edit, Paths: []string{"path"}},
+		{Name: "lsp_replace_symbol", Kind: edit, Paths: []string{"file_path"}, Contents: []string{"replacement"}},
+		{Name: "agent", Kind: others}, {Name: "web_search", Kind: others}, {Name: "sourcegraph", Kind: others},
+		{Name: "job_output", Kind: others}, {Name: "job_kill", Kind: others}, {Name: "todos", Kind: others},
+		{Name: "question", Kind: others}, {Name: "crush_info", Kind: others}, {Name: "crush_logs", Kind: others},
+		{Name: "lsp_diagnostics", Kind: others}, {Name: "lsp_references", Kind: others}, {Name: "lsp_definition", Kind: others},
+		{Name: "lsp_symbols", Kind: others}, {Name: "lsp_call_hierarchy", Kind: others}, {Name: "lsp_restart", Kind: others},
+		{Name: "list_mcp_resources", Kind: others}, {Name: "read_mcp_resource", Kind: others},
+	}},
+	// Cursor: preToolUse names (Shell, Read, Write, Delete, ...) and the
+	// agent's model-facing tools.
+	{"cursor", []Spec{
+		{Name: "Shell", Kind: shell, Command: []string{"command"}},
+		{Name: "Read", Kind: read, Paths: []string{"file_path"}},
+		{Name: "Write", Kind: write, Paths: []string{"file_path"}, Contents: []string{"content"}},
+		{Name: "Delete", Kind: del, Paths: []string{"file_path", "path"}},
+		{Name: "run_terminal_cmd", Kind: shell, Command: []string{"command"}},
+		{Name: "read_file", Kind: read, Paths: []string{"target_file"}},
+		{Name: "edit_file", Kind: edit, Paths: []string{"target_file"}, Contents: []string{"code_edit"}},
+		{Name: "search_replace", Kind: edit, Paths: []string{"file_path"}, Contents: []string{"new_string"}},
+		{Name: "write", Kind: write, Paths: []string{"file_path"}, Contents: []string{"contents"}},
+		{Name: "delete_file", Kind: del, Paths: []string{"target_file"}},
+		{Name: "list_dir", Kind: read, Paths: []string{"target_directory", "relative_workspace_path"}},
+		{Name: "grep_search", Kind: read, Paths: []string{"target_directory"}},
+		{Name: "glob_file_search", Kind: read, Paths: []string{"target_directory"}},
+		{Name: "file_search", Kind: others}, {Name: "codebase_search", Kind: others}, {Name: "web_search", Kind: others},
+		{Name: "todo_write", Kind: others}, {Name: "create_diagram", Kind: others}, {Name: "fetch_pull_request", Kind: others},
+	}},
+	// Gemini CLI (packages/core/src/tools): older versions named the read
+	// path absolute_path and the search tool search_file_content.
+	{"gemini-cli", []Spec{
+		{Name: "run_shell_command", Kind: shell, Command: []string{"command"}},
+		{Name: "read_file", Kind: read, Paths: []string{"file_path", "absolute_path", "path", "target_file"}},
+		{Name: "read_many_files", Kind: read, Paths: []string{"include[]", "paths[]"}},
+		{Name: "write_file", Kind: write, Paths: []string{"file_path", "path"}, Contents: []string{"content"}},
+		{Name: "replace", Kind: edit, Paths: []string{"file_path"}, Contents: []string{"new_string"}},
+		{Name: "list_directory", Kind: read, Paths: []string{"dir_path", "path"}},
+		{Name: "glob", Kind: read, Paths: []string{"dir_path", "path"}},
+		{Name: "grep_search", Kind: read, Paths: []string{"dir_path", "path", "target_directory"}},
+		{Name: "search_file_content", Kind: read, Paths: []string{"dir_path", "path"}},
+		{Name: "web_fetch", Kind: fetch, URLs: []string{"url", "prompt"}},
+		{Name: "google_web_search", Kind: others}, {Name: "write_todos", Kind: others}, {Name: "save_memory", Kind: others},
+		{Name: "ask_user", Kind: others}, {Name: "activate_skill", Kind: others}, {Name: "get_internal_docs", Kind: others},
+		{Name: "enter_plan_mode", Kind: others}, {Name: "exit_plan_mode", Kind: others}, {Name: "complete_task", Kind: others},
+	}},
+	// The seed's own names (shell_exec, file_write) and the generic names
+	// the stdlib packs matched before the table existed; their locations
+	// are the kind's defaults.
+	{"monad", []Spec{
+		{Name: "shell_exec", Kind: shell}, {Name: "shell", Kind: shell}, {Name: "bash", Kind: shell}, {Name: "terminal", Kind: shell},
+		{Name: "exec_command", Kind: shell}, {Name: "run_shell_command", Kind: shell},
+		{Name: "read_file", Kind: read}, {Name: "file_read", Kind: read}, {Name: "view_file", Kind: read},
+		{Name: "list_dir", Kind: read}, {Name: "list_directory", Kind: read}, {Name: "list_files", Kind: read},
+		{Name: "grep", Kind: read}, {Name: "glob", Kind: read}, {Name: "search", Kind: read},
+		{Name: "write_file", Kind: write}, {Name: "file_write", Kind: write}, {Name: "create_file", Kind: write},
+		{Name: "edit_file", Kind: edit}, {Name: "file_edit", Kind: edit},
+		{Name: "delete_file", Kind: del}, {Name: "file_delete", Kind: del},
+		{Name: "apply_patch", Kind: patch}, {Name: "ApplyPatch", Kind: patch}, {Name: "patch", Kind: patch},
+		{Name: "web_fetch", Kind: fetch}, {Name: "fetch", Kind: fetch}, {Name: "fetch_url", Kind: fetch},
+		{Name: "http_request", Kind: fetch}, {Name: "browser_navigate", Kind: fetch}, {Name: "navigate", Kind: fetch},
+	}},
+	// OpenCode (packages/opencode/src/tool).
+	{"opencode", []Spec{
+		{Name: "bash", Kind: shell, Command: []string{"command"}},
+		{Name: "read", Kind: read, Paths: []string{"filePath"}},
+		{Name: "write", Kind: write, Paths: []string{"filePath"}, Contents: []string{"content"}},
+		{Name: "edit", Kind: edit, Paths: []string{"filePath"}, Contents: []string{"newString"}},
+		{Name: "multiedit", Kind: edit, Paths: []string{"filePath", "edits[].filePath"}, Contents: []string{"edits[].newString"}},
+		{Name: "patch", Kind: patch, Contents: []string{"patchText"}},
+		{Name: "apply_patch", Kind: patch, Contents: []string{"patchText"}},
+		{Name: "glob", Kind: read, Paths: []string{"path"}},
+		{Name: "grep", Kind: read, Paths: []string{"path"}},
+		{Name: "list", Kind: read, Paths: []string{"path"}},
+		{Name: "webfetch", Kind: fetch, URLs: []string{"url"}},
+		{Name: "websearch", Kind: others}, {Name: "codesearch", Kind: others}, {Name: "todowrite", Kind: others},
+		{Name: "todoread", Kind: others}, {Name: "task", Kind: others}, {Name: "skill", Kind: others},
+		{Name: "lsp", Kind: others}, {Name: "question", Kind: others},
+	}},
 }
 
-// o builds specs of kind other (known tools no guard reads).
-func o(names ...string) []Spec {
-	out := make([]Spec, len(names))
-	for i, n := range names {
-		out[i] = Spec{Name: n, Kind: others}
-	}
-	return out
+// agentSpecs is one agent's tools.
+type agentSpecs struct {
+	agent string
+	specs []Spec
 }
 
-func l(s ...string) []string { return s }
-
-// agentTools are the tool tables of the agents the project knows, built on
-// first use: package initialisation is part of every start of the CLI
-// (BenchmarkCLIRunNoStdlib).
-var agentTools = sync.OnceValue(agentTables)
-
-// agentTables returns agentTools' content.
-func agentTables() map[string][]Spec {
-	return map[string][]Spec{
-		// Claude Code: the hook payload's tool_name and tool_input.
-		"claude-code": append([]Spec{
-			t("Bash", shell, l("command"), nil, nil, nil),
-			t("Read", read, nil, l("file_path"), nil, nil),
-			t("Write", write, nil, l("file_path"), l("content"), nil),
-			t("Edit", edit, nil, l("file_path"), l("new_string"), nil),
-			t("MultiEdit", edit, nil, l("file_path", "edits[].file_path"), l("edits[].new_string"), nil),
-			t("NotebookEdit", edit, nil, l("notebook_path"), l("new_source"), nil),
-			t("Glob", read, nil, l("path"), nil, nil),
-			t("Grep", read, nil, l("path"), nil, nil),
-			t("LS", read, nil, l("path"), nil, nil),
-			t("WebFetch", fetch, nil, nil, nil, l("url")),
-		}, o("WebSearch", "Task", "Agent", "TodoWrite", "BashOutput", "KillShell", "KillBash", "ExitPlanMode", "SlashCommand", "Skill")...),
-		// Gemini CLI (packages/core/src/tools): older versions named the read
-		// path absolute_path and the search tool search_file_content.
-		"gemini-cli": append([]Spec{
-			t("run_shell_command", shell, l("command"), nil, nil, nil),
-			t("read_file", read, nil, l("file_path", "absolute_path", "path", "target_file"), nil, nil),
-			t("read_many_files", read, nil, l("include[]", "paths[]"), nil, nil),
-			t("write_file", write, nil, l("file_path", "path"), l("content"), nil),
-			t("replace", edit, nil, l("file_path"), l("new_string"), nil),
-			t("list_directory", read, nil, l("dir_path", "path"), nil, nil),
-			t("glob", read, nil, l("dir_path", "path"), nil, nil),
-			t("grep_search", read, nil, l("dir_path", "path", "target_directory"), nil, nil),
-			t("search_file_content", read, nil, l("dir_path", "path"), nil, nil),
-			t("web_fetch", fetch, nil, nil, nil, l("url", "prompt")),
-		}, o("google_web_search", "write_todos", "save_memory", "ask_user", "activate_skill", "get_internal_docs", "enter_plan_mode", "exit_plan_mode", "complete_task")...),
-		// Codex: the model's tools (shell takes an argv; write_stdin types into
-		// a running exec_command session) and its hook payloads, which name
-		// shell-like tools Bash and put an apply_patch body in command.
-		"codex": append([]Spec{
-			t("shell", shell, l("command"), nil, nil, nil),
-			t("local_shell", shell, l("command", "action.command"), nil, nil, nil),
-			t("exec_command", shell, l("cmd", "command"), nil, nil, nil),
-			t("write_stdin", shell, l("chars"), nil, nil, nil),
-			t("apply_patch", patch, nil, nil, l("input", "patch", "command", ""), nil),
-			t("view_image", read, nil, l("path"), nil, nil),
-			t("Bash", shell, l("command"), nil, nil, nil),
-		}, o("update_plan")...),
-		// Cursor: preToolUse names (Shell, Read, Write, Delete, ...) and the
-		// agent's model-facing tools.
-		"cursor": append([]Spec{
-			t("Shell", shell, l("command"), nil, nil, nil),
-			t("Read", read, nil, l("file_path"), nil, nil),
-			t("Write", write, nil, l("file_path"), l("content"), nil),
-			t("Delete", del, nil, l("file_path", "path"), nil, nil),
-			t("run_terminal_cmd", shell, l("command"), nil, nil, nil),
-			t("read_file", read, nil, l("target_file"), nil, nil),
-			t("edit_file", edit, nil, l("target_file"), l("code_edit"), nil),
-			t("search_replace", edit, nil, l("file_path"), l("new_string"), nil),
-			t("write", write, nil, l("file_path"), l("contents"), nil),
-			t("delete_file", del, nil, l("target_file"), nil, nil),
-			t("list_dir", read, nil, l("target_directory", "relative_workspace_path"), nil, nil),
-			t("grep_search", read, nil, l("target_directory"), nil, nil),
-			t("glob_file_search", read, nil, l("target_directory"), nil, nil),
-		}, o("file_search", "codebase_search", "web_search", "todo_write", "create_diagram", "fetch_pull_request")...),
-		// OpenCode (packages/opencode/src/tool).
-		"opencode": append([]Spec{
-			t("bash", shell, l("command"), nil, nil, nil),
-			t("read", read, nil, l("filePath"), nil, nil),
-			t("write", write, nil, l("filePath"), l("content"), nil),
-			t("edit", edit, nil, l("filePath"), l("newString"), nil),
-			t("multiedit", edit, nil, l("filePath", "edits[].filePath"), l("edits[].newString"), nil),
-			t("patch", patch, nil, nil, l("patchText"), nil),
-			t("apply_patch", patch, nil, nil, l("patchText"), nil),
-			t("glob", read, nil, l("path"), nil, nil),
-			t("grep", read, nil, l("path"), nil, nil),
-			t("list", read, nil, l("path"), nil, nil),
-			t("webfetch", fetch, nil, nil, nil, l("url")),
-		}, o("websearch", "codesearch", "todowrite", "todoread", "task", "skill", "lsp", "question")...),
-		// Crush (internal/agent/tools): download saves a URL to file_path.
-		"crush": append([]Spec{
-			t("bash", shell, l("command"), nil, nil, nil),
-			t("view", read, nil, l("file_path"), nil, nil),
-			t("write", write, nil, l("file_path"), l("content"), nil),
-			t("edit", edit, nil, l("file_path"), l("new_string"), nil),
-			t("multiedit", edit, nil, l("file_path"), l("edits[].new_string"), nil),
-			t("download", fetch, nil, l("file_path"), nil, l("url")),
-			t("fetch", fetch, nil, nil, nil, l("url")),
-			t("web_fetch", fetch, nil, nil, nil, l("url")),
-			t("agentic_fetch", fetch, nil, nil, nil, l("url")),
-			t("glob", read, nil, l("path"), nil, nil),
-			t("grep", read, nil, l("path"), nil, nil),
-			t("ls", read, nil, l("path"), nil, nil),
-			t("lsp_rename", edit, nil, l("path"), nil, nil),
-			t("lsp_replace_symbol", edit, nil, l("file_path"), l("replacement"), nil),
-		}, o("agent", "web_search", "sourcegraph", "job_output", "job_kill", "todos", "question", "crush_info", "crush_logs",
-			"lsp_diagnostics", "lsp_references", "lsp_definition", "lsp_symbols", "lsp_call_hierarchy", "lsp_restart",
-			"list_mcp_resources", "read_mcp_resource")...),
-		// The seed's own names (shell_exec, file_write) and the generic names
-		// the stdlib packs matched before the table existed; their locations
-		// are the kind's defaults.
-		"monad": {
-			{Name: "shell_exec", Kind: shell}, {Name: "shell", Kind: shell}, {Name: "bash", Kind: shell}, {Name: "terminal", Kind: shell},
-			{Name: "exec_command", Kind: shell}, {Name: "run_shell_command", Kind: shell},
-			{Name: "read_file", Kind: read}, {Name: "file_read", Kind: read}, {Name: "view_file", Kind: read},
-			{Name: "list_dir", Kind: read}, {Name: "list_directory", Kind: read}, {Name: "list_files", Kind: read},
-			{Name: "grep", Kind: read}, {Name: "glob", Kind: read}, {Name: "search", Kind: read},
-			{Name: "write_file", Kind: write}, {Name: "file_write", Kind: write}, {Name: "create_file", Kind: write},
-			{Name: "edit_file", Kind: edit}, {Name: "file_edit", Kind: edit},
-			{Name: "delete_file", Kind: del}, {Name: "file_delete", Kind: del},
-			{Name: "apply_patch", Kind: patch}, {Name: "ApplyPatch", Kind: patch}, {Name: "patch", Kind: patch},
-			{Name: "web_fetch", Kind: fetch}, {Name: "fetch", Kind: fetch}, {Name: "fetch_url", Kind: fetch},
-			{Name: "http_request", Kind: fetch}, {Name: "browser_navigate", Kind: fetch}, {Name: "navigate", Kind: fetch},
-		},
-	}
-}
-
-// builtin merges agentTools once: one spec per name, its locations the
+// builtin merges agentTable once: one spec per name, its locations the
 // union of every agent's (a spec with none contributes its kind's
 // defaults), its Agents sorted.
 var builtin = sync.OnceValue(func() []Spec {
-	names := builtinNames()
+	names := map[string]bool{}
+	for _, a := range agentTable {
+		for _, s := range a.specs {
+			names[s.Name] = true
+		}
+	}
 	out := make([]Spec, 0, len(names))
 	for n := range names {
-		out = append(out, merged(n))
+		s, _ := merged(n)
+		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 })
 
-// builtinNames is the set of the names of the built-in table.
-var builtinNames = sync.OnceValue(func() map[string]bool {
-	names := map[string]bool{}
-	for _, specs := range agentTools() {
-		for _, s := range specs {
-			names[s.Name] = true
-		}
-	}
-	return names
-})
-
-// merged returns the built-in spec called name (see builtin); the name
-// must be one of builtinNames.
-func merged(name string) Spec {
-	agents := make([]string, 0, len(agentTools()))
-	for a := range agentTools() {
-		agents = append(agents, a)
-	}
-	sort.Strings(agents)
+// merged returns the built-in spec called name (see builtin), and false
+// when no agent has a tool called name.
+func merged(name string) (Spec, bool) {
 	var m *Spec
-	for _, a := range agents {
-		for _, s := range agentTools()[a] {
+	for _, a := range agentTable {
+		for _, s := range a.specs {
 			if s.Name != name {
 				continue
 			}
@@ -199,14 +191,17 @@ func merged(name string) Spec {
 			if m == nil {
 				m = &Spec{Name: s.Name, Kind: s.Kind}
 			}
-			m.Agents = append(m.Agents, a)
+			m.Agents = append(m.Agents, a.agent)
 			m.Command = union(m.Command, loc.Command)
 			m.Paths = union(m.Paths, loc.Paths)
 			m.Contents = union(m.Contents, loc.Contents)
 			m.URLs = union(m.URLs, loc.URLs)
 		}
 	}
-	return *m
+	if m == nil {
+		return Spec{}, false
+	}
+	return *m, true
 }
 
 // builtinCompiled holds the compiled built-in specs looked up so far, by
@@ -222,10 +217,10 @@ func builtinEntry(name string) *compiled {
 	if c, ok := builtinCompiled.Load(name); ok {
 		return c.(*compiled)
 	}
-	if !builtinNames()[name] {
+	s, ok := merged(name)
+	if !ok {
 		return nil
 	}
-	s := merged(name)
 	c, err := compile(s)
 	if err != nil {
 		// The built-in specs are valid (TestBuiltinTableValid).
@@ -271,11 +266,10 @@ func Builtin() []Spec {
 // claude-code, codex, crush, cursor, gemini-cli, monad (the seed's names)
 // and opencode.
 func Agents() []string {
-	out := make([]string, 0, len(agentTools()))
-	for a := range agentTools() {
-		out = append(out, a)
+	out := make([]string, len(agentTable))
+	for i, a := range agentTable {
+		out[i] = a.agent
 	}
-	sort.Strings(out)
 	return out
 }
 
@@ -283,10 +277,11 @@ func Agents() []string {
 // merged with other agents'), sorted by name, and false for an agent the
 // table does not have. Host adapters use it to know a host's tools.
 func AgentTools(agent string) ([]Spec, bool) {
-	specs, ok := agentTools()[agent]
+	i, ok := slices.BinarySearchFunc(agentTable, agent, func(a agentSpecs, name string) int { return strings.Compare(a.agent, name) })
 	if !ok {
 		return nil, false
 	}
+	specs := agentTable[i].specs
 	out := make([]Spec, len(specs))
 	for i, s := range specs {
 		out[i] = s.clone()

@@ -89,3 +89,14 @@ func TestBuiltinTableConcurrentLookups(t *testing.T) {
 		<-done
 	}
 }
+
+// TestBuiltinTableSortedByAgent: the table's agents are sorted and each is
+// there once (Agents, AgentTools and the order of a merged spec's
+// locations rely on it).
+func TestBuiltinTableSortedByAgent(t *testing.T) {
+	agents := tools.TableAgents()
+	require.NotEmpty(t, agents)
+	for i := 1; i < len(agents); i++ {
+		assert.Less(t, agents[i-1], agents[i], "agentTable is not sorted by agent, or repeats one")
+	}
+}

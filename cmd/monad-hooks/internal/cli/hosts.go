@@ -52,13 +52,14 @@ func mergeSeed(st, seed map[string]engine.SessionState) map[string]engine.Sessio
 	return st
 }
 
-// resultLine is a Result as one line of JSON.
+// resultLine is a Result as one line of JSON, encoded by hand
+// (BenchmarkCLIRunNoStdlib).
 func resultLine(res engine.Result) []byte {
-	var b bytes.Buffer
-	if err := writeJSONLine(&b, res); err != nil {
+	b, err := res.AppendJSON(make([]byte, 0, 1024))
+	if err != nil {
 		return []byte(`{"error":"cannot encode the result"}` + "\n")
 	}
-	return b.Bytes()
+	return append(b, '\n')
 }
 
 // serveHostFlag resolves serve's --host: a host whose answers are all JSON
