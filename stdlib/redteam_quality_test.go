@@ -1,0 +1,42 @@
+package stdlib_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestQualityRedteamReadonly measures the red team of approve-readonly
+// (readonly-redteam-*.txt, not blind): no write may be approved; the
+// harmless look-alikes that are not approved are logged (go test -v).
+func TestQualityRedteamReadonly(t *testing.T) {
+	ro := mustLoad(t, "approve-readonly", nil)
+	ra := measureBlindApprovals(t, ro, "readonly-redteam-approve.txt", true)
+	rw := measureBlindApprovals(t, ro, "readonly-redteam-writes.txt", false)
+	rows := append(ra.report("readonly-redteam-approve.txt", "approved"), rw.report("readonly-redteam-writes.txt", "approved")...)
+	if _, hit := rw.total(); hit > 0 {
+		t.Errorf("readonly: %d writes approved", hit)
+	}
+	t.Logf("red team:\n%s", strings.Join(rows, "\n"))
+	checkQualitySection(t, "redteam-readonly", rows)
+}
+
+// TestApproveReadonlyPastLimits: a line past the shell parser's limits (more
+// commands, more bytes) is never approved, whatever its beginning holds.
+func TestApproveReadonlyPastLimits(t *testing.T) {
+	p := mustLoad(t, "approve-readonly", nil)
+	for _, cmd := range []string{
+		strings.Repeat("ls; ", 10001) + "rm -rf build",
+		"ls " + strings.Repeat("a", 1<<20) + "; rm -rf build",
+	} {
+		in := shellInput(cmd)
+		in.Event = events.ApprovalRequest
+		res, err := p.eng.Dispatch(context.Background(), in)
+		require.NoError(t, err)
+		assert.NotEqual(t, events.Allow, res.Decision, "%.40s...", cmd)
+	}
+}
