@@ -526,18 +526,45 @@ local RISKY = {
 -- that matches two files is an output.
 local NO_GLOB_AT_ALL = { uniq = true, xxd = true, hostname = true, date = true }
 
+-- KNOWN_VARIABLES are the variables whose value the line cannot choose
+-- and that hold no blank: not IFS (x$IFS-delete is two words), not
+-- BASH_COMMAND (the line itself), not $_ (the last word of the command
+-- before), nor one an earlier call may have set.
+local KNOWN_VARIABLES = {
+  HOME = true, PWD = true, OLDPWD = true, USER = true, LOGNAME = true,
+  TMPDIR = true, HOSTNAME = true,
+}
+
+-- REV_PARSE_OPTIONS are the options of git rev-parse that print a commit,
+-- a branch or a path (it prints any other option it is given: git
+-- rev-parse --flags -delete prints -delete).
+local REV_PARSE_OPTIONS = {
+  ["--show-toplevel"] = true, ["--show-prefix"] = true, ["--show-cdup"] = true,
+  ["--git-dir"] = true, ["--abbrev-ref"] = true, ["--short"] = true,
+  ["--verify"] = true, ["-q"] = true, ["--quiet"] = true,
+}
+
 -- known_expansions removes from a word the expansions whose value the
--- line cannot choose: $NAME and ${NAME} (not $_, the last word of the
--- command before) and $(git rev-parse|merge-base ...), which print names
--- of commits and paths; what is left holds $ or ` when another expansion
--- is there.
+-- line cannot choose: $NAME and ${NAME} of KNOWN_VARIABLES, $(git
+-- merge-base ...) and $(git rev-parse ...) with REV_PARSE_OPTIONS, which
+-- print names of commits and paths; what is left holds $ or ` when
+-- another expansion is there.
 local function known_expansions(x)
-  x = string.gsub(x, "%$%(git rev%-parse[%w%s%-%./~%^@{}:_]*%)", "")
   x = string.gsub(x, "%$%(git merge%-base[%w%s%-%./~%^@{}:_]*%)", "")
-  x = string.gsub(x, "%${[A-Za-z_][A-Za-z0-9_]+}", "")
-  x = string.gsub(x, "%${[A-Za-z]}", "")
-  x = string.gsub(x, "%$[A-Za-z_][A-Za-z0-9_]+", "")
-  x = string.gsub(x, "%$[A-Za-z]", "")
+  x = string.gsub(x, "%$%(git rev%-parse([%w%s%-%./~%^@{}:_]*)%)", function(args)
+    for a in string.gmatch(args, "%S+") do
+      if string.sub(a, 1, 1) == "-" and not REV_PARSE_OPTIONS[a] then
+        return nil
+      end
+    end
+    return ""
+  end)
+  x = string.gsub(x, "%${([A-Za-z_][A-Za-z0-9_]*)}", function(v)
+    return KNOWN_VARIABLES[v] and "" or nil
+  end)
+  x = string.gsub(x, "%$([A-Za-z_][A-Za-z0-9_]*)", function(v)
+    return KNOWN_VARIABLES[v] and "" or nil
+  end)
   return x
 end
 
@@ -548,19 +575,27 @@ local function could_be_option(x)
   return c == "*" or c == "?" or c == "[" or c == "-"
 end
 
--- unquoted_glob says whether the raw line holds *, ? or [ outside quotes
--- (the words have their quotes resolved, so only the line tells).
-local function unquoted_glob(line)
+-- unquoted reports which of the characters that expand to more words
+-- the raw line holds outside quotes: a glob (*, ?, [) and a brace ({);
+-- the words have their quotes resolved, so only the line tells. $'...'
+-- has backslash escapes.
+local function unquoted(line)
   local q, k, n = nil, 1, string.len(line)
+  local glob, brace = false, false
   while k <= n do
     local c = string.sub(line, k, k)
     if q == nil then
       if c == "\\" then
         k = k + 1
+      elseif c == "$" and string.sub(line, k + 1, k + 1) == "'" then
+        q = "$'"
+        k = k + 1
       elseif c == "'" or c == '"' then
         q = c
       elseif c == "*" or c == "?" or c == "[" then
-        return true
+        glob = true
+      elseif c == "{" then
+        brace = true
       end
     elseif q == "'" then
       if c == "'" then
@@ -569,19 +604,19 @@ local function unquoted_glob(line)
     else
       if c == "\\" then
         k = k + 1
-      elseif c == '"' then
+      elseif (q == '"' and c == '"') or (q == "$'" and c == "'") then
         q = nil
       end
     end
     k = k + 1
   end
-  return false
+  return glob, brace
 end
 
 -- arguments_known says whether no argument of a RISKY command (w, its
--- name) is chosen by an expansion or a glob; globs counts when the line
--- has an unquoted glob. Words after -- are operands, except for find.
-local function arguments_known(name, w, globs)
+-- name) is chosen by an expansion, a glob or a brace; globs and braces
+-- count when the line has them unquoted. Words after -- are operands, except for find.
+local function arguments_known(name, w, globs, braces)
   local values = RISKY[name]
   if values == nil then
     return true
@@ -592,6 +627,10 @@ local function arguments_known(name, w, globs)
       return not NO_GLOB_AT_ALL[name] or not globs
     end
     if string.find(known_expansions(x), "[%$`]") then
+      return false
+    end
+    -- {-delete,-print} is two words
+    if braces and re.find(x, "\\{[^}]*(,|\\.\\.)[^}]*\\}") then
       return false
     end
     if globs and string.find(x, "[%*%?%[]") then
@@ -624,7 +663,7 @@ local function line_readonly(line)
     -- a line the shell module cannot parse is never approved
     return false
   end
-  local globs = unquoted_glob(line)
+  local globs, braces = unquoted(line)
   for _, c in ipairs(cmds) do
     if type(c.assigns) == "table" and next(c.assigns) ~= nil then
       return false
@@ -652,12 +691,12 @@ local function line_readonly(line)
       return false
     end
     local name = program(w[1])
-    if not arguments_known(name, w, globs) then
+    if not arguments_known(name, w, globs, braces) then
       return false
     end
     if name == "xargs" then
       local inner = xargs_command(w)
-      if #inner > 0 and not arguments_known(inner[1], inner, globs) then
+      if #inner > 0 and not arguments_known(inner[1], inner, globs, braces) then
         return false
       end
     end
