@@ -40,3 +40,28 @@ func TestApproveReadonlyPastLimits(t *testing.T) {
 		assert.NotEqual(t, events.Allow, res.Decision, "%.40s...", cmd)
 	}
 }
+
+// TestApproveReadonlyReadToolDevices: a read tool is approved unless it
+// names a device (a disk, memory, input) or a process's memory, also as
+// the target of a link or in the input of a tool the table does not know.
+func TestApproveReadonlyReadToolDevices(t *testing.T) {
+	p := mustLoad(t, "approve-readonly", nil)
+	for _, c := range []struct {
+		tool, path string
+		want       events.Decision
+	}{
+		{"Read", "/dev/sda", ""},
+		{"view", "/dev/nvme0n1p1", ""},
+		{"Read", "/proc/1/mem", ""},
+		{"Read", "/proc/kcore", ""},
+		{"read_file", "/dev/mem", ""},
+		{"Read", "/dev/null", events.Allow},
+		{"Read", "/dev/fd/0", events.Allow},
+		{"Read", "/proc/cpuinfo", events.Allow},
+		{"Read", "src/dev/sda.go", events.Allow},
+		{"read_file", "README.md", events.Allow},
+	} {
+		in := events.Input{Event: events.ApprovalRequest, ToolName: c.tool, Cwd: testRoot, ToolInput: map[string]any{"file_path": c.path, "path": c.path}}
+		assert.Equal(t, c.want, p.call(t, in).Decision, "%s %s", c.tool, c.path)
+	}
+}

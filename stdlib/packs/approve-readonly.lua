@@ -7,7 +7,8 @@
 ---
 --- - tools of kind `read` in the engine's tool table (`Read`, `Glob`,
 ---   `Grep`, `LS`, `read_file`, `list_directory`, `view`, `ls`, ...) and
----   tools listed in `tools`;
+---   tools listed in `tools`, unless a path names a device (`/dev/sda`,
+---   `/proc/PID/mem`; `/dev/null`, `/dev/urandom` and the like are fine);
 --- - shell commands (the tools of kind `shell`) whose every simple command is
 ---   read-only: `ls`, `cat`, `head`, `tail`, `wc`, `pwd`, `echo`,
 ---   `printf`, `grep`/`rg`/`ag` (without `--pre`, a `--pager` or rg's
@@ -32,7 +33,7 @@
 ---
 --- It never approves a command line that contains anything else: a
 --- command not on the list, an output redirection (`>`, `>>`; `2>&1` and
---- `> /dev/null` are fine), `/dev/tcp` or `/dev/udp`, a variable
+--- `> /dev/null` are fine), `/dev/tcp`, `/dev/udp` or another device, a variable
 --- assignment (which could change what a program runs, e.g.
 --- `GIT_EXTERNAL_DIFF=`), `printf -v`, `sudo` or another wrapper, `git -c`,
 --- `git ... --output`, `sed`/`awk` (which can write and run programs), an
@@ -655,6 +656,24 @@ local function arithmetic_known(x)
   return not string.find(x, "$[", 1, true)
 end
 
+-- DEVICES_READ are the devices a command may name: reading any other
+-- (/dev/sda, /dev/mem, /dev/input/...) reads a disk, memory or input
+-- past the files' permissions.
+local DEVICES_READ = {
+  null = true, stdin = true, stdout = true, stderr = true, urandom = true,
+  random = true, zero = true, tty = true,
+}
+
+-- device says whether a path names a device other than DEVICES_READ, or
+-- the memory of a process or of the kernel (/proc/PID/mem, /proc/kcore).
+local function device(path)
+  local dev = string.match(path, "^/dev/(.*)$")
+  if dev ~= nil then
+    return not DEVICES_READ[dev] and not re.match(dev, "^fd/[0-9]+$")
+  end
+  return re.match(path, "^/proc/(kcore|[^/]+/mem|[^/]+/task/[^/]+/mem)$")
+end
+
 local OK_REDIRECT = { ["/dev/null"] = true, ["&1"] = true, ["&2"] = true, ["1"] = true, ["2"] = true }
 
 local function line_readonly(line)
@@ -682,7 +701,7 @@ local function line_readonly(line)
       return false
     end
     for _, x in ipairs(words) do
-      if not arithmetic_known(x) then
+      if not arithmetic_known(x) or device(x) then
         return false
       end
     end
@@ -704,8 +723,9 @@ local function line_readonly(line)
       for _, r in ipairs(c.redirects) do
         local op = r.op or ""
         -- bash opens a connection for /dev/tcp/HOST/PORT and /dev/udp/...,
-        -- also to read (the host name can carry what is read)
-        if op ~= "<<" and op ~= "<<-" and op ~= "<<<" and re.match(r.target or "", "^/dev/(tcp|udp)/") then
+        -- also to read (the host name can carry what is read); other
+        -- devices read a disk or memory
+        if op ~= "<<" and op ~= "<<-" and op ~= "<<<" and device(r.target or "") then
           return false
         end
         if string.find(op, ">", 1, true) and not OK_REDIRECT[r.target or ""] and not string.find(op, "&", 1, true) then
@@ -728,6 +748,21 @@ hook{
     local name = input.toolName or ""
     local kind = input.tool and input.tool.kind
     if TOOLS[name] or kind == "read" then
+      -- not a device: the paths of the engine's view (with the targets of
+      -- links), or the strings of an input the tool table does not know
+      local paths = input.tool and C.view_part(input.tool, "paths") or {}
+      if input.tool == nil and type(input.toolInput) == "table" then
+        for _, v in pairs(input.toolInput) do
+          if type(v) == "string" then
+            paths[#paths + 1] = v
+          end
+        end
+      end
+      for _, path in ipairs(paths) do
+        if device(path) then
+          return nil
+        end
+      end
       return { decision = "allow", reason = PACK .. ": " .. name .. " only reads" }
     end
     local lines
