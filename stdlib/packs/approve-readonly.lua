@@ -310,7 +310,7 @@ local function readonly(w)
       if x == "--" then
         break
       end
-      if re.match(x, "^--exec") then
+      if re.match(x, "^--exe") then
         return false
       end
       if re.match(x, "^-[^-]") then
@@ -570,54 +570,60 @@ local function known_expansions(x)
 end
 
 -- could_be_option says whether a glob word could match a file name that
--- starts with - (the shell would pass it as an option).
+-- starts with - (the shell would pass it as an option): one that starts
+-- with a glob, or with - and a glob before any = (-de* is -delete;
+-- --glob=*.go stays --glob).
 local function could_be_option(x)
   local c = string.sub(x, 1, 1)
-  return c == "*" or c == "?" or c == "[" or c == "-"
+  if c == "*" or c == "?" or c == "[" then
+    return true
+  end
+  if c ~= "-" then
+    return false
+  end
+  local g, eq = string.find(x, "[%*%?%[]"), string.find(x, "=", 1, true)
+  return eq == nil or g < eq
 end
 
--- unquoted reports which of the characters that expand to more words
--- the raw line holds outside quotes: a glob (*, ?, [) and a brace ({);
--- the words have their quotes resolved, so only the line tells. $'...'
--- has backslash escapes.
-local function unquoted(line)
-  local q, k, n = nil, 1, string.len(line)
-  local glob, brace = false, false
-  while k <= n do
-    local c = string.sub(line, k, k)
-    if q == nil then
-      if c == "\\" then
-        k = k + 1
-      elseif c == "$" and string.sub(line, k + 1, k + 1) == "'" then
-        q = "$'"
-        k = k + 1
-      elseif c == "'" or c == '"' then
-        q = c
-      elseif c == "*" or c == "?" or c == "[" then
-        glob = true
-      elseif c == "{" then
-        brace = true
-      end
-    elseif q == "'" then
-      if c == "'" then
-        q = nil
-      end
-    else
-      if c == "\\" then
-        k = k + 1
-      elseif (q == '"' and c == '"') or (q == "$'" and c == "'") then
-        q = nil
+-- BOUNDARY are the characters that end a word of the line.
+local BOUNDARY = "[%s%(%);|&<>]"
+
+-- quoted says whether every occurrence of the text of word x in the raw
+-- line is one whole word between quotes ('*.go' or "*.go", between
+-- blanks or operators), and there is one: the words have their quotes
+-- resolved, and a scan of the quotes that is not the shell's own can be
+-- misled (echo "$(echo '"')"; find * hides the * from a simple scan);
+-- the text of a word that the line spells otherwise ("x"'*', $'\x2a',
+-- ''*'') is not there as such.
+local function quoted(line, x)
+  local n, wrapped, from = 0, 0, 1
+  local len = string.len(x)
+  if len == 0 then
+    return false
+  end
+  while true do
+    local i = string.find(line, x, from, true)
+    if i == nil then
+      break
+    end
+    n = n + 1
+    local q = string.sub(line, i - 1, i - 1)
+    if (q == "'" or q == '"') and string.sub(line, i + len, i + len) == q then
+      local before = i - 2 < 1 and " " or string.sub(line, i - 2, i - 2)
+      local after = string.sub(line, i + len + 1, i + len + 1)
+      if string.find(before, BOUNDARY) and (after == "" or string.find(after, BOUNDARY)) then
+        wrapped = wrapped + 1
       end
     end
-    k = k + 1
+    from = i + 1
   end
-  return glob, brace
+  return n > 0 and wrapped == n
 end
 
 -- arguments_known says whether no argument of a RISKY command (w, its
--- name) is chosen by an expansion, a glob or a brace; globs and braces
--- count when the line has them unquoted. Words after -- are operands, except for find.
-local function arguments_known(name, w, globs, braces)
+-- name) is chosen by an expansion, or by a glob or a brace the line does
+-- not quote (see quoted). Words after -- are operands, except for find.
+local function arguments_known(name, w, line)
   local values = RISKY[name]
   if values == nil then
     return true
@@ -625,18 +631,24 @@ local function arguments_known(name, w, globs, braces)
   for k = 2, #w do
     local x = w[k]
     if x == "--" and name ~= "find" and name ~= "test" and name ~= "[" then
-      return not NO_GLOB_AT_ALL[name] or not globs
+      -- operands only; a glob may still be two files
+      for j = k + 1, #w do
+        if NO_GLOB_AT_ALL[name] and string.find(w[j], "[%*%?%[{]") and not quoted(line, w[j]) then
+          return false
+        end
+      end
+      return true
     end
     if string.find(known_expansions(x), "[%$`]") then
       return false
     end
-    -- {-delete,-print} is two words
-    if braces and re.find(x, "\\{[^}]*(,|\\.\\.)[^}]*\\}") then
-      return false
-    end
-    if globs and string.find(x, "[%*%?%[]") then
+    if string.find(x, "[%*%?%[{]") and not quoted(line, x) then
+      -- {-delete,-print} is two words
+      if re.find(x, "\\{[^}]*(,|\\.\\.)[^}]*\\}") then
+        return false
+      end
       local prev = string.match(w[k - 1], "^%-%-?(.+)$")
-      if NO_GLOB_AT_ALL[name] or (could_be_option(x) and not (prev and values[prev])) then
+      if string.find(x, "[%*%?%[]") and (NO_GLOB_AT_ALL[name] or (could_be_option(x) and not (prev and values[prev]))) then
         return false
       end
     end
@@ -682,7 +694,6 @@ local function line_readonly(line)
     -- a line the shell module cannot parse is never approved
     return false
   end
-  local globs, braces = unquoted(line)
   for _, c in ipairs(cmds) do
     if type(c.assigns) == "table" and next(c.assigns) ~= nil then
       return false
@@ -710,12 +721,12 @@ local function line_readonly(line)
       return false
     end
     local name = program(w[1])
-    if not arguments_known(name, w, globs, braces) then
+    if not arguments_known(name, w, line) then
       return false
     end
     if name == "xargs" then
       local inner = xargs_command(w)
-      if #inner > 0 and not arguments_known(inner[1], inner, globs, braces) then
+      if #inner > 0 and not arguments_known(inner[1], inner, line) then
         return false
       end
     end
