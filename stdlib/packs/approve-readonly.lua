@@ -656,14 +656,19 @@ local function arguments_known(name, w, line)
   return true
 end
 
--- arithmetic_known says whether the arithmetic expansions of a word hold
--- no array subscript, substitution or quote: $(( a[$(cmd)] )) and
--- $(( $(cat f) )) run what the subscript holds.
+-- arithmetic_known says whether the arithmetic a text makes the shell
+-- evaluate holds no array subscript, substitution or quote: $(( a[$(cmd)]
+-- )), $(( $(cat f) )) and ${a['x[$(cmd)]']} (a subscript is arithmetic)
+-- run cmd. A ${...} with a quote inside, ${X@P} (a prompt: $(...) in the
+-- value runs) and $[...] are refused too.
 local function arithmetic_known(x)
   for body in string.gmatch(x, "%$%(%((.-)%)%)") do
     if string.find(body, "[%[`'\"]") or string.find(body, "$(", 1, true) then
       return false
     end
+  end
+  if string.find(x, "%${[^'\"]*['\"]") or string.find(x, "%${[#!]?[%w_]*%[[^%]]*[%$`]") or string.find(x, "%${[^}]*@P") then
+    return false
   end
   return not string.find(x, "$[", 1, true)
 end
@@ -733,6 +738,9 @@ local function line_readonly(line)
     if type(c.redirects) == "table" then
       for _, r in ipairs(c.redirects) do
         local op = r.op or ""
+        if not arithmetic_known(r.target or "") or not arithmetic_known(r.body or "") then
+          return false
+        end
         -- bash opens a connection for /dev/tcp/HOST/PORT and /dev/udp/...,
         -- also to read (the host name can carry what is read); other
         -- devices read a disk or memory
