@@ -2,6 +2,7 @@ package stdlib_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -26,12 +27,21 @@ func TestQualityRedteamReadonly(t *testing.T) {
 }
 
 // TestApproveReadonlyPastLimits: a line past the shell parser's limits (more
-// commands, more bytes) is never approved, whatever its beginning holds.
+// commands, more bytes) or the pack's own (glob words it reads the line
+// for) is never approved, whatever its beginning holds.
 func TestApproveReadonlyPastLimits(t *testing.T) {
 	p := mustLoad(t, "approve-readonly", nil)
+	// More than 64 glob words in commands whose arguments act: each
+	// would read the whole line to tell whether it is quoted.
+	var globs strings.Builder
+	globs.WriteString("git ls-files")
+	for i := 0; i < 65; i++ {
+		fmt.Fprintf(&globs, " '*%06d'", i)
+	}
 	for _, cmd := range []string{
 		strings.Repeat("ls; ", 10001) + "rm -rf build",
 		"ls " + strings.Repeat("a", 1<<20) + "; rm -rf build",
+		globs.String(),
 	} {
 		in := shellInput(cmd)
 		in.Event = events.ApprovalRequest

@@ -585,6 +585,9 @@ local function could_be_option(x)
   return eq == nil or g < eq
 end
 
+-- QUOTED_CALLS bounds the calls of quoted for one line.
+local QUOTED_CALLS = 64
+
 -- BOUNDARY are the characters that end a word of the line.
 local BOUNDARY = "[%s%(%);|&<>]"
 
@@ -595,7 +598,14 @@ local BOUNDARY = "[%s%(%);|&<>]"
 -- misled (echo "$(echo '"')"; find * hides the * from a simple scan);
 -- the text of a word that the line spells otherwise ("x"'*', $'\x2a',
 -- ''*'') is not there as such.
-local function quoted(line, x)
+local function quoted(line, x, budget)
+  -- each call reads the line: past QUOTED_CALLS calls a glob counts as
+  -- unquoted, so that a line of many globs costs a bounded multiple of
+  -- its length (and is not approved)
+  budget.calls = budget.calls + 1
+  if budget.calls > QUOTED_CALLS then
+    return false
+  end
   local n, wrapped, from = 0, 0, 1
   local len = string.len(x)
   if len == 0 then
@@ -623,7 +633,7 @@ end
 -- arguments_known says whether no argument of a RISKY command (w, its
 -- name) is chosen by an expansion, or by a glob or a brace the line does
 -- not quote (see quoted). Words after -- are operands, except for find.
-local function arguments_known(name, w, line)
+local function arguments_known(name, w, line, budget)
   local values = RISKY[name]
   if values == nil then
     return true
@@ -633,7 +643,7 @@ local function arguments_known(name, w, line)
     if x == "--" and name ~= "find" and name ~= "test" and name ~= "[" then
       -- operands only; a glob may still be two files
       for j = k + 1, #w do
-        if NO_GLOB_AT_ALL[name] and string.find(w[j], "[%*%?%[{]") and not quoted(line, w[j]) then
+        if NO_GLOB_AT_ALL[name] and string.find(w[j], "[%*%?%[{]") and not quoted(line, w[j], budget) then
           return false
         end
       end
@@ -642,7 +652,7 @@ local function arguments_known(name, w, line)
     if string.find(known_expansions(x), "[%$`]") then
       return false
     end
-    if string.find(x, "[%*%?%[{]") and not quoted(line, x) then
+    if string.find(x, "[%*%?%[{]") and not quoted(line, x, budget) then
       -- {-delete,-print} is two words
       if re.find(x, "\\{[^}]*(,|\\.\\.)[^}]*\\}") then
         return false
@@ -667,7 +677,7 @@ local function arithmetic_known(x)
       return false
     end
   end
-  if string.find(x, "%${[^'\"]*['\"]") or string.find(x, "%${[#!]?[%w_]*%[[^%]]*[%$`]") or string.find(x, "%${[^}]*@P") then
+  if string.find(x, "%${[^'\"}]*['\"]") or string.find(x, "%${[#!]?[%w_]*%[[^%]]*[%$`]") or string.find(x, "%${[^}]*@P") then
     return false
   end
   return not string.find(x, "$[", 1, true)
@@ -699,6 +709,7 @@ local function line_readonly(line)
     -- a line the shell module cannot parse is never approved
     return false
   end
+  local budget = { calls = 0 }
   for _, c in ipairs(cmds) do
     if type(c.assigns) == "table" and next(c.assigns) ~= nil then
       return false
@@ -726,12 +737,12 @@ local function line_readonly(line)
       return false
     end
     local name = program(w[1])
-    if not arguments_known(name, w, line) then
+    if not arguments_known(name, w, line, budget) then
       return false
     end
     if name == "xargs" then
       local inner = xargs_command(w)
-      if #inner > 0 and not arguments_known(inner[1], inner, line) then
+      if #inner > 0 and not arguments_known(inner[1], inner, line, budget) then
         return false
       end
     end
