@@ -691,14 +691,52 @@ local DEVICES_READ = {
   random = true, zero = true, tty = true,
 }
 
--- device says whether a path names a device other than DEVICES_READ, or
--- the memory of a process or of the kernel (/proc/PID/mem, /proc/kcore).
-local function device(path)
+-- named_device says whether a path names a device other than
+-- DEVICES_READ, or the memory of a process or of the kernel
+-- (/proc/PID/mem, /proc/kcore).
+local function named_device(path)
   local dev = string.match(path, "^/dev/(.*)$")
   if dev ~= nil then
     return not DEVICES_READ[dev] and not re.match(dev, "^fd/[0-9]+$")
   end
   return re.match(path, "^/proc/(kcore|[^/]+/mem|[^/]+/task/[^/]+/mem)$")
+end
+
+-- device_path says whether a path may name a device: spelt otherwise
+-- (//dev/sda, /./dev/sda, /usr/../dev/sda, ~/../../dev/sda), with a glob
+-- in its first segment (/d*/sda, /[d]ev/sda), or relative and climbing to
+-- a dev or proc folder (../../dev/sda).
+local function device_path(p)
+  p = string.gsub(p, "^~[^/]*", "/h/u")
+  local segs, up, rel = {}, 0, string.sub(p, 1, 1) ~= "/"
+  for seg in string.gmatch(p, "[^/]+") do
+    if seg == ".." then
+      if #segs > 0 then
+        segs[#segs] = nil
+      else
+        up = up + 1
+      end
+    elseif seg ~= "." then
+      segs[#segs + 1] = seg
+    end
+  end
+  if rel then
+    return up > 0 and (segs[1] == "dev" or segs[1] == "proc")
+  end
+  if segs[1] ~= nil and #segs > 1 and string.find(segs[1], "[%*%?%[]") then
+    return true
+  end
+  return named_device("/" .. table.concat(segs, "/"))
+end
+
+-- device says whether a word names a device (see device_path), also as
+-- the value of an option (--file=/dev/sda, -f/dev/sda).
+local function device(x)
+  if device_path(x) then
+    return true
+  end
+  local v = string.match(x, "^%-%-?[^=]+=(.+)$") or string.match(x, "^%-%a(.+)$")
+  return v ~= nil and device_path(v)
 end
 
 local OK_REDIRECT = { ["/dev/null"] = true, ["&1"] = true, ["&2"] = true, ["1"] = true, ["2"] = true }
