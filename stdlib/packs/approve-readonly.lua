@@ -7,7 +7,8 @@
 ---
 --- - tools of kind `read` in the engine's tool table (`Read`, `Glob`,
 ---   `Grep`, `LS`, `read_file`, `list_directory`, `view`, `ls`, ...) and
----   tools listed in `tools`;
+---   tools listed in `tools`, unless a path names a device (`/dev/sda`,
+---   `/proc/PID/mem`; `/dev/null`, `/dev/urandom` and the like are fine);
 --- - shell commands (the tools of kind `shell`) whose every simple command is
 ---   read-only: `ls`, `cat`, `head`, `tail`, `wc`, `pwd`, `echo`,
 ---   `printf`, `grep`/`rg`/`ag` (without `--pre`, a `--pager` or rg's
@@ -23,14 +24,25 @@
 ---   `describe`, `shortlog`, `grep` without `-O`, `branch` and `tag` that only list,
 ---   `remote -v`, `config --get|--list`, `stash list`), plus `commands`.
 ---
+--- A command is named bare (`ls`) or by its path in `/bin`, `/usr/bin`,
+--- `/usr/local/bin`, `/sbin`, `/usr/sbin` or `/opt/homebrew/bin`, in its
+--- own case (`./ls`, `bin/git`, `LS` run some other file), optionally
+--- behind `timeout`, `nice`, `time -p`, `command` or `stdbuf`; `xargs` runs
+--- only commands no argument makes act (`cat`, `grep`, `wc`, ...).
+--- Options count abbreviated (`sort --out=F` is `--output=F`).
+---
 --- It never approves a command line that contains anything else: a
 --- command not on the list, an output redirection (`>`, `>>`; `2>&1` and
---- `> /dev/null` are fine), a variable assignment (which could change
---- what a program runs, e.g. `GIT_EXTERNAL_DIFF=`), `sudo`, `git -c`,
---- `git ... --output`, `sed`/`awk` (which can write and run programs), or
---- a line the shell module cannot parse. For everything it does not
---- approve it returns nothing, so the human gate (or another hook)
---- decides; it never denies.
+--- `> /dev/null` are fine), `/dev/tcp`, `/dev/udp` or another device, a variable
+--- assignment (which could change what a program runs, e.g.
+--- `GIT_EXTERNAL_DIFF=`), `printf -v`, `sudo` or another wrapper, `git -c`,
+--- `git ... --output`, `sed`/`awk` (which can write and run programs), an
+--- argument of a command that some argument makes act (`find`, `git`,
+--- `sort`, `rg`, ...) chosen by an expansion (`$(...)`, `${X:-...}`,
+--- `$_`) or by an unquoted glob outside a pattern option, or a line the
+--- shell module cannot parse (or that passes its limits). For everything
+--- it does not approve it returns nothing, so the human gate (or another
+--- hook) decides; it never denies.
 
 local re = require("re")
 
@@ -55,7 +67,7 @@ local P = require("monad.params").check(PACK, SPEC, params)
 -- wrappers and flags.
 local C = require("monad.commands")
 local commands, split = C.commands, C.split
-local command_texts, basename, unwrap, parse_flags = C.command_texts, C.basename, C.unwrap, C.parse_flags
+local command_texts, parse_flags = C.command_texts, C.parse_flags
 
 local TOOLS = {}
 for _, t in ipairs(P.tools) do
@@ -98,14 +110,33 @@ local ACTS = {
   rg = { long = { pre = true, ["hostname-bin"] = true } },
   grep = { long = { pre = true } },
   ag = { long = { pre = true, pager = true } },
-  ack = { long = { pager = true } },
+  -- ack's --output is a Perl expression; --ackrc reads options (--pager) from a file
+  ack = { long = { pager = true, output = true, ackrc = true } },
   bat = { long = { pager = true } },
+  -- printf -v NAME assigns a variable (PATH, or a[$(cmd)], which runs cmd)
+  printf = { short = "v" },
   sort = { long = { output = true, ["compress-program"] = true }, short = "o" },
   tree = { short = "oR" },
   date = { long = { set = true }, short = "s", operands = "^[^+]", values = "dfr" },
   file = { long = { compile = true }, short = "C" },
   hostname = { long = { file = true, boot = true }, short = "Fb", operands = true },
 }
+
+-- abbreviates says whether the long option name (without its dashes)
+-- is one of names or a prefix of one: getopt_long, git's parse-options,
+-- Perl's Getopt::Long (ack) take any unambiguous prefix (sort --out=F is
+-- --output=F).
+local function abbreviates(name, names)
+  if name == "" then
+    return false
+  end
+  for full in pairs(names) do
+    if string.sub(full, 1, string.len(name)) == name then
+      return true
+    end
+  end
+  return false
+end
 
 -- acts says whether words w of a command of ACTS name one of its acting
 -- options (or, for hostname, an operand).
@@ -128,7 +159,7 @@ local function acts(name, w)
     elseif x == "--" then
       ended = true
     elseif long then
-      if a.long and a.long[long] then
+      if a.long and abbreviates(long, a.long) then
         return true
       end
     else
@@ -150,9 +181,115 @@ local function acts(name, w)
   return false
 end
 
+-- GIT_ACTS are git's long options that write a file or run a program,
+-- after any subcommand (also abbreviated: git log --outp=F).
+local GIT_ACTS = {
+  output = true, ["ext-diff"] = true, textconv = true, exec = true,
+  ["upload-pack"] = true, ["open-files-in-pager"] = true, filters = true,
+}
+
+-- GIT_CONFIG_WRITES are the actions of git config that write.
+local GIT_CONFIG_WRITES = {
+  add = true, unset = true, ["unset-all"] = true, ["replace-all"] = true,
+  ["rename-section"] = true, ["remove-section"] = true, edit = true,
+}
+
+-- XARGS_SAFE are the commands xargs may run: none of their options writes
+-- or runs a program, so no argument from the input can make them act.
+local XARGS_SAFE = {
+  ls = true, cat = true, head = true, tail = true, wc = true, echo = true,
+  grep = true, egrep = true, fgrep = true, stat = true, du = true,
+  basename = true, dirname = true, realpath = true, readlink = true,
+  md5sum = true, sha1sum = true, sha256sum = true, sha512sum = true,
+  shasum = true, cksum = true, nl = true, strings = true, od = true,
+  hexdump = true, tac = true, zcat = true, cut = true, tr = true,
+  diff = true, cmp = true, jq = true, ["true"] = true,
+}
+
+-- words_from returns the words of w from the i-th on.
+local function words_from(w, i)
+  local out = {}
+  for k = i, #w do
+    out[#out + 1] = w[k]
+  end
+  return out
+end
+
+-- xargs_command returns the command xargs runs (its words) and the
+-- replace string (-I R, -iR, --replace=R), or nil when an option is not
+-- understood. -i, -l, -e take only an attached value (xargs -l rm runs rm).
+local function xargs_command(w)
+  local i, replace = 2, nil
+  while i <= #w do
+    local a = w[i]
+    if a == "--" then
+      i = i + 1
+      break
+    end
+    if string.sub(a, 1, 1) ~= "-" or a == "-" then
+      break
+    end
+    if string.sub(a, 1, 2) == "--" then
+      local name, val = string.match(a, "^%-%-([^=]+)=?(.*)$")
+      if name == "replace" or name == "replace-str" then
+        replace = val ~= "" and val or "{}"
+      elseif not re.match(name, "^(null|arg-file|delimiter|max-args|max-lines|max-procs|max-chars|eof|no-run-if-empty|verbose|interactive|open-tty|exit|show-limits|process-slot-var)$") then
+        return nil
+      elseif string.find(a, "=", 1, true) == nil and re.match(name, "^(arg-file|delimiter|max-args|max-procs|max-chars|process-slot-var)$") then
+        i = i + 1 -- the value is the next word
+      end
+    else
+      local c = string.sub(a, 2, 2)
+      local v = string.sub(a, 3)
+      if string.find("aEdILnPs", c, 1, true) then
+        if v == "" then
+          i = i + 1
+          v = w[i] or ""
+        end
+        if c == "I" then
+          replace = v
+        end
+      elseif c == "i" then
+        replace = v ~= "" and v or "{}"
+      elseif not string.find("lertxop0", c, 1, true) then
+        return nil
+      elseif v ~= "" and not string.find("le", c, 1, true) and not re.match(v, "^[rtxop0]*$") then
+        return nil
+      end
+    end
+    i = i + 1
+  end
+  if replace == "" then
+    return nil
+  end
+  return words_from(w, i), replace
+end
+
+-- SYSTEM_DIRS are the directories a command may be named in by path:
+-- ./ls, bin/cat or ~/x/git run whatever file is there.
+local SYSTEM_DIRS = {
+  ["/bin"] = true, ["/usr/bin"] = true, ["/usr/local/bin"] = true, ["/sbin"] = true,
+  ["/usr/sbin"] = true, ["/opt/homebrew/bin"] = true,
+}
+
+-- program returns the name of the program a command word runs, or ""
+-- when the word names a file outside the system's directories or is
+-- written in another case (LS is not ls on a case-sensitive disk).
+local function program(word)
+  local dir, name = string.match(word or "", "^(.*)/([^/]*)$")
+  if dir ~= nil and not SYSTEM_DIRS[dir] then
+    return ""
+  end
+  name = name or word or ""
+  if name ~= string.lower(name) then
+    return ""
+  end
+  return name
+end
+
 -- readonly says whether one simple command (its words, unwrapped) only reads.
 local function readonly(w)
-  local name = basename(w[1])
+  local name = program(w[1])
   if not SIMPLE[name] or acts(name, w) then
     return false
   end
@@ -166,9 +303,26 @@ local function readonly(w)
       end
     end
   elseif name == "fd" then
+    -- -x/-X run a program, also in a cluster (fd -Hx rm); the letters
+    -- after one that takes a value are that value (fd -tx: executables)
     for k = 2, #w do
-      if re.match(w[k], "^(-x|--exec|-X|--exec-batch)") then
+      local x = w[k]
+      if x == "--" then
+        break
+      end
+      if re.match(x, "^--exe") then
         return false
+      end
+      if re.match(x, "^-[^-]") then
+        for j = 2, string.len(x) do
+          local c = string.sub(x, j, j)
+          if c == "x" or c == "X" then
+            return false
+          end
+          if string.find("tedEcjSo", c, 1, true) then
+            break
+          end
+        end
       end
     end
   elseif name == "sort" or name == "uniq" then
@@ -187,11 +341,28 @@ local function readonly(w)
       return false
     end
   elseif name == "xargs" then
-    local inner = unwrap(w)
-    if #inner == 0 or basename(inner[1]) == "xargs" then
+    local inner, replace = xargs_command(w)
+    if inner == nil then
+      return false
+    end
+    if #inner == 0 then
       return true -- xargs alone runs echo
     end
+    -- the input becomes arguments (or, through the replace string, any
+    -- word): the command must be one that no argument makes act, and
+    -- its name must not hold the replace string
+    local iname = inner[1]
+    if not XARGS_SAFE[iname] or (replace and string.find(iname, replace, 1, true)) then
+      return false
+    end
     return readonly(inner)
+  elseif name == "test" or name == "[" then
+    -- -v NAME and -R NAME evaluate an array subscript: a[$(cmd)] runs cmd
+    for k = 2, #w - 1 do
+      if (w[k] == "-v" or w[k] == "-R") and not re.match(w[k + 1], "^[A-Za-z_][A-Za-z0-9_]*$") then
+        return false
+      end
+    end
   elseif name == "git" then
     local i = 2
     while i <= #w and string.sub(w[i], 1, 1) == "-" do
@@ -207,7 +378,8 @@ local function readonly(w)
     local rest = {}
     for k = i + 1, #w do
       rest[#rest + 1] = w[k]
-      if re.match(w[k], "^--(output|ext-diff|textconv|exec|upload-pack|open-files-in-pager)(=|$)") then
+      local long = string.match(w[k], "^%-%-([^=]+)")
+      if long and abbreviates(long, GIT_ACTS) then
         return false
       end
       -- git grep -O[PAGER] opens the files found in a pager (any program)
@@ -242,12 +414,32 @@ local function readonly(w)
       return #rest == 0 or (#rest == 1 and rest[1] == "-v") or rest[1] == "show" or rest[1] == "get-url"
     end
     if sub == "config" then
-      for _, a in ipairs(rest) do
-        if a == "--get" or a == "--list" or a == "-l" or a == "--get-all" or a == "--get-regexp" then
-          return true
+      -- a read action (--get..., --list, or git 2.46's get and list) and
+      -- no action that writes, in any order or abbreviation
+      -- before any name (git config NAME VALUE --get sets NAME)
+      local reads = false
+      local first
+      local k = 1
+      while k <= #rest do
+        local a = rest[k]
+        local long = string.match(a, "^%-%-([^=]+)")
+        if a == "-e" or (long and abbreviates(long, GIT_CONFIG_WRITES)) then
+          return false
         end
+        if first == nil and (a == "-l" or (long and re.match(long, "^(get|get-all|get-regexp|get-urlmatch|list)$"))) then
+          reads = true
+        end
+        if a == "-f" or (long and not string.find(a, "=", 1, true) and re.match(long, "^(file|blob|type|default)$")) then
+          k = k + 1 -- the value is the next word
+        elseif first == nil and string.sub(a, 1, 1) ~= "-" then
+          first = a
+        end
+        k = k + 1
       end
-      return false
+      if first == "get" or first == "list" then
+        return true
+      end
+      return reads and first ~= "set" and first ~= "unset" and first ~= "edit" and first ~= "rename-section" and first ~= "remove-section"
     end
     if sub == "stash" then
       return rest[1] == "list" or rest[1] == "show"
@@ -255,6 +447,296 @@ local function readonly(w)
     return false
   end
   return true
+end
+
+-- SAFE_WRAPPERS run the command of their arguments and do nothing else
+-- (no file, no other user, no other root): for each, the short options
+-- whose value is the next word (or the rest of the word), the long
+-- options allowed (a value after =), and whether an operand comes before
+-- the command (timeout DURATION). Other wrappers (sudo, env -S, strace -o,
+-- time -o, flock, nohup, chroot, ...) are never approved.
+local SAFE_WRAPPERS = {
+  timeout = { takes = "sk", flags = "v", long = "^(signal|kill%-after|preserve%-status|foreground|verbose)$", operand = true },
+  nice = { takes = "n", flags = "", long = "^(adjustment)$", digits = true },
+  time = { takes = "", flags = "p", long = "^$" },
+  command = { takes = "", flags = "pvV", long = "^$" },
+  stdbuf = { takes = "ioe", flags = "", long = "^(input|output|error)$" },
+}
+
+-- strip_wrappers returns the words of the command that words run through
+-- the wrappers of SAFE_WRAPPERS, or nil when a wrapper or one of its
+-- options is not one of those.
+local function strip_wrappers(words)
+  local i, n = 1, #words
+  while i <= n do
+    local spec = SAFE_WRAPPERS[program(words[i])]
+    if spec == nil then
+      break
+    end
+    i = i + 1
+    while i <= n and string.sub(words[i], 1, 1) == "-" and words[i] ~= "-" do
+      local a = words[i]
+      i = i + 1
+      if a == "--" then
+        break
+      end
+      local long = string.match(a, "^%-%-([^=]+)")
+      if long then
+        if not string.find(long, spec.long) then
+          return nil
+        end
+      elseif spec.digits and re.match(a, "^-[0-9]+$") then
+        -- nice -10
+      else
+        for j = 2, string.len(a) do
+          local c = string.sub(a, j, j)
+          if string.find(spec.takes, c, 1, true) then
+            if j == string.len(a) then
+              i = i + 1
+            end
+            break
+          elseif not string.find(spec.flags, c, 1, true) then
+            return nil
+          end
+        end
+      end
+    end
+    if spec.operand then
+      i = i + 1
+    end
+  end
+  return words_from(words, i)
+end
+
+-- RISKY are the commands that some argument makes write or run a program
+-- (an option, or uniq's and xxd's second file, hostname's and date's
+-- operand): an argument whose text is not known before the shell expands
+-- it ($(cmd), `cmd`, ${X:-...}, $_, an unquoted glob that a file name
+-- starting with - could match) could be that argument. For each, the
+-- options whose value may be a glob (find -name '*.go').
+local RISKY = {
+  find = { name = true, iname = true, path = true, ipath = true, wholename = true, iwholename = true, lname = true, ilname = true, regex = true, iregex = true },
+  fd = { e = true, E = true, g = true, extension = true, exclude = true, glob = true },
+  rg = { g = true, glob = true, iglob = true, t = true, type = true, T = true, ["type-not"] = true },
+  ag = { G = true, ["file-search-regex"] = true, ignore = true },
+  ack = {}, bat = {}, sort = {}, uniq = {}, xxd = {}, git = {}, date = {}, hostname = {},
+  tree = { P = true, I = true }, file = {}, printf = {}, test = {}, ["["] = {}, xargs = {},
+}
+
+-- NO_GLOB_AT_ALL are the RISKY commands a second file makes write: a glob
+-- that matches two files is an output.
+local NO_GLOB_AT_ALL = { uniq = true, xxd = true, hostname = true, date = true }
+
+-- KNOWN_VARIABLES are the variables whose value the line cannot choose
+-- and that hold no blank: not IFS (x$IFS-delete is two words), not
+-- BASH_COMMAND (the line itself), not $_ (the last word of the command
+-- before), nor one an earlier call may have set.
+local KNOWN_VARIABLES = {
+  HOME = true, PWD = true, OLDPWD = true, USER = true, LOGNAME = true,
+  TMPDIR = true, HOSTNAME = true,
+}
+
+-- REV_PARSE_OPTIONS are the options of git rev-parse that print a commit,
+-- a branch or a path (it prints any other option it is given: git
+-- rev-parse --flags -delete prints -delete).
+local REV_PARSE_OPTIONS = {
+  ["--show-toplevel"] = true, ["--show-prefix"] = true, ["--show-cdup"] = true,
+  ["--git-dir"] = true, ["--abbrev-ref"] = true, ["--short"] = true,
+  ["--verify"] = true, ["-q"] = true, ["--quiet"] = true,
+}
+
+-- known_expansions removes from a word the expansions whose value the
+-- line cannot choose: $NAME and ${NAME} of KNOWN_VARIABLES, $(git
+-- merge-base ...) and $(git rev-parse ...) with REV_PARSE_OPTIONS, which
+-- print names of commits and paths; what is left holds $ or ` when
+-- another expansion is there.
+local function known_expansions(x)
+  x = string.gsub(x, "%$%(git merge%-base[%w%s%-%./~%^@{}:_]*%)", "")
+  x = string.gsub(x, "%$%(git rev%-parse([%w%s%-%./~%^@{}:_]*)%)", function(args)
+    for a in string.gmatch(args, "%S+") do
+      if string.sub(a, 1, 1) == "-" and not REV_PARSE_OPTIONS[a] then
+        return nil
+      end
+    end
+    return ""
+  end)
+  x = string.gsub(x, "%${([A-Za-z_][A-Za-z0-9_]*)}", function(v)
+    return KNOWN_VARIABLES[v] and "" or nil
+  end)
+  x = string.gsub(x, "%$([A-Za-z_][A-Za-z0-9_]*)", function(v)
+    return KNOWN_VARIABLES[v] and "" or nil
+  end)
+  return x
+end
+
+-- could_be_option says whether a glob word could match a file name that
+-- starts with - (the shell would pass it as an option): one that starts
+-- with a glob, or with - and a glob before any = (-de* is -delete;
+-- --glob=*.go stays --glob).
+local function could_be_option(x)
+  local c = string.sub(x, 1, 1)
+  if c == "*" or c == "?" or c == "[" then
+    return true
+  end
+  if c ~= "-" then
+    return false
+  end
+  local g, eq = string.find(x, "[%*%?%[]"), string.find(x, "=", 1, true)
+  return eq == nil or g < eq
+end
+
+-- QUOTED_CALLS bounds the calls of quoted for one line.
+local QUOTED_CALLS = 64
+
+-- BOUNDARY are the characters that end a word of the line.
+local BOUNDARY = "[%s%(%);|&<>]"
+
+-- quoted says whether every occurrence of the text of word x in the raw
+-- line is one whole word between quotes ('*.go' or "*.go", between
+-- blanks or operators), and there is one: the words have their quotes
+-- resolved, and a scan of the quotes that is not the shell's own can be
+-- misled (echo "$(echo '"')"; find * hides the * from a simple scan);
+-- the text of a word that the line spells otherwise ("x"'*', $'\x2a',
+-- ''*'') is not there as such.
+local function quoted(line, x, budget)
+  -- each call reads the line: past QUOTED_CALLS calls a glob counts as
+  -- unquoted, so that a line of many globs costs a bounded multiple of
+  -- its length (and is not approved)
+  budget.calls = budget.calls + 1
+  if budget.calls > QUOTED_CALLS then
+    return false
+  end
+  local n, wrapped, from = 0, 0, 1
+  local len = string.len(x)
+  if len == 0 then
+    return false
+  end
+  while true do
+    local i = string.find(line, x, from, true)
+    if i == nil then
+      break
+    end
+    n = n + 1
+    local q = string.sub(line, i - 1, i - 1)
+    if (q == "'" or q == '"') and string.sub(line, i + len, i + len) == q then
+      local before = i - 2 < 1 and " " or string.sub(line, i - 2, i - 2)
+      local after = string.sub(line, i + len + 1, i + len + 1)
+      if string.find(before, BOUNDARY) and (after == "" or string.find(after, BOUNDARY)) then
+        wrapped = wrapped + 1
+      end
+    end
+    from = i + 1
+  end
+  return n > 0 and wrapped == n
+end
+
+-- arguments_known says whether no argument of a RISKY command (w, its
+-- name) is chosen by an expansion, or by a glob or a brace the line does
+-- not quote (see quoted). Words after -- are operands, except for find.
+local function arguments_known(name, w, line, budget)
+  local values = RISKY[name]
+  if values == nil then
+    return true
+  end
+  for k = 2, #w do
+    local x = w[k]
+    if x == "--" and name ~= "find" and name ~= "test" and name ~= "[" then
+      -- operands only; a glob may still be two files
+      for j = k + 1, #w do
+        if NO_GLOB_AT_ALL[name] and string.find(w[j], "[%*%?%[{]") and not quoted(line, w[j], budget) then
+          return false
+        end
+      end
+      return true
+    end
+    if string.find(known_expansions(x), "[%$`]") then
+      return false
+    end
+    if string.find(x, "[%*%?%[{]") and not quoted(line, x, budget) then
+      -- {-delete,-print} is two words
+      if re.find(x, "\\{[^}]*(,|\\.\\.)[^}]*\\}") then
+        return false
+      end
+      local prev = string.match(w[k - 1], "^%-%-?(.+)$")
+      if string.find(x, "[%*%?%[]") and (NO_GLOB_AT_ALL[name] or (could_be_option(x) and not (prev and values[prev]))) then
+        return false
+      end
+    end
+  end
+  return true
+end
+
+-- arithmetic_known says whether the arithmetic a text makes the shell
+-- evaluate holds no array subscript, substitution or quote: $(( a[$(cmd)]
+-- )), $(( $(cat f) )) and ${a['x[$(cmd)]']} (a subscript is arithmetic)
+-- run cmd. A ${...} with a quote inside, ${X@P} (a prompt: $(...) in the
+-- value runs) and $[...] are refused too.
+local function arithmetic_known(x)
+  for body in string.gmatch(x, "%$%(%((.-)%)%)") do
+    if string.find(body, "[%[`'\"]") or string.find(body, "$(", 1, true) then
+      return false
+    end
+  end
+  if string.find(x, "%${[^'\"}]*['\"]") or string.find(x, "%${[#!]?[%w_]*%[[^%]]*[%$`]") or string.find(x, "%${[^}]*@P") then
+    return false
+  end
+  return not string.find(x, "$[", 1, true)
+end
+
+-- DEVICES_READ are the devices a command may name: reading any other
+-- (/dev/sda, /dev/mem, /dev/input/...) reads a disk, memory or input
+-- past the files' permissions.
+local DEVICES_READ = {
+  null = true, stdin = true, stdout = true, stderr = true, urandom = true,
+  random = true, zero = true, tty = true,
+}
+
+-- named_device says whether a path names a device other than
+-- DEVICES_READ, or the memory of a process or of the kernel
+-- (/proc/PID/mem, /proc/kcore).
+local function named_device(path)
+  local dev = string.match(path, "^/dev/(.*)$")
+  if dev ~= nil then
+    return not DEVICES_READ[dev] and not re.match(dev, "^fd/[0-9]+$")
+  end
+  return re.match(path, "^/proc/(kcore|[^/]+/mem|[^/]+/task/[^/]+/mem)$")
+end
+
+-- device_path says whether a path may name a device: spelt otherwise
+-- (//dev/sda, /./dev/sda, /usr/../dev/sda, ~/../../dev/sda), with a glob
+-- in its first segment (/d*/sda, /[d]ev/sda), or relative and climbing to
+-- a dev or proc folder (../../dev/sda).
+local function device_path(p)
+  p = string.gsub(p, "^~[^/]*", "/h/u")
+  local segs, up, rel = {}, 0, string.sub(p, 1, 1) ~= "/"
+  for seg in string.gmatch(p, "[^/]+") do
+    if seg == ".." then
+      if #segs > 0 then
+        segs[#segs] = nil
+      else
+        up = up + 1
+      end
+    elseif seg ~= "." then
+      segs[#segs + 1] = seg
+    end
+  end
+  if rel then
+    return up > 0 and (segs[1] == "dev" or segs[1] == "proc")
+  end
+  if segs[1] ~= nil and #segs > 1 and string.find(segs[1], "[%*%?%[]") then
+    return true
+  end
+  return named_device("/" .. table.concat(segs, "/"))
+end
+
+-- device says whether a word names a device (see device_path), also as
+-- the value of an option (--file=/dev/sda, -f/dev/sda).
+local function device(x)
+  if device_path(x) then
+    return true
+  end
+  local v = string.match(x, "^%-%-?[^=]+=(.+)$") or string.match(x, "^%-%a(.+)$")
+  return v ~= nil and device_path(v)
 end
 
 local OK_REDIRECT = { ["/dev/null"] = true, ["&1"] = true, ["&2"] = true, ["1"] = true, ["2"] = true }
@@ -265,6 +747,7 @@ local function line_readonly(line)
     -- a line the shell module cannot parse is never approved
     return false
   end
+  local budget = { calls = 0 }
   for _, c in ipairs(cmds) do
     if type(c.assigns) == "table" and next(c.assigns) ~= nil then
       return false
@@ -278,17 +761,41 @@ local function line_readonly(line)
         return false
       end
     end
-    local first = basename(words[1])
+    local first = program(words[1])
     if first == "sudo" or first == "doas" or first == "su" or first == "env" or first == "eval" or first == "exec" or first == "source" or first == "." or first == "nsenter" or first == "unshare" then
       return false
     end
-    local w = unwrap(words)
-    if #w == 0 or not readonly(w) then
+    for _, x in ipairs(words) do
+      if not arithmetic_known(x) or device(x) then
+        return false
+      end
+    end
+    local w = strip_wrappers(words)
+    if w == nil or #w == 0 or not readonly(w) then
       return false
+    end
+    local name = program(w[1])
+    if not arguments_known(name, w, line, budget) then
+      return false
+    end
+    if name == "xargs" then
+      local inner = xargs_command(w)
+      if #inner > 0 and not arguments_known(inner[1], inner, line, budget) then
+        return false
+      end
     end
     if type(c.redirects) == "table" then
       for _, r in ipairs(c.redirects) do
         local op = r.op or ""
+        if not arithmetic_known(r.target or "") or not arithmetic_known(r.body or "") then
+          return false
+        end
+        -- bash opens a connection for /dev/tcp/HOST/PORT and /dev/udp/...,
+        -- also to read (the host name can carry what is read); other
+        -- devices read a disk or memory
+        if op ~= "<<" and op ~= "<<-" and op ~= "<<<" and device(r.target or "") then
+          return false
+        end
         if string.find(op, ">", 1, true) and not OK_REDIRECT[r.target or ""] and not string.find(op, "&", 1, true) then
           return false
         end
@@ -309,6 +816,21 @@ hook{
     local name = input.toolName or ""
     local kind = input.tool and input.tool.kind
     if TOOLS[name] or kind == "read" then
+      -- not a device: the paths of the engine's view (with the targets of
+      -- links), or the strings of an input the tool table does not know
+      local paths = input.tool and C.view_part(input.tool, "paths") or {}
+      if input.tool == nil and type(input.toolInput) == "table" then
+        for _, v in pairs(input.toolInput) do
+          if type(v) == "string" then
+            paths[#paths + 1] = v
+          end
+        end
+      end
+      for _, path in ipairs(paths) do
+        if device(path) then
+          return nil
+        end
+      end
       return { decision = "allow", reason = PACK .. ": " .. name .. " only reads" }
     end
     local lines
