@@ -70,6 +70,27 @@ func measureBlindPair(t *testing.T, p *pack, dangerous, harmless, verb string, m
 	return append(d.report(dangerous, verb), s.report(harmless, "touched")...)
 }
 
+// measureHarmless runs every case of a corpus of harmless commands
+// (readScriptCorpus: cases may span lines) through p and fails on each one
+// anything decides on, except in a group whose name starts with
+// "ambiguous": lines the contract cannot tell from dangerous ones, kept to
+// be counted (README.md lists them).
+func measureHarmless(t *testing.T, p *pack, file string) *tally {
+	res := newTally()
+	for _, l := range readScriptCorpus(t, file) {
+		out := p.call(t, shellInput(l.text))
+		touched := out.Decision != ""
+		switch {
+		case touched && strings.HasPrefix(l.group, "ambiguous"):
+			t.Logf("%s:%d: %s (ambiguous): %s (%s)", file, l.num, out.Decision, l.text, out.Reason)
+		case touched:
+			t.Errorf("%s:%d: %s: %s (%s)", file, l.num, out.Decision, l.text, out.Reason)
+		}
+		res.add(l.group, touched)
+	}
+	return res
+}
+
 // measureBlindRedaction redacts the labelled values of file with p and
 // the look-alikes of nearFile, and returns their README rows. It fails
 // when fewer than minSecretsRedacted of the values are redacted or any
@@ -171,6 +192,8 @@ func TestQualityBlind(t *testing.T) {
 	if _, hit := touched.total(); hit > 0 {
 		t.Errorf("inputs: %d harmless inputs touched", hit)
 	}
+
+	rows = append(rows, measureHarmless(t, p, "commands-harmless-s24-blind.txt").report("commands-harmless-s24-blind.txt", "touched")...)
 
 	rows = append(rows, measureBlindRedaction(t, mustLoad(t, "redact-secrets", nil), "secrets-blind.txt", "secrets-blind-near-misses.txt")...)
 	t.Logf("default set on the blind corpora:\n%s", strings.Join(rows, "\n"))

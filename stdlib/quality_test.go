@@ -62,6 +62,30 @@ func readCorpus(tb testing.TB, name string) []corpusLine {
 	return out
 }
 
+// readScriptCorpus is readCorpus for a corpus whose cases may span lines:
+// a line starting with "> " (the shell's continuation prompt), or a lone
+// ">", continues the case above it after a newline (here-documents,
+// scripts of several lines).
+func readScriptCorpus(tb testing.TB, name string) []corpusLine {
+	tb.Helper()
+	var out []corpusLine
+	for _, l := range readCorpus(tb, name) {
+		rest, more := strings.CutPrefix(l.text, "> ")
+		if l.text == ">" {
+			rest, more = "", true
+		}
+		if !more {
+			out = append(out, l)
+			continue
+		}
+		if len(out) == 0 {
+			tb.Fatalf("%s:%d: a continuation line with no case above it", name, l.num)
+		}
+		out[len(out)-1].text += "\n" + rest
+	}
+	return out
+}
+
 // tally counts, per group in order of appearance, the cases and those that
 // hit (denied, redacted, right, or for harmless cases touched).
 type tally struct {
