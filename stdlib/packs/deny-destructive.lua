@@ -54,7 +54,8 @@
 ---   `aws s3 rb`, `aws ... delete-*`/`terminate-*`, `gcloud ... delete`,
 ---   `az ... delete`, `docker compose down -v`, `rails db:drop`, ...), but
 ---   not a test database (`RAILS_ENV=test`, `--env=testing`, `app_test`,
----   `test_db`, when nothing names production or staging).
+---   `test_db`, the volumes of `docker compose -f docker-compose.test.yml`,
+---   when nothing names production or staging).
 ---
 --- It asks (`exfiltration`: `deny`, `ask` or `off`) before a command sends
 --- the environment or credentials over the network: an environment dump
@@ -3836,9 +3837,10 @@ end
 -- check_argv checks one command's words; eff, when given, is their
 -- unwrap (the caller's, to spare a second).
 -- TEST_DB and NOT_TEST: a command that names a test environment or a
--- test database (RAILS_ENV=test, --env=testing, app_test, test_db), and
--- nothing of production.
-local TEST_DB = [[(?i)^(RAILS_ENV|RACK_ENV|MIX_ENV|APP_ENV|NODE_ENV|DJANGO_ENV|FLASK_ENV|ENV|ENVIRONMENT)=(test|testing)$|^--env=(test|testing)$|^--settings=\S*[._]tests?(\.|$)|^(--dbname=|--database=)?[a-z0-9_-]*_test$|^test_[a-z0-9_]+$]]
+-- test database (RAILS_ENV=test, --env=testing, app_test, test_db, a
+-- compose file for tests: docker-compose.test.yml), and nothing of
+-- production.
+local TEST_DB = [[(?i)^(RAILS_ENV|RACK_ENV|MIX_ENV|APP_ENV|NODE_ENV|DJANGO_ENV|FLASK_ENV|ENV|ENVIRONMENT)=(test|testing)$|^--env=(test|testing)$|^--settings=\S*[._]tests?(\.|$)|^(--dbname=|--database=)?[a-z0-9_-]*_test$|^test_[a-z0-9_]+$|^(--file=)?(\S*/)?(docker-)?compose[._-](test|tests|testing)\.ya?ml$]]
 local NOT_TEST = [[(?i)(^|[=_.:/-])(prod|production|live|staging)([_.:/-]|$)]]
 
 -- test_target says whether a command's words name a test database or
