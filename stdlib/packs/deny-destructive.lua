@@ -3216,6 +3216,69 @@ local function unescape(s)
   return table.concat(out)
 end
 
+-- SUBST.frame is what a call of the function name starts from: its
+-- arguments, a copy of the variables and arrays (but FUNCNAME, which grows
+-- with each call) and the directory, and the frame of the call it was made
+-- from (up).
+SUBST.frame = function(up, name, args, vars, arrays, cwd)
+  local f = { up = up, name = name, args = args, vars = {}, arrays = {}, cwd = cwd }
+  for k, v in pairs(vars or {}) do
+    if k ~= "FUNCNAME" then
+      f.vars[k] = v
+    end
+  end
+  for k, v in pairs(arrays or {}) do
+    if k ~= "FUNCNAME" then
+      f.arrays[k] = v
+    end
+  end
+  return f
+end
+
+-- SUBST.same_call says whether a call of name with args from the state
+-- vars, arrays and cwd starts exactly as a call on the stack above did (a
+-- function that calls itself again with nothing changed, as retry(){ "$@"
+-- || { sleep 1; retry "$@"; }; } does): it runs nothing that call did not.
+SUBST.same_call = function(frame, name, args, vars, arrays, cwd)
+  local function same_list(a, b)
+    if #a ~= #b then
+      return false
+    end
+    for i = 1, #a do
+      if a[i] ~= b[i] then
+        return false
+      end
+    end
+    return true
+  end
+  local function same_map(a, b, lists)
+    for k, v in pairs(b or {}) do
+      if k ~= "FUNCNAME" and a[k] == nil then
+        return false
+      end
+    end
+    for k, v in pairs(a) do
+      local o = (b or {})[k]
+      if lists then
+        if type(o) ~= "table" or type(v) ~= "table" or not same_list(v, o) then
+          return false
+        end
+      elseif o ~= v then
+        return false
+      end
+    end
+    return true
+  end
+  while frame do
+    if frame.name == name and frame.cwd == cwd and same_list(frame.args, args)
+      and same_map(frame.vars, vars) and same_map(frame.arrays, arrays, true) then
+      return true
+    end
+    frame = frame.up
+  end
+  return false
+end
+
 -- SUBST.param_op returns what ${NAME<op>} gives for the value val: op
 -- is %PAT, %%PAT, #PAT, ##PAT (PAT a glob of * and ?), /PAT/REP and
 -- //PAT/REP (PAT literal), :OFF and :OFF:LEN, ^^ or ,,; nil for another
@@ -3996,14 +4059,18 @@ check_argv = function(words, ctx, eff)
   end
   if body then
     -- a function defined earlier on the line: what its body runs with
-    -- these arguments
-    if (ctx.fdepth or 0) >= 8 then
-      return deny("too-nested", "functions call each other too deeply to check")
-    end
+    -- these arguments (nothing new when it calls itself as it was called)
     local args = {}
     for k = 2, #w do
       args[#args + 1] = w[k]
     end
+    if SUBST.same_call(ctx.frame, w[1], args, ctx.vars, ctx.arrays, ctx.cwd) then
+      return nil
+    end
+    if (ctx.fdepth or 0) >= 8 then
+      return deny("too-nested", "functions call each other too deeply to check")
+    end
+    local frame = SUBST.frame(ctx.frame, w[1], args, ctx.vars, ctx.arrays, ctx.cwd)
     -- the body runs with the variables and arrays set so far on the line
     -- (also those set after the definition), its own assignments, set --
     -- and shift (f() { local a=("$@"); "${a[@]}"; })
@@ -4023,7 +4090,7 @@ check_argv = function(words, ctx, eff)
     arrays.FUNCNAME, vars.FUNCNAME = stack, w[1]
     -- loops: a variable bound to several words (for d in "$@")
     local loops = {}
-    local inner = setmetatable({ fdepth = (ctx.fdepth or 0) + 1, vars = vars, arrays = arrays }, { __index = ctx })
+    local inner = setmetatable({ fdepth = (ctx.fdepth or 0) + 1, vars = vars, arrays = arrays, frame = frame }, { __index = ctx })
     local rule, detail = spend(ctx, #body)
     if rule then
       return rule, detail
