@@ -53,7 +53,8 @@
 ---   `kubectl delete ns`, `kubectl delete --all`, `terraform destroy`,
 ---   `aws s3 rb`, `aws ... delete-*`/`terminate-*`, `gcloud ... delete`,
 ---   `az ... delete`, `docker compose down -v`, `rails db:drop`, ...), but
----   not a test database (`RAILS_ENV=test`, `--env=testing`, `app_test`,
+---   not a test database (`RAILS_ENV=test`, also exported earlier on the
+---   line, `--env=testing`, `app_test`,
 ---   `test_db`, the volumes of `docker compose -f docker-compose.test.yml`,
 ---   when nothing names production or staging).
 ---
@@ -3909,8 +3910,10 @@ local TEST_DB = [[(?i)^(RAILS_ENV|RACK_ENV|MIX_ENV|APP_ENV|NODE_ENV|DJANGO_ENV|F
 local NOT_TEST = [[(?i)(^|[=_.:/-])(prod|production|live|staging)([_.:/-]|$)]]
 
 -- test_target says whether a command's words name a test database or
--- environment and nothing of production.
-local function test_target(words, assigns)
+-- environment and nothing of production: its words, its own assignments
+-- and the current values (vars) of the variables exported earlier on the
+-- line (the names of exported).
+local function test_target(words, assigns, vars, exported)
   local list = {}
   for _, x in ipairs(words) do
     list[#list + 1] = x
@@ -3918,6 +3921,11 @@ local function test_target(words, assigns)
   if type(assigns) == "table" then
     for k, v in pairs(assigns) do
       list[#list + 1] = k .. "=" .. tostring(v)
+    end
+  end
+  for k in pairs(vars and exported or {}) do
+    if type(assigns) ~= "table" or assigns[k] == nil then
+      list[#list + 1] = k .. "=" .. tostring(vars[k] or "")
     end
   end
   local seen = false
@@ -4218,7 +4226,7 @@ check_argv = function(words, ctx, eff)
   end
   if fn then
     local rule, detail = fn(w, ctx)
-    if rule == "drop-database" and test_target(words, ctx.assigns_now) then
+    if rule == "drop-database" and test_target(words, ctx.assigns_now, ctx.vars, ctx.exported) then
       rule = nil -- a test database is made to be dropped
     end
     if rule then
@@ -4584,6 +4592,17 @@ check_line = function(line, depth)
       for k = 2, #words do
         if re.match(words[k], "^-[a-zA-Z]*n[a-zA-Z]*$") then
           nameref = true
+        end
+      end
+      -- export NAME[=v]: the programs run after it see NAME (export
+      -- RAILS_ENV=test && rails db:drop is a test database)
+      if first == "export" then
+        for k = 2, #words do
+          local n = string.match(words[k], "^([A-Za-z_][A-Za-z0-9_]*)")
+          if n then
+            ctx.exported = ctx.exported or {}
+            ctx.exported[n] = true
+          end
         end
       end
       for k = 2, #words do
