@@ -561,7 +561,9 @@ func (h *Hook) fail(kind FailureKind, msg string, err error) *HookError {
 // the builder, or returned by another call) within timeout. waited is how
 // long it waited (0 on the fast path, which reads no clock): the call's
 // run gets what is left of its timeout, so a call never waits for a build
-// beyond its own timeout. On a closed pool it builds a temporary VM, within
+// beyond its own timeout, except for the first VM of a pool planned from
+// Records, whose build is the deferred load: a call waits for it up to
+// Options.LoadTimeout more, and that wait is not charged to it. On a closed pool it builds a temporary VM, within
 // timeout too.
 func (p *Pool) get(ctx context.Context, timeout time.Duration) (v *vm, waited time.Duration, err error) {
 	if v := p.hot.Swap(nil); v != nil {
@@ -587,7 +589,15 @@ func (p *Pool) get(ctx context.Context, timeout time.Duration) (v *vm, waited ti
 		return p.temporary(ctx, timeout)
 	}
 	p.fill()
-	t := time.NewTimer(timeout)
+	// A pool planned from Records built no VM at load: its first build is
+	// the load NewPool deferred, bounded by LoadTimeout as a load is, and
+	// not charged to the calls that wait for it (a first call on a loaded
+	// machine timed out waiting for it; TestRecordedFirstBuildNotCharged).
+	var deferred time.Duration
+	if p.plan.recorded && p.created.Load() == 0 {
+		deferred = p.plan.opts.LoadTimeout
+	}
+	t := time.NewTimer(timeout + deferred)
 	defer t.Stop()
 	select {
 	case <-p.avail:
@@ -602,7 +612,7 @@ func (p *Pool) get(ctx context.Context, timeout time.Duration) (v *vm, waited ti
 		p.mu.Unlock()
 		return nil, 0, &HookError{Kind: FailVM, Msg: "building a VM: " + err.Error(), Err: err}
 	}
-	if waited = time.Since(start); waited >= timeout {
+	if waited = max(time.Since(start)-deferred, 0); waited >= timeout {
 		p.put(v, true)
 		return nil, 0, context.DeadlineExceeded
 	}

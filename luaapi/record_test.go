@@ -3,7 +3,9 @@ package luaapi
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -300,4 +302,55 @@ hook{ event = "BeforeTool", kind = "shell", prefilter = scan.any({ scan.keywords
 		eager.Close()
 		lazy.Close()
 	}
+}
+
+// TestRecordedFirstBuildNotCharged: a pool planned from Records builds its
+// first VM when a call first needs it. That build is the load NewPool
+// deferred: bounded by LoadTimeout, not charged to the call's own timeout.
+// Before, a first call on a loaded machine failed "waiting for a VM" (the
+// stdlib's redact-secrets withheld a tool's output in the e2e tests under
+// two CPU burners). Here the top level blocks until the call has waited
+// well past its timeout; the call must still run its handler.
+func TestRecordedFirstBuildNotCharged(t *testing.T) {
+	t.Parallel()
+	var block atomic.Bool
+	release := make(chan struct{})
+	opts := Options{PoolSize: 1, LoadTimeout: MaxTimeout, Modules: map[string]any{
+		"gate": func() {
+			if block.Load() {
+				<-release
+			}
+		},
+	}}
+	const src = `require("gate")()
+hook{ event = "BeforeTool", timeoutMs = 300, handler = function() return { decision = "deny", reason = "ran" } end }`
+	rec := recordOf(t, opts, "slow.lua", src, nil)
+	s, err := Compile("slow.lua", []byte(src))
+	require.NoError(t, err)
+	block.Store(true)
+	p, err := NewPool(context.Background(), []Source{{Script: s, Record: rec}}, opts)
+	require.NoError(t, err)
+	defer p.Close()
+	require.Zero(t, p.Stats().Created, "planned from the record, no VM at load")
+
+	type answer struct {
+		out events.Output
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		out, err := p.Call(context.Background(), 0, &events.Input{Event: events.BeforeTool, ToolName: "bash"})
+		done <- answer{out, err}
+	}()
+	for p.waiting.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	// Past the hook's 300 ms: without the fix the call has timed out by now.
+	time.Sleep(600 * time.Millisecond)
+	close(release)
+	a := <-done
+	require.NoError(t, a.err)
+	require.Equal(t, events.Deny, a.out.Decision)
+	require.Equal(t, "ran", a.out.Reason)
+	require.EqualValues(t, 1, p.Stats().Created)
 }
