@@ -27,7 +27,7 @@ func startConnServer(t *testing.T, h *httpHandler) (*connServer, func() (net.Con
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	s := &connServer{handler: h.mux(), base: h.workCtx, readHeaderTimeout: hangGuard, readTimeout: hangGuard,
-		idleTimeout: hangGuard, maxHeaderBytes: 64 << 10}
+		idleTimeout: hangGuard, maxHeaderBytes: 64 << 10, lingerTimeout: hangGuard}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
 	t.Cleanup(func() {
@@ -541,4 +541,48 @@ func TestConnServerHTTP10(t *testing.T) {
 	assert.True(t, resp.Close)
 	_, err = br.ReadByte()
 	assert.ErrorIs(t, err, io.EOF, "an HTTP/1.0 connection stays open")
+}
+
+// TestConnServerLingersBeforeClosing: a connection closed with the
+// client's bytes still coming (a body over the limit, a refused request)
+// is closed as net/http's server closes it (closeWriteAndWait): its answer
+// and then the end of the server's side first, the client's bytes read
+// and dropped meanwhile, so the client reads its answer and a clean end,
+// not a reset that can discard the answer before the client read it (its
+// kernel may drop what it received; a client that stops at the failed
+// write of its body never reads it). A host's refusal of a large body is
+// a block: lost, the agent's hook failed, and its tool may run.
+func TestConnServerLingersBeforeClosing(t *testing.T) {
+	t.Parallel()
+	h := testHandler(t)
+	h.maxBody = 1 << 20
+	_, dial := startConnServer(t, h)
+	over := strings.Repeat(" ", 4<<20)
+	for _, tc := range []struct {
+		name, req string
+		status    int
+	}{
+		{"body over the limit", rawPost(over), 413},
+		{"chunked body over the limit", "POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+			fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(over), over), 413},
+		{"malformed request with a body", "POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nBad Header\r\nContent-Length: 4194304\r\n\r\n" + over, 400},
+		{"refused expectation", "POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nExpect: x\r\nContent-Length: 4194304\r\n\r\n" + over, 417},
+	} {
+		c, br := dial()
+		wrote := make(chan error, 1)
+		go func() {
+			_, err := io.WriteString(c, tc.req)
+			wrote <- err
+		}()
+		resp, err := http.ReadResponse(br, &http.Request{Method: "POST"})
+		require.NoError(t, err, tc.name)
+		_, err = io.ReadAll(resp.Body)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.status, resp.StatusCode, tc.name)
+		assert.True(t, resp.Close, tc.name)
+		require.NoError(t, <-wrote, "%s: the client's write is reset", tc.name)
+		_, err = br.ReadByte()
+		assert.ErrorIs(t, err, io.EOF, "%s: the connection ends with a reset", tc.name)
+		c.Close()
+	}
 }
