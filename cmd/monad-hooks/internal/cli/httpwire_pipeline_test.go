@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// The pipelined differential test: several requests on one connection, read
+// one after the other by one wireParser (which keeps strings, the header map
+// and buffers from one request to the next) and by http.ReadRequest on one
+// bufio.Reader. The first differential test compares a request after a fixed
+// warm-up one; this one compares every request of a connection, whatever came
+// before it.
+
+// maxPipelined bounds the requests read from one input.
+const maxPipelined = 8
+
+// parseAllOurs reads the requests of raw with one wireParser, each body read
+// whole, until one is refused, the input ends or a body fails.
+func parseAllOurs(raw []byte) []parsed {
+	var wp wireParser
+	lr := &switchLimit{r: bytes.NewReader(raw), n: -1}
+	br := bufio.NewReaderSize(lr, 4<<10)
+	var all []parsed
+	for len(all) < maxPipelined {
+		if _, err := br.Peek(1); err != nil {
+			break
+		}
+		lr.n = wireMaxHeader + 4096
+		req, err := wp.readRequest(br)
+		hit := lr.n == 0
+		lr.n = -1
+		if err != nil {
+			var we *wireError
+			switch {
+			case hit:
+				all = append(all, parsed{status: statusRequestHeaderFieldsTooLarge})
+			case errors.As(err, &we):
+				all = append(all, parsed{status: we.status})
+			default:
+				all = append(all, parsed{status: -1})
+			}
+			break
+		}
+		p := parsed{method: req.method, path: req.path, host: req.host, proto: req.proto,
+			header: cloneHeader(req.header), contentLength: req.contentLength, close: req.close}
+		if req.body != nil {
+			b, err := io.ReadAll(req.body)
+			p.body, p.bodyErr = string(b), err != nil
+		}
+		all = append(all, p)
+		if p.bodyErr {
+			break
+		}
+	}
+	return all
+}
+
+// parseAllNetHTTP is parseAllOurs with net/http, and the refusals
+// readRequest makes beyond it (wantOurs).
+func parseAllNetHTTP(raw []byte) []parsed {
+	lr := &switchLimit{r: bytes.NewReader(raw), n: -1}
+	br := bufio.NewReaderSize(lr, 4<<10)
+	var all []parsed
+	for len(all) < maxPipelined {
+		if _, err := br.Peek(1); err != nil {
+			break
+		}
+		// What this request's bytes are, for wantOurs: up to the end of its
+		// header.
+		buffered, _ := br.Peek(br.Buffered())
+		head := string(buffered)
+		if i := strings.Index(head, "\n\r\n"); i >= 0 {
+			head = head[:i+3]
+		}
+		lr.n = wireMaxHeader + 4096
+		req, err := http.ReadRequest(br)
+		hit := lr.n == 0
+		lr.n = -1
+		var p parsed
+		switch {
+		case err != nil && hit:
+			p = parsed{status: statusRequestHeaderFieldsTooLarge}
+		case err != nil && strings.Contains(err.Error(), "transfer encoding"):
+			p = parsed{status: statusNotImplemented}
+		case err != nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
+			p = parsed{status: -1}
+		case err != nil:
+			p = parsed{status: statusBadRequest}
+		case req.ProtoMajor != 1:
+			p = parsed{status: statusHTTPVersionNotSupported}
+		case req.ProtoAtLeast(1, 1) && req.Host == "", !validHostNetHTTP(req.Host):
+			p = parsed{status: statusBadRequest}
+		default:
+			for k, vv := range req.Header {
+				bad := !isToken(k)
+				for _, v := range vv {
+					bad = bad || strings.ContainsFunc(v, func(c rune) bool { return c < ' ' && c != '\t' || c == 0x7f })
+				}
+				if bad {
+					p = parsed{status: statusBadRequest}
+				}
+			}
+		}
+		if p.status != 0 {
+			all = append(all, p)
+			break
+		}
+		p = parsed{method: req.Method, path: req.URL.Path, host: req.Host, proto: req.Proto,
+			header: req.Header, contentLength: req.ContentLength, close: req.Close}
+		p = wantOurs([]byte(head), p)
+		if p.status != 0 {
+			all = append(all, p)
+			break
+		}
+		if req.Body != http.NoBody {
+			b, err := io.ReadAll(req.Body)
+			p.body, p.bodyErr = string(b), err != nil
+		}
+		all = append(all, p)
+		if p.bodyErr {
+			break
+		}
+	}
+	return all
+}
+
+func cloneHeader(h header) map[string][]string {
+	if len(h) == 0 {
+		return nil
+	}
+	c := make(map[string][]string, len(h))
+	for k, v := range h {
+		c[k] = append([]string(nil), v...)
+	}
+	return c
+}
+
+// checkSamePipeline compares both parsers on the requests of raw.
+func checkSamePipeline(t *testing.T, raw []byte) {
+	t.Helper()
+	want, got := parseAllNetHTTP(raw), parseAllOurs(raw)
+	for _, all := range [][]parsed{want, got} {
+		for i := range all {
+			if len(all[i].header) == 0 {
+				all[i].header = nil
+			}
+			if all[i].bodyErr {
+				all[i].body = ""
+			}
+		}
+	}
+	assert.Equal(t, want, got, "%q", raw)
+}
+
+// pipelineCases are connections of several requests.
+var pipelineCases = []string{
+	warmRequest + warmRequest + "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n",
+	"GET /a HTTP/1.1\r\nHost: h\r\nX-A: 1\r\nX-A: 2\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n\r\nGET /c HTTP/1.1\r\nHost: h\r\n\r\n",
+	"POST /v1/dispatch HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nX-T: 1\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\nX-T: 1\r\n\r\n",
+	"GET /a HTTP/1.1\r\nHost: h\r\nX-Fold: a\r\n b\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\nX-Fold: a b\r\n\r\n",
+	"GET /a HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\nGET /a HTTP/1.1\r\nHost: h\r\n\r\n",
+	"GET /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /a HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+	"GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /a HTTP/1.1\r\nHost: h\r\nHost: h\r\n\r\n",
+	"GET /a HTTP/1.1\r\nHost: h\r\n\r\n\r\nGET /a HTTP/1.1\r\nHost: h\r\n\r\n",
+	"GET /" + strings.Repeat("a", 300) + " HTTP/1.1\r\nHost: h\r\n\r\nGET /" + strings.Repeat("a", 300) + " HTTP/1.1\r\nHost: h\r\n\r\n",
+}
+
+// TestReadRequestsPipelinedAsNetHTTP: every request of a connection is read
+// as net/http reads it, whatever came before it on the connection.
+func TestReadRequestsPipelinedAsNetHTTP(t *testing.T) {
+	t.Parallel()
+	for _, raw := range append(pipelineCases, wireCases...) {
+		checkSamePipeline(t, []byte(raw))
+	}
+}
+
+// FuzzReadRequests: on any bytes, the requests serve's parser reads one after
+// the other on a connection are net/http's.
+func FuzzReadRequests(f *testing.F) {
+	for _, raw := range pipelineCases {
+		f.Add([]byte(raw))
+	}
+	for _, raw := range wireCases {
+		if len(raw) < 8<<10 {
+			f.Add([]byte(raw + raw))
+		}
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkSamePipeline(t, raw)
+	})
+}
