@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -26,110 +25,79 @@ const maxPipelined = 8
 // whole, until one is refused, the input ends or a body fails.
 func parseAllOurs(raw []byte) []parsed {
 	var wp wireParser
-	lr := &switchLimit{r: bytes.NewReader(raw), n: -1}
-	br := bufio.NewReaderSize(lr, 4<<10)
-	var all []parsed
-	for len(all) < maxPipelined {
-		if _, err := br.Peek(1); err != nil {
-			break
-		}
+	return eachRequest(raw, func(br *bufio.Reader, lr *switchLimit, _ func() int, all *[]parsed) bool {
 		lr.n = wireMaxHeader + 4096
 		req, err := wp.readRequest(br)
 		hit := lr.n == 0
 		lr.n = -1
 		if err != nil {
-			var we *wireError
-			switch {
-			case hit:
-				all = append(all, parsed{status: statusRequestHeaderFieldsTooLarge})
-			case errors.As(err, &we):
-				all = append(all, parsed{status: we.status})
-			default:
-				all = append(all, parsed{status: -1})
-			}
-			break
+			*all = append(*all, parsed{status: oursStatus(err, hit)})
+			return false
 		}
 		p := parsed{method: req.method, path: req.path, host: req.host, proto: req.proto,
 			header: cloneHeader(req.header), contentLength: req.contentLength, close: req.close}
-		if req.body != nil {
-			b, err := io.ReadAll(req.body)
-			p.body, p.bodyErr = string(b), err != nil
+		return p.readBody(req.body, all)
+	})
+}
+
+// eachRequest calls read for each request of raw (br reads raw through lr;
+// at says how much of raw br has given out) until it returns false, the
+// input ends or maxPipelined were read, and returns what read added to all.
+func eachRequest(raw []byte, read func(br *bufio.Reader, lr *switchLimit, at func() int, all *[]parsed) bool) []parsed {
+	src := bytes.NewReader(raw)
+	lr := &switchLimit{r: src, n: -1}
+	br := bufio.NewReaderSize(lr, 4<<10)
+	at := func() int { return len(raw) - src.Len() - br.Buffered() }
+	var all []parsed
+	for len(all) < maxPipelined {
+		if _, err := br.Peek(1); err != nil {
+			break
 		}
-		all = append(all, p)
-		if p.bodyErr {
+		if !read(br, lr, at, &all) {
 			break
 		}
 	}
 	return all
 }
 
+// readBody reads body (nil: none) whole into p, appends p to all, and
+// reports whether the next request may be read.
+func (p *parsed) readBody(body io.Reader, all *[]parsed) bool {
+	if body != nil {
+		b, err := io.ReadAll(body)
+		p.body, p.bodyErr = string(b), err != nil
+	}
+	*all = append(*all, *p)
+	return !p.bodyErr
+}
+
 // parseAllNetHTTP is parseAllOurs with net/http, and the refusals
 // readRequest makes beyond it (wantOurs).
 func parseAllNetHTTP(raw []byte) []parsed {
-	lr := &switchLimit{r: bytes.NewReader(raw), n: -1}
-	br := bufio.NewReaderSize(lr, 4<<10)
-	var all []parsed
-	for len(all) < maxPipelined {
-		if _, err := br.Peek(1); err != nil {
-			break
-		}
-		// What this request's bytes are, for wantOurs: up to the end of its
-		// header.
-		buffered, _ := br.Peek(br.Buffered())
-		head := string(buffered)
-		if i := strings.Index(head, "\n\r\n"); i >= 0 {
-			head = head[:i+3]
-		}
+	return eachRequest(raw, func(br *bufio.Reader, lr *switchLimit, at func() int, all *[]parsed) bool {
+		start := at()
 		lr.n = wireMaxHeader + 4096
 		req, err := http.ReadRequest(br)
 		hit := lr.n == 0
 		lr.n = -1
-		var p parsed
-		switch {
-		case err != nil && hit:
-			p = parsed{status: statusRequestHeaderFieldsTooLarge}
-		case err != nil && strings.Contains(err.Error(), "transfer encoding"):
-			p = parsed{status: statusNotImplemented}
-		case err != nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
-			p = parsed{status: -1}
-		case err != nil:
-			p = parsed{status: statusBadRequest}
-		case req.ProtoMajor != 1:
-			p = parsed{status: statusHTTPVersionNotSupported}
-		case req.ProtoAtLeast(1, 1) && req.Host == "", !validHostNetHTTP(req.Host):
-			p = parsed{status: statusBadRequest}
-		default:
-			for k, vv := range req.Header {
-				bad := !isToken(k)
-				for _, v := range vv {
-					bad = bad || strings.ContainsFunc(v, func(c rune) bool { return c < ' ' && c != '\t' || c == 0x7f })
-				}
-				if bad {
-					p = parsed{status: statusBadRequest}
-				}
-			}
+		if status := netHTTPStatus(req, err, hit); status != 0 {
+			*all = append(*all, parsed{status: status})
+			return false
 		}
-		if p.status != 0 {
-			all = append(all, p)
-			break
-		}
-		p = parsed{method: req.Method, path: req.URL.Path, host: req.Host, proto: req.Proto,
+		p := parsed{method: req.Method, path: req.URL.Path, host: req.Host, proto: req.Proto,
 			header: req.Header, contentLength: req.ContentLength, close: req.Close}
-		p = wantOurs([]byte(head), p)
-		if p.status != 0 {
-			all = append(all, p)
-			break
+		// wantOurs reads the names of the request's header lines: its
+		// bytes up to where its body starts.
+		if p = wantOurs(raw[start:at()], p); p.status != 0 {
+			*all = append(*all, p)
+			return false
 		}
+		var body io.Reader
 		if req.Body != http.NoBody {
-			b, err := io.ReadAll(req.Body)
-			p.body, p.bodyErr = string(b), err != nil
+			body = req.Body
 		}
-		all = append(all, p)
-		if p.bodyErr {
-			break
-		}
-	}
-	return all
+		return p.readBody(body, all)
+	})
 }
 
 func cloneHeader(h header) map[string][]string {
