@@ -44,6 +44,7 @@ type connServer struct {
 	readTimeout       time.Duration
 	idleTimeout       time.Duration
 	writeTimeout      time.Duration // of each write (0: defaultWriteTimeout)
+	lingerTimeout     time.Duration // see lingerClose (0: defaultLinger)
 	maxHeaderBytes    int
 	// logf, when set, is told of a handler that panicked (its connection
 	// is closed, as net/http's server does, which logs it too); it must
@@ -67,6 +68,11 @@ const watchAfter = 50 * time.Millisecond
 // answer (at most a few hundred KiB), a refusal. A local client reads them
 // in microseconds.
 const defaultWriteTimeout = 10 * time.Second
+
+// defaultLinger is how long a connection closed with the client's bytes
+// still coming reads and drops them after its answer (net/http's
+// rstAvoidanceDelay), see lingerClose.
+const defaultLinger = 500 * time.Millisecond
 
 // maxKeptAnswer is the largest answer buffer a connection keeps for its
 // next request; a larger one (a 404 echoes its path) is dropped.
@@ -224,6 +230,9 @@ type srvConn struct {
 	// read sets none; BenchmarkServeHTTPRaw). The write deadline set.
 	rdl, rdlSet time.Time
 	wdlSet      time.Time
+	// linger: the connection closes after an answer while the client may
+	// still be sending (see lingerClose).
+	linger bool
 
 	mu       sync.Mutex // guards the watcher's fields and its deadlines
 	armed    bool       // the request in flight read its body (see arm)
@@ -281,6 +290,9 @@ func (sc *srvConn) serve(ctx context.Context) {
 	s := sc.s
 	defer func() {
 		sc.cancel()
+		if sc.linger {
+			sc.lingerClose()
+		}
 		sc.c.Close()
 		s.remove(sc)
 	}()
@@ -343,7 +355,29 @@ func (sc *srvConn) refuse(err error) {
 	var we *wireError
 	if errors.As(err, &we) {
 		sc.writeSimple(we.status, we.msg)
+		sc.linger = true // the rest of the request may be coming
 	}
+}
+
+// lingerClose ends the server's side of the connection after the answer
+// and reads and drops what the client still sends, until it closes its
+// side or lingerTimeout passes, as net/http's server does after a refusal
+// (closeWriteAndWait): closed with the client's bytes unread, the
+// connection would be reset, and a reset can make the client lose the
+// answer it has not read yet (a host's refusal of a large body, a block,
+// seen as a failed hook) or fail the write of its body before it reads.
+// A connection without a write side to close (net.Pipe) is just closed.
+func (sc *srvConn) lingerClose() {
+	cw, ok := sc.c.(interface{ CloseWrite() error })
+	if !ok || cw.CloseWrite() != nil {
+		return
+	}
+	d := sc.s.lingerTimeout
+	if d <= 0 {
+		d = defaultLinger
+	}
+	sc.c.SetReadDeadline(time.Now().Add(d))
+	io.Copy(io.Discard, sc.c)
 }
 
 func (sc *srvConn) writeSimple(status int, msg string) {
@@ -367,6 +401,7 @@ func (sc *srvConn) answer(ctx context.Context, req *request, out *bytes.Buffer) 
 	if e, ok := req.header["Expect"]; ok {
 		if len(e) != 1 || !asciiEqualFold(e[0], "100-continue") || !req.protoAtLeast(1, 1) {
 			sc.writeSimple(errExpectation.status, errExpectation.msg)
+			sc.linger = req.body != nil
 			return false
 		}
 		rb.expect = !rb.eof
@@ -390,14 +425,15 @@ func (sc *srvConn) answer(ctx context.Context, req *request, out *bytes.Buffer) 
 	}
 	switch {
 	case !rb.eof && rb.expect && !rb.sentContinue:
-		keep = false // the client waits to send the body that is not wanted
+		keep = false     // the client waits to send the body that is not wanted
+		sc.linger = true // or sends it anyway
 	case rb.wrErr != nil:
 		keep = false // the client does not read: its body is not drained
 	case !rb.eof:
 		// Drain what is left of the body, within the request's deadline.
 		rb.onEOF = nil
 		if n, _ := io.CopyN(io.Discard, rb, maxDrain+1); n > maxDrain || !rb.eof {
-			keep = false
+			keep, sc.linger = false, true
 		}
 	}
 	sc.s.mu.Lock()

@@ -27,7 +27,7 @@ func startConnServer(t *testing.T, h *httpHandler) (*connServer, func() (net.Con
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	s := &connServer{handler: h.mux(), base: h.workCtx, readHeaderTimeout: hangGuard, readTimeout: hangGuard,
-		idleTimeout: hangGuard, maxHeaderBytes: 64 << 10}
+		idleTimeout: hangGuard, maxHeaderBytes: 64 << 10, lingerTimeout: hangGuard}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
 	t.Cleanup(func() {
@@ -541,4 +541,115 @@ func TestConnServerHTTP10(t *testing.T) {
 	assert.True(t, resp.Close)
 	_, err = br.ReadByte()
 	assert.ErrorIs(t, err, io.EOF, "an HTTP/1.0 connection stays open")
+}
+
+// TestConnServerLingersBeforeClosing: a connection closed with the
+// client's bytes still coming (a body over the limit, a refused request)
+// is closed as net/http's server closes it (closeWriteAndWait): its answer
+// and then the end of the server's side first, the client's bytes read
+// and dropped meanwhile, so the client reads its answer and a clean end,
+// not a reset that can discard the answer before the client read it (its
+// kernel may drop what it received; a client that stops at the failed
+// write of its body never reads it). A host's refusal of a large body is
+// a block: lost, the agent's hook failed, and its tool may run.
+func TestConnServerLingersBeforeClosing(t *testing.T) {
+	t.Parallel()
+	h := testHandler(t)
+	h.maxBody = 1 << 20
+	_, dial := startConnServer(t, h)
+	over := strings.Repeat(" ", 4<<20)
+	for _, tc := range []struct {
+		name, req string
+		status    int
+	}{
+		{"body over the limit", rawPost(over), 413},
+		{"chunked body over the limit", "POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+			fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(over), over), 413},
+		{"malformed request with a body", "POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nBad Header\r\nContent-Length: 4194304\r\n\r\n" + over, 400},
+		{"refused expectation", "POST /v1/dispatch HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nExpect: x\r\nContent-Length: 4194304\r\n\r\n" + over, 417},
+	} {
+		c, br := dial()
+		wrote := make(chan error, 1)
+		go func() {
+			_, err := io.WriteString(c, tc.req)
+			wrote <- err
+		}()
+		resp, err := http.ReadResponse(br, &http.Request{Method: "POST"})
+		require.NoError(t, err, tc.name)
+		_, err = io.ReadAll(resp.Body)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.status, resp.StatusCode, tc.name)
+		assert.True(t, resp.Close, tc.name)
+		require.NoError(t, <-wrote, "%s: the client's write is reset", tc.name)
+		_, err = br.ReadByte()
+		assert.ErrorIs(t, err, io.EOF, "%s: the connection ends with a reset", tc.name)
+		c.Close()
+	}
+}
+
+// TestConnServerFramesPipelinedRequests: requests that play on framing,
+// each followed on its connection by another: the next request is read
+// where the first one's body ends (a body is never read as a request, a
+// request never as a body), every answer comes once and in order, and a
+// request refused unread (or whose body is not read whole) closes the
+// connection, so nothing after it is read as a request.
+func TestConnServerFramesPipelinedRequests(t *testing.T) {
+	t.Parallel()
+	h := testHandler(t)
+	h.maxBody = 1 << 20
+	_, dial := startConnServer(t, h)
+	const host = "Host: 127.0.0.1:8787\r\n"
+	const ct = "Content-Type: application/json\r\n"
+	const post = "POST /v1/dispatch HTTP/1.1\r\n" + host + ct
+	next := "GET /smuggled HTTP/1.1\r\n" + host + "\r\n"
+	full := strings.Repeat(" ", 1<<20-len(allowedCall)) + allowedCall
+	for _, tc := range []struct {
+		name, req string
+		statuses  []int // the last one closes the connection unless keep
+		keep      bool
+	}{
+		{"expect with no body", post + "Expect: 100-continue\r\nContent-Length: 0\r\n\r\n", []int{400, 404}, true},
+		{"expect in HTTP/1.0", "POST /v1/dispatch HTTP/1.0\r\n" + host + ct + "Connection: keep-alive\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}", []int{417}, false},
+		{"empty expect", "GET /healthz HTTP/1.1\r\n" + host + "Expect:\r\n\r\n", []int{417}, false},
+		{"malformed chunk", post + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n", []int{400}, false},
+		{"chunked at the limit", post + "Transfer-Encoding: chunked\r\n\r\n" + fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(full), full), []int{200, 404}, true},
+		{"chunked a byte over", post + "Transfer-Encoding: chunked\r\n\r\n" + fmt.Sprintf("%x\r\n%s\r\n1\r\nx\r\n0\r\n\r\n", len(full), full), []int{413, 404}, true},
+		{"sized at the limit", post + fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(full), full), []int{200, 404}, true},
+		{"sized a byte over", post + fmt.Sprintf("Content-Length: %d\r\n\r\n%s ", len(full)+1, full), []int{413}, false},
+		{"a request in a body", "GET /healthz HTTP/1.1\r\n" + host + "Content-Length: 5\r\n\r\nGET /", []int{200, 404}, true},
+		{"a request in a chunked body", "GET /healthz HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\n\r\n5\r\nGET /\r\n0\r\n\r\n", []int{200, 404}, true},
+		{"Content-Length in a trailer", post + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nContent-Length: 40\r\n\r\n", []int{400, 404}, true},
+		{"foreign host with a body", "POST /v1/dispatch HTTP/1.1\r\nHost: evil.example\r\n" + ct + "Content-Length: 5\r\n\r\nGET /", []int{403, 404}, true},
+		{"Transfer-Encoding in HTTP/1.0", "POST /v1/dispatch HTTP/1.0\r\n" + ct + "Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n0\r\n\r\n", []int{400}, false},
+		{"CL and TE", post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", []int{400}, false},
+		{"absolute target", "GET http://127.0.0.1:8787/healthz HTTP/1.1\r\nHost: evil.example\r\n\r\n", []int{200, 404}, true},
+		{"userinfo in Host", "GET /healthz HTTP/1.1\r\nHost: evil@127.0.0.1:8787\r\n\r\n", []int{400}, false},
+		{"CONNECT", "CONNECT 127.0.0.1:8787 HTTP/1.1\r\n" + host + "\r\n", []int{404, 404}, true},
+		{"HTTP/1.0 keep-alive", "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", []int{403, 404}, true},
+		{"HTTP/1.0", "GET /healthz HTTP/1.0\r\n\r\n", []int{403}, false},
+		{"malformed second request", "GET /healthz HTTP/1.1\r\n" + host + "\r\nGET /x HTTP/1.1\r\n" + host + "Bad Header\r\n\r\n", []int{200, 400}, false},
+	} {
+		c, br := dial()
+		go io.WriteString(c, tc.req+next)
+		for i, want := range tc.statuses {
+			resp, err := http.ReadResponse(br, &http.Request{Method: "GET"})
+			require.NoError(t, err, "%s: answer %d", tc.name, i)
+			_, err = io.ReadAll(resp.Body)
+			require.NoError(t, err, tc.name)
+			assert.Equal(t, want, resp.StatusCode, "%s: answer %d", tc.name, i)
+			last := i == len(tc.statuses)-1
+			assert.Equal(t, last && !tc.keep, resp.Close, "%s: answer %d closes", tc.name, i)
+		}
+		if tc.keep {
+			// The next answer is the next request's: nothing came between.
+			_, err := io.WriteString(c, "GET /readyz HTTP/1.1\r\n"+host+"Connection: close\r\n\r\n")
+			require.NoError(t, err)
+			resp, body := readAnswer(t, br, "GET")
+			assert.Contains(t, body, `"status":"ok"`, tc.name)
+			assert.True(t, resp.Close, tc.name)
+		}
+		_, err := br.ReadByte()
+		assert.ErrorIs(t, err, io.EOF, "%s: more after the last answer", tc.name)
+		c.Close()
+	}
 }

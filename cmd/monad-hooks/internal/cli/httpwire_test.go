@@ -94,19 +94,25 @@ func parseOurs(raw []byte) parsed {
 	hit := lr.n == 0
 	lr.n = -1
 	if err != nil {
-		var we *wireError
-		switch {
-		case hit:
-			return parsed{status: statusRequestHeaderFieldsTooLarge}
-		case errors.As(err, &we):
-			return parsed{status: we.status}
-		}
-		return parsed{status: -1}
+		return parsed{status: oursStatus(err, hit)}
 	}
 	p := parsed{method: req.method, path: req.path, host: req.host, proto: req.proto,
 		header: req.header, contentLength: req.contentLength, close: req.close}
 	p.finish(req.body, br)
 	return p
+}
+
+// oursStatus is the status of readRequest's err (-1: no answer), hit
+// when the reader reached the header limit.
+func oursStatus(err error, hit bool) int {
+	var we *wireError
+	switch {
+	case hit:
+		return statusRequestHeaderFieldsTooLarge
+	case errors.As(err, &we):
+		return we.status
+	}
+	return -1
 }
 
 // parseNetHTTP is what serve's server on net/http made of raw:
@@ -119,36 +125,8 @@ func parseNetHTTP(raw []byte) parsed {
 	req, err := http.ReadRequest(br)
 	hit := lr.n == 0
 	lr.n = -1
-	if err != nil {
-		switch {
-		case hit:
-			return parsed{status: statusRequestHeaderFieldsTooLarge}
-		case strings.Contains(err.Error(), "transfer encoding"): // its unsupportedTEError
-			return parsed{status: statusNotImplemented}
-		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-			return parsed{status: -1}
-		}
-		return parsed{status: statusBadRequest}
-	}
-	switch {
-	case req.ProtoMajor != 1:
-		return parsed{status: statusHTTPVersionNotSupported} // serve refused PRI * HTTP/2.0 too
-	case req.ProtoAtLeast(1, 1) && req.Host == "":
-		return parsed{status: statusBadRequest}
-	case !validHostNetHTTP(req.Host):
-		return parsed{status: statusBadRequest}
-	}
-	for k, vv := range req.Header {
-		if !isToken(k) {
-			return parsed{status: statusBadRequest}
-		}
-		for _, v := range vv {
-			for i := 0; i < len(v); i++ {
-				if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
-					return parsed{status: statusBadRequest}
-				}
-			}
-		}
+	if status := netHTTPStatus(req, err, hit); status != 0 {
+		return parsed{status: status}
 	}
 	p := parsed{method: req.Method, path: req.URL.Path, host: req.Host, proto: req.Proto,
 		header: req.Header, contentLength: req.ContentLength, close: req.Close}
@@ -158,6 +136,44 @@ func parseNetHTTP(raw []byte) parsed {
 		p.finish(nil, br)
 	}
 	return p
+}
+
+// netHTTPStatus is the status of http.ReadRequest's err, or of the checks
+// serve made of its req (0: served; -1: no answer), hit when the reader
+// reached the header limit.
+func netHTTPStatus(req *http.Request, err error, hit bool) int {
+	if err != nil {
+		switch {
+		case hit:
+			return statusRequestHeaderFieldsTooLarge
+		case strings.Contains(err.Error(), "transfer encoding"): // its unsupportedTEError
+			return statusNotImplemented
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return -1
+		}
+		return statusBadRequest
+	}
+	switch {
+	case req.ProtoMajor != 1:
+		return statusHTTPVersionNotSupported // serve refused PRI * HTTP/2.0 too
+	case req.ProtoAtLeast(1, 1) && req.Host == "":
+		return statusBadRequest
+	case !validHostNetHTTP(req.Host):
+		return statusBadRequest
+	}
+	for k, vv := range req.Header {
+		if !isToken(k) {
+			return statusBadRequest
+		}
+		for _, v := range vv {
+			for i := 0; i < len(v); i++ {
+				if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+					return statusBadRequest
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // validHostNetHTTP is httpguts.ValidHostHeader, written out (the vendored
