@@ -124,6 +124,10 @@
 // changes the exit code once the Result is printed, because a host would
 // then discard the decision; both are reported on stderr.
 //
+// A SIGINT or SIGTERM while a hook runs (or while run waits for the --state
+// lock) lets the hook finish and its Result is printed; a second signal ends
+// run at once.
+//
 // # serve
 //
 // "monad-hooks serve" keeps one engine with the session state in memory

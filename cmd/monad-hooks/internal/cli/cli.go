@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"os/user"
 	"runtime/debug"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/monad-hooks/monad-hooks/engine"
 )
@@ -54,12 +57,40 @@ type Env struct {
 	// oneShot tunes the process for run's single dispatch; nil (tests
 	// running commands in one process) leaves it alone.
 	oneShot func()
+	// catchSignals starts catching SIGINT and SIGTERM (see [OSEnv]); it
+	// may be called more than once. nil (tests) catches nothing.
+	catchSignals func()
 }
 
-// OSEnv returns the Env of the running process.
-func OSEnv() Env {
+// OSEnv returns the Env of the running process and the context to give
+// [Run]: the first SIGINT or SIGTERM cancels it (serve stops gracefully; a
+// run's hooks in flight finish and its Result is delivered), and a second one
+// ends the process at once, by the signal's default action. The signals are
+// caught from the moment the command needs them: every command but run
+// catches them as it starts; run does before it waits for the session-state
+// lock and before its first hook runs, so that a run whose dispatch runs no
+// hook starts no signal-handling thread (BenchmarkCLIRunNoStdlib). Before
+// that a signal has its default action, as during any program's start.
+func OSEnv() (context.Context, Env) {
 	dir, _ := os.Getwd()
-	return Env{Dir: dir, Vars: os.Environ(), oneShot: oneShotGC}
+	ctx, cancel := context.WithCancel(context.Background())
+	catch := sync.OnceFunc(func() {
+		sig, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		// The first signal cancels ctx; the signals then get their
+		// default action again, so a second one ends the process at once.
+		context.AfterFunc(sig, func() {
+			stop()
+			cancel()
+		})
+	})
+	return ctx, Env{Dir: dir, Vars: os.Environ(), oneShot: oneShotGC, catchSignals: catch}
+}
+
+// catch starts catching SIGINT and SIGTERM, when e can.
+func (e Env) catch() {
+	if e.catchSignals != nil {
+		e.catchSignals()
+	}
 }
 
 // homeDir resolves the home directory: $HOME, else the user database
@@ -206,6 +237,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ExitUsage
 	}
 	inv.name = c.name
+	if c.name != "run" {
+		// run catches the signals only when it is about to wait or run
+		// a hook (BenchmarkCLIRunNoStdlib).
+		env.catch()
+	}
 	return c.run(ctx, inv, rest)
 }
 

@@ -668,6 +668,35 @@ func TestE2ESigtermMidDispatch(t *testing.T) {
 	})
 }
 
+// TestE2ERunSigtermMidHook: SIGTERM while run's slow command hook runs (run
+// catches the signals only once a hook is about to run): the hook finishes
+// and its Result is delivered, exit 0; a killed run would be a "proceed" for
+// the host.
+func TestE2ERunSigtermMidHook(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "agents.json"), slowConfig)
+	var stdout, stderr lockedBuffer
+	cmd := exec.Command(bin, "run", "AfterModel", "--config", "agents.json", "--stdlib", "none")
+	cmd.Dir, cmd.Env = dir, procEnv(dir)
+	cmd.Stdin = strings.NewReader(`{"response":"r"}`)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	waitForFile(t, filepath.Join(dir, "started"))
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"mutatedText":"slow but done"`) {
+		t.Errorf("result: %s", stdout.String())
+	}
+}
+
 func TestE2ETestCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

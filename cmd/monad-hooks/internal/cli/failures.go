@@ -21,6 +21,20 @@ func (rs recorders) Record(ctx context.Context, r engine.Record) {
 	}
 }
 
+// beforeHooks is an engine.DispatchRecorder that calls itself as a dispatch
+// is about to run hooks (see engine.DispatchRecorder: a dispatch that runs
+// none does not call it) and records nothing.
+type beforeHooks func()
+
+func (f beforeHooks) Record(context.Context, engine.Record) {}
+
+func (f beforeHooks) StartDispatch(ctx context.Context, _ engine.DispatchInfo) context.Context {
+	f()
+	return ctx
+}
+
+func (f beforeHooks) EndDispatch(context.Context, engine.Result) {}
+
 // maxFailureLine bounds the cause printed for one failed hook.
 const maxFailureLine = 1024
 

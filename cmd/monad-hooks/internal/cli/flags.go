@@ -82,6 +82,9 @@ type common struct {
 	// seed is session state a host payload vouches for (hostSeed), merged
 	// into the stored state.
 	seed map[string]engine.SessionState
+	// beforeHooks, when set, is called as a dispatch is about to run hooks
+	// (build with withRuntime): run catches the signals then.
+	beforeHooks func()
 }
 
 // register adds the common flags to fs.
@@ -282,7 +285,11 @@ func (c *common) build(ctx context.Context, inv *invocation, withRuntime bool, e
 				rec = append(rec, a)
 			}
 		}
-		opts = append(opts, engine.WithRecorder(rec))
+		var r engine.Recorder = rec
+		if c.beforeHooks != nil {
+			r = engine.MultiRecorder(rec, beforeHooks(c.beforeHooks))
+		}
+		opts = append(opts, engine.WithRecorder(r))
 	}
 	opts = append(opts, extra...)
 	opts = append(opts, inv.env.engineOpts...)

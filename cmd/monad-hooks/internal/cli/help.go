@@ -103,6 +103,10 @@ cannot be opened or written, a --state file that cannot be read, locked
 or written are each said on stderr, and the dispatch runs and its
 decision is answered as usual (without the audit or the stored state).
 
+A SIGINT or SIGTERM while a hook runs (or while run waits for the --state
+lock) lets the hook finish: its Result is answered as usual. A second
+signal ends run at once.
+
 With --host, --state also carries the count of continuations across runs
 (Claude Code's Stop, Gemini's AfterAgent, Codex's Stop, Cursor's stop), so
 --max-stop-continues bounds them; install puts --state in the command.

@@ -178,6 +178,8 @@ func runOnce(ctx context.Context, inv *invocation, args []string) int {
 			if lock == nil {
 				lock = lockFile
 			}
+			// The lock may be waited for: a signal then is caught.
+			inv.env.catch()
 			if unlock, err := lock(abs(inv.env, c.state)); err != nil {
 				// The guards run all the same, without the state.
 				inv.errorf("%v: the dispatch runs without session state", err)
@@ -189,6 +191,11 @@ func runOnce(ctx context.Context, inv *invocation, args []string) int {
 	}
 	c.sidesOptional = true
 	c.seed = hostSeed(in)
+	// A signal is caught from the moment a hook is about to run, whose
+	// decision a signal's default action would lose (a killed hook is a
+	// "proceed" for the hosts): a dispatch that runs no hook starts no
+	// signal-handling thread (BenchmarkCLIRunNoStdlib).
+	c.beforeHooks = inv.env.catch
 	// A host reads any exit but 0 and 2 as "the hook failed, proceed": a
 	// broken file must not switch the guards off. The engine starts with
 	// what loads and fails closed when a policy file is broken; the

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -202,4 +203,51 @@ func TestRunStateLockHeldForEver(t *testing.T) {
 	assert.Equal(t, ExitOK, code)
 	assert.Equal(t, events.Deny, decodeResult(t, stdout).Decision)
 	assert.Contains(t, stderr, "still held by another process")
+}
+
+// TestRunCatchesSignalsBeforeHooksOnly: run starts catching SIGINT and
+// SIGTERM (a thread and a goroutine) only when it is about to wait for the
+// state lock or to run a hook, whose decision a signal's default action would
+// lose; a dispatch that runs no hook catches nothing
+// (BenchmarkCLIRunNoStdlib). The other commands catch them as they start.
+func TestRunCatchesSignalsBeforeHooksOnly(t *testing.T) {
+	t.Parallel()
+	var catches atomic.Int32
+	counted := func(env Env) Env {
+		env.catchSignals = func() { catches.Add(1) }
+		return env
+	}
+	bash := `{"toolName":"bash","toolInput":{"command":"ls"}}`
+
+	catches.Store(0)
+	code, _, stderr := runCLI(t, counted(testEnv(t)), bash, "run", "BeforeTool", "--stdlib", "none")
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Zero(t, catches.Load(), "no hook ran")
+
+	var atHook int32 = -1
+	seen := engine.GoHook{Name: "seen", Event: events.BeforeTool,
+		Handler: engine.HandlerFunc(func(context.Context, *events.Input) (events.Output, error) {
+			atHook = catches.Load()
+			return events.Output{}, nil
+		})}
+	catches.Store(0)
+	code, _, stderr = runCLI(t, counted(testEnv(t, seen)), bash, "run", "BeforeTool", "--stdlib", "none")
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Equal(t, int32(1), atHook, "caught before the hook ran")
+
+	env := counted(testEnv(t))
+	var atLock int32 = -1
+	env.lockState = func(string) (func() error, error) {
+		atLock = catches.Load()
+		return func() error { return nil }, nil
+	}
+	catches.Store(0)
+	code, _, stderr = runCLI(t, env, `{"sessionId":"s"}`, "run", "SessionStart", "--stdlib", "none", "--state", filepath.Join(env.Dir, "state.json"))
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Equal(t, int32(1), atLock, "caught before the lock is waited for")
+
+	catches.Store(0)
+	code, _, stderr = runCLI(t, counted(testEnv(t)), "", "check", "--stdlib", "none")
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Equal(t, int32(1), catches.Load(), "other commands catch as they start")
 }
