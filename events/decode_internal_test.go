@@ -110,3 +110,30 @@ func FuzzParseValue(f *testing.F) {
 		sameAsDecoder(t, []byte(doc))
 	})
 }
+
+// TestDecodeObjectIsUnmarshal: DecodeObject gives the members json.Unmarshal
+// decodes into a map of RawMessage, in bytes of its own; what is not an
+// object is DecodeInput's error (hosts.Decode refuses a payload with it).
+func TestDecodeObjectIsUnmarshal(t *testing.T) {
+	for _, doc := range []string{
+		`{}`, " {\"a\" : 1 }\n", `{"a":1,"a":2}`, `{"a\"b":[1,{"c":"}"}],"k":"\u00e9"}`, "{\"\xff\":\"\xfe\"}",
+		`{"event":"BeforeTool","toolInput":{"command":"ls"}}`,
+	} {
+		b := []byte(doc)
+		got, err := DecodeObject(b)
+		require.NoError(t, err, doc)
+		var want map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(b, &want))
+		require.Equal(t, want, got, doc)
+		for i := range b {
+			b[i] = 'x' // the members are copies
+		}
+		require.Equal(t, want, got, doc)
+	}
+	for _, doc := range []string{``, ` `, `null`, `[]`, `"x"`, `1`, `{`, `{"a":1}{}`, `{"a":1} x`, `{"a":}`} {
+		_, err := DecodeObject([]byte(doc))
+		require.Error(t, err, doc)
+		_, derr := DecodeInput([]byte(doc))
+		require.Equal(t, derr.Error(), err.Error(), doc)
+	}
+}
