@@ -11,16 +11,19 @@ import (
 // the hosts come from their tables). Keys are folded (see aliasKey). Events
 // with no equivalent are left out: no suggestion is better than a wrong
 // one.
-var otherAgents = map[string]events.Event{
+var otherAgents = [...]struct {
+	key string
+	ev  events.Event
+}{
 	// GitHub Copilot (and VS Code, whose names are Claude Code's).
-	"userpromptsubmitted": events.BeforeTurn,
-	"agentstop":           events.AfterTurn,
+	{"userpromptsubmitted", events.BeforeTurn},
+	{"agentstop", events.AfterTurn},
 	// OpenCode's plugin hooks.
-	"toolexecutebefore": events.BeforeTool,
-	"toolexecuteafter":  events.AfterTool,
-	"permissionask":     events.ApprovalRequest,
+	{"toolexecutebefore", events.BeforeTool},
+	{"toolexecuteafter", events.AfterTool},
+	{"permissionask", events.ApprovalRequest},
 	// Droid.
-	"onuserinput": events.BeforeTurn,
+	{"onuserinput", events.BeforeTurn},
 }
 
 // aliasKey folds an event name for Alias: lower case, without '_', '-',
@@ -52,7 +55,7 @@ func Alias(name string) string {
 	if _, err := events.ParseEvent(name); err == nil || key == "" {
 		return ""
 	}
-	for _, h := range table {
+	for _, h := range all() {
 		if h.raw {
 			continue
 		}
@@ -62,8 +65,10 @@ func Alias(name string) string {
 			}
 		}
 	}
-	if e, ok := otherAgents[key]; ok {
-		return e.String()
+	for _, o := range otherAgents {
+		if o.key == key {
+			return o.ev.String()
+		}
 	}
 	return ""
 }

@@ -19,9 +19,10 @@ func TestAlias(t *testing.T) {
 	} {
 		assert.Equal(t, want, Alias(name), "Alias(%q)", name)
 	}
-	for k := range otherAgents {
+	for _, o := range otherAgents {
+		k := o.key
 		assert.Equal(t, aliasKey(k), k, "otherAgents key is not folded")
-		for _, h := range table {
+		for _, h := range all() {
 			_, ok := h.lookup(k)
 			assert.False(t, ok, "%s: an event of host %s belongs in its table", k, h.Name)
 		}

@@ -11,78 +11,78 @@ var ccTool = []field{
 	f("tool_name", "toolName", kString), f("tool_input", "toolInput", kValue), f("tool_use_id", "toolCallId", kString),
 }
 
-// claudeCode is Anthropic's Claude Code (code.claude.com/docs/en/hooks):
+// newClaudeCode builds the host of Anthropic's Claude Code (code.claude.com/docs/en/hooks):
 // payloads with hook_event_name, session_id, cwd and the event's fields;
 // answers are JSON on stdout with exit 0 (hookSpecificOutput for PreToolUse,
 // PermissionRequest and context, a top-level decision "block" elsewhere),
 // which is also what its HTTP hooks read.
-var claudeCode = &Host{
-	Name:           "claude-code",
-	Summary:        "Anthropic's Claude Code: hook_event_name payloads; JSON answers (hookSpecificOutput, decision block), exit 0",
-	Agent:          "claude-code",
-	EventKeys:      []string{"hook_event_name"},
-	JSONAnswers:    true,
-	ContextAtStart: true,
-	Events: []Event{
-		{Name: "SessionStart", Monad: events.SessionStart},
-		{Name: "Setup"},
-		{Name: "InstructionsLoaded"},
-		{Name: "UserPromptSubmit", Monad: events.BeforeTurn, fields: []field{f("prompt", "prompt", kString)},
-			Note: "cannot replace the prompt: a prompt rewrite blocks it, showing the rewrite"},
-		{Name: "UserPromptExpansion"},
-		{Name: "MessageDisplay"},
-		{Name: "PreToolUse", Monad: events.BeforeTool, fields: ccTool},
-		{Name: "PermissionRequest", Monad: events.ApprovalRequest, fields: ccTool},
-		{Name: "PostToolUse", Monad: events.AfterTool, fields: append([]field{f("tool_response", "toolResult", kValue)}, ccTool...)},
-		{Name: "PostToolUseFailure", Monad: events.AfterTool, failure: true, fields: append([]field{f("error", "error", kString)}, ccTool...)},
-		{Name: "PostToolBatch"},
-		{Name: "PermissionDenied"},
-		{Name: "Notification"},
-		{Name: "SubagentStart", Monad: events.BeforeSubagent, fields: []field{f("agent_type", "subagentName", kString)}},
-		{Name: "SubagentStop", Monad: events.AfterSubagent, fields: []field{
-			f("agent_type", "subagentName", kString), f("last_assistant_message", "subagentResult", kString)},
-			Note: "cannot replace the subagent's result: a rewrite of it is dropped"},
-		{Name: "TaskCreated"},
-		{Name: "TaskCompleted"},
-		{Name: "Stop", Monad: events.AfterTurn, fields: []field{
-			f("last_assistant_message", "response", kString), f("stop_hook_active", "stopContinues", kFlag)},
-			Note: "continueWork is decision block with its reason; the response is shown already: a rewrite of it is dropped"},
-		{Name: "StopFailure"},
-		{Name: "TeammateIdle"},
-		{Name: "ConfigChange"},
-		{Name: "CwdChanged"},
-		{Name: "DirectoryAdded"},
-		{Name: "FileChanged"},
-		{Name: "WorktreeCreate"},
-		{Name: "WorktreeRemove"},
-		{Name: "PreCompact", Monad: events.BeforeCompact, fields: []field{f("trigger", "compaction.trigger", kString)},
-			Note: "takes no context: what to preserve is dropped"},
-		{Name: "PostCompact", Monad: events.AfterCompact, fields: []field{f("trigger", "compaction.trigger", kString)}},
-		{Name: "SessionEnd", Monad: events.SessionEnd, fields: []field{f("reason", "reason", kEndReason)}},
-		{Name: "Elicitation"},
-		{Name: "ElicitationResult"},
-	},
-	Notes: []string{
-		"Every answer is JSON on stdout with exit 0 (what HTTP hooks read too); no opinion is silence.",
-		"PreToolUse: permissionDecision deny, ask or allow with permissionDecisionReason; a rewrite is updatedInput (the whole input), context additionalContext.",
-		"PermissionRequest: decision.behavior deny (message) or allow; an ask leaves the person to decide.",
-		"PostToolUse: a rewrite is updatedToolOutput; a text in place of an object (a withheld output) replaces every string of it, since Claude Code ignores a replacement of another shape.",
-		"UserPromptSubmit: a deny is decision block; a prompt rewrite, which Claude Code cannot apply, blocks the prompt and shows the rewrite; a modelOverride is dropped.",
-		"Stop: continueWork is decision block with its reason, bounded by --max-stop-continues across runs when run keeps --state (stop_hook_active counts as one continuation without it).",
-		"SessionStart and SubagentStart: context is hookSpecificOutput.additionalContext.",
-		"A payload naming no known event is refused with exit 2 (a block) and decision block on stdout.",
-	},
-	projectEnv: []string{"CLAUDE_PROJECT_DIR"},
-	common:     []field{f("session_id", "sessionId", kString), f("cwd", "cwd", kString)},
-	block: func(reason string) map[string]any {
-		return map[string]any{"decision": "block", "reason": reason}
-	},
-}
-
-func init() {
-	claudeCode.encode = claudeAnswer
-	claudeCode.read = claudeRead
-	claudeCode.payload = ccPayload
+func newClaudeCode() *Host {
+	h := &Host{
+		Name:           "claude-code",
+		Summary:        "Anthropic's Claude Code: hook_event_name payloads; JSON answers (hookSpecificOutput, decision block), exit 0",
+		Agent:          "claude-code",
+		EventKeys:      []string{"hook_event_name"},
+		JSONAnswers:    true,
+		ContextAtStart: true,
+		Events: []Event{
+			{Name: "SessionStart", Monad: events.SessionStart},
+			{Name: "Setup"},
+			{Name: "InstructionsLoaded"},
+			{Name: "UserPromptSubmit", Monad: events.BeforeTurn, fields: []field{f("prompt", "prompt", kString)},
+				Note: "cannot replace the prompt: a prompt rewrite blocks it, showing the rewrite"},
+			{Name: "UserPromptExpansion"},
+			{Name: "MessageDisplay"},
+			{Name: "PreToolUse", Monad: events.BeforeTool, fields: ccTool},
+			{Name: "PermissionRequest", Monad: events.ApprovalRequest, fields: ccTool},
+			{Name: "PostToolUse", Monad: events.AfterTool, fields: append([]field{f("tool_response", "toolResult", kValue)}, ccTool...)},
+			{Name: "PostToolUseFailure", Monad: events.AfterTool, failure: true, fields: append([]field{f("error", "error", kString)}, ccTool...)},
+			{Name: "PostToolBatch"},
+			{Name: "PermissionDenied"},
+			{Name: "Notification"},
+			{Name: "SubagentStart", Monad: events.BeforeSubagent, fields: []field{f("agent_type", "subagentName", kString)}},
+			{Name: "SubagentStop", Monad: events.AfterSubagent, fields: []field{
+				f("agent_type", "subagentName", kString), f("last_assistant_message", "subagentResult", kString)},
+				Note: "cannot replace the subagent's result: a rewrite of it is dropped"},
+			{Name: "TaskCreated"},
+			{Name: "TaskCompleted"},
+			{Name: "Stop", Monad: events.AfterTurn, fields: []field{
+				f("last_assistant_message", "response", kString), f("stop_hook_active", "stopContinues", kFlag)},
+				Note: "continueWork is decision block with its reason; the response is shown already: a rewrite of it is dropped"},
+			{Name: "StopFailure"},
+			{Name: "TeammateIdle"},
+			{Name: "ConfigChange"},
+			{Name: "CwdChanged"},
+			{Name: "DirectoryAdded"},
+			{Name: "FileChanged"},
+			{Name: "WorktreeCreate"},
+			{Name: "WorktreeRemove"},
+			{Name: "PreCompact", Monad: events.BeforeCompact, fields: []field{f("trigger", "compaction.trigger", kString)},
+				Note: "takes no context: what to preserve is dropped"},
+			{Name: "PostCompact", Monad: events.AfterCompact, fields: []field{f("trigger", "compaction.trigger", kString)}},
+			{Name: "SessionEnd", Monad: events.SessionEnd, fields: []field{f("reason", "reason", kEndReason)}},
+			{Name: "Elicitation"},
+			{Name: "ElicitationResult"},
+		},
+		Notes: []string{
+			"Every answer is JSON on stdout with exit 0 (what HTTP hooks read too); no opinion is silence.",
+			"PreToolUse: permissionDecision deny, ask or allow with permissionDecisionReason; a rewrite is updatedInput (the whole input), context additionalContext.",
+			"PermissionRequest: decision.behavior deny (message) or allow; an ask leaves the person to decide.",
+			"PostToolUse: a rewrite is updatedToolOutput; a text in place of an object (a withheld output) replaces every string of it, since Claude Code ignores a replacement of another shape.",
+			"UserPromptSubmit: a deny is decision block; a prompt rewrite, which Claude Code cannot apply, blocks the prompt and shows the rewrite; a modelOverride is dropped.",
+			"Stop: continueWork is decision block with its reason, bounded by --max-stop-continues across runs when run keeps --state (stop_hook_active counts as one continuation without it).",
+			"SessionStart and SubagentStart: context is hookSpecificOutput.additionalContext.",
+			"A payload naming no known event is refused with exit 2 (a block) and decision block on stdout.",
+		},
+		projectEnv: []string{"CLAUDE_PROJECT_DIR"},
+		common:     []field{f("session_id", "sessionId", kString), f("cwd", "cwd", kString)},
+		block: func(reason string) map[string]any {
+			return map[string]any{"decision": "block", "reason": reason}
+		},
+	}
+	h.encode = claudeAnswer
+	h.read = claudeRead
+	h.payload = ccPayload
+	return h
 }
 
 // ccPayload completes a Claude Code or Codex payload: a tool failure event

@@ -6,7 +6,7 @@ import (
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
-// crush is Charm's Crush (docs/hooks/README.md): the payload names the
+// newCrush builds the host of Charm's Crush (docs/hooks/README.md): the payload names the
 // event in "event" (only PreToolUse so far; names are case-insensitive and
 // may be snake_case) with session_id, cwd, tool_name and tool_input. It
 // reads exit 2 as a block with stderr as the reason, 49 as a halt, and
@@ -16,30 +16,30 @@ import (
 // blocks the call with a reason saying approval is needed. Its
 // updated_input is a shallow merge, so a rewrite is sent as every key of
 // the new input, with the keys the rewrite dropped set to null.
-var crush = &Host{
-	Name:       "crush",
-	Summary:    "Charm's Crush: PreToolUse payloads with event, session_id, cwd, tool_name, tool_input; exit 2 blocks",
-	Agent:      "crush",
-	EventKeys:  []string{"event", "hook_event_name"},
-	Events:     []Event{{Name: "PreToolUse", Monad: events.BeforeTool}, {Name: "PreCompact"}},
-	FoldEvents: true,
-	Notes: []string{
-		"A deny is exit 2 with the reason on stderr; an allow, context or rewrite is Claude Code's hookSpecificOutput on stdout; no opinion is silence.",
-		"An ask blocks the call (exit 2): Crush hooks cannot ask a person; the reason says approval is needed.",
-		"A rewrite is sent whole, with the keys it dropped set to null: Crush merges updated_input over the input.",
-		"serve --host crush is refused: Crush reads a deny from the exit code only.",
-	},
-	projectEnv: []string{"CRUSH_PROJECT_DIR"},
-	common: []field{
-		f("session_id", "sessionId", kString), f("cwd", "cwd", kString), f("tool_name", "toolName", kString),
-		f("tool_input", "toolInput", kValue), f("tool_use_id", "toolCallId", kString),
-	},
-}
-
-func init() {
-	crush.encode = crushAnswer
-	crush.read = crushRead
-	crush.callEnv = crushEnv
+func newCrush() *Host {
+	h := &Host{
+		Name:       "crush",
+		Summary:    "Charm's Crush: PreToolUse payloads with event, session_id, cwd, tool_name, tool_input; exit 2 blocks",
+		Agent:      "crush",
+		EventKeys:  []string{"event", "hook_event_name"},
+		Events:     []Event{{Name: "PreToolUse", Monad: events.BeforeTool}, {Name: "PreCompact"}},
+		FoldEvents: true,
+		Notes: []string{
+			"A deny is exit 2 with the reason on stderr; an allow, context or rewrite is Claude Code's hookSpecificOutput on stdout; no opinion is silence.",
+			"An ask blocks the call (exit 2): Crush hooks cannot ask a person; the reason says approval is needed.",
+			"A rewrite is sent whole, with the keys it dropped set to null: Crush merges updated_input over the input.",
+			"serve --host crush is refused: Crush reads a deny from the exit code only.",
+		},
+		projectEnv: []string{"CRUSH_PROJECT_DIR"},
+		common: []field{
+			f("session_id", "sessionId", kString), f("cwd", "cwd", kString), f("tool_name", "toolName", kString),
+			f("tool_input", "toolInput", kValue), f("tool_use_id", "toolCallId", kString),
+		},
+	}
+	h.encode = crushAnswer
+	h.read = crushRead
+	h.callEnv = crushEnv
+	return h
 }
 
 // crushEnv is what Crush passes its hooks in variables besides the payload

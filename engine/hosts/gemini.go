@@ -6,57 +6,57 @@ import (
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
-// geminiCLI is Google's Gemini CLI (docs/hooks/reference.md and
+// newGeminiCLI builds the host of Google's Gemini CLI (docs/hooks/reference.md and
 // packages/core/src/hooks/types.ts): payloads with hook_event_name,
 // session_id, cwd, timestamp and the event's fields; answers are JSON on
 // stdout with exit 0: decision (allow, deny or block, ask), reason, and
 // hookSpecificOutput (tool_input merged over the arguments,
 // additionalContext, llm_request, llm_response).
-var geminiCLI = &Host{
-	Name:           "gemini-cli",
-	Summary:        "Google's Gemini CLI: hook_event_name payloads; JSON answers (decision, reason, hookSpecificOutput), exit 0",
-	Agent:          "gemini-cli",
-	EventKeys:      []string{"hook_event_name"},
-	JSONAnswers:    true,
-	ContextAtStart: true,
-	Events: []Event{
-		{Name: "SessionStart", Monad: events.SessionStart},
-		{Name: "SessionEnd", Monad: events.SessionEnd, fields: []field{f("reason", "reason", kEndReason)}},
-		{Name: "BeforeAgent", Monad: events.BeforeTurn, fields: []field{f("prompt", "prompt", kString)},
-			Note: "cannot replace the prompt: a prompt rewrite blocks it, showing the rewrite"},
-		{Name: "AfterAgent", Monad: events.AfterTurn, fields: []field{
-			f("prompt_response", "response", kString), f("stop_hook_active", "stopContinues", kFlag), f("prompt", "prompt", kString)},
-			Note: "continueWork is decision deny with its reason (a retry with the reason as the prompt); the response is shown already: a rewrite of it is dropped"},
-		{Name: "BeforeModel", Monad: events.BeforeModel, fields: []field{f("llm_request", "request", kValue)}},
-		{Name: "AfterModel", Monad: events.AfterModel, fields: []field{f("llm_response", "response", kModelText), f("llm_request", "request", kValue)},
-			Note: "fires for every streamed chunk; a rewrite replaces the chunk's text"},
-		{Name: "BeforeToolSelection"},
-		{Name: "BeforeTool", Monad: events.BeforeTool, fields: []field{f("tool_name", "toolName", kString), f("tool_input", "toolInput", kValue)}},
-		{Name: "AfterTool", Monad: events.AfterTool, fields: []field{
-			f("tool_name", "toolName", kString), f("tool_input", "toolInput", kValue), f("tool_response", "toolResult", kValue)}},
-		{Name: "PreCompress", Monad: events.BeforeCompact, fields: []field{f("trigger", "compaction.trigger", kString)},
-			Note: "advisory: what to preserve is dropped"},
-		{Name: "Notification"},
-	},
-	Notes: []string{
-		"Every answer is JSON on stdout with exit 0; no opinion is silence.",
-		"BeforeTool: decision deny, ask or allow with reason; a rewrite is hookSpecificOutput.tool_input, which Gemini merges over the arguments, so the keys it dropped are sent as null; context is dropped (BeforeTool takes none).",
-		"AfterTool: a rewrite of the output is decision deny with the rewritten text as the reason, which replaces the result the model sees.",
-		"BeforeAgent: a deny is decision deny; a prompt rewrite, which Gemini cannot apply there, blocks the prompt and shows the rewrite; context is hookSpecificOutput.additionalContext; a modelOverride is dropped.",
-		"AfterAgent: continueWork is decision deny with its reason, bounded by --max-stop-continues across runs when run keeps --state.",
-		"BeforeModel: a request rewrite is hookSpecificOutput.llm_request. AfterModel: a text rewrite is hookSpecificOutput.llm_response.",
-		"A payload naming no known event is refused with exit 2 (a block) and decision deny on stdout.",
-	},
-	projectEnv: []string{"GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"},
-	common:     []field{f("session_id", "sessionId", kString), f("cwd", "cwd", kString), f("timestamp", "timestamp", kTime)},
-	block: func(reason string) map[string]any {
-		return map[string]any{"decision": "deny", "reason": reason}
-	},
-}
-
-func init() {
-	geminiCLI.encode = geminiAnswer
-	geminiCLI.read = geminiRead
+func newGeminiCLI() *Host {
+	h := &Host{
+		Name:           "gemini-cli",
+		Summary:        "Google's Gemini CLI: hook_event_name payloads; JSON answers (decision, reason, hookSpecificOutput), exit 0",
+		Agent:          "gemini-cli",
+		EventKeys:      []string{"hook_event_name"},
+		JSONAnswers:    true,
+		ContextAtStart: true,
+		Events: []Event{
+			{Name: "SessionStart", Monad: events.SessionStart},
+			{Name: "SessionEnd", Monad: events.SessionEnd, fields: []field{f("reason", "reason", kEndReason)}},
+			{Name: "BeforeAgent", Monad: events.BeforeTurn, fields: []field{f("prompt", "prompt", kString)},
+				Note: "cannot replace the prompt: a prompt rewrite blocks it, showing the rewrite"},
+			{Name: "AfterAgent", Monad: events.AfterTurn, fields: []field{
+				f("prompt_response", "response", kString), f("stop_hook_active", "stopContinues", kFlag), f("prompt", "prompt", kString)},
+				Note: "continueWork is decision deny with its reason (a retry with the reason as the prompt); the response is shown already: a rewrite of it is dropped"},
+			{Name: "BeforeModel", Monad: events.BeforeModel, fields: []field{f("llm_request", "request", kValue)}},
+			{Name: "AfterModel", Monad: events.AfterModel, fields: []field{f("llm_response", "response", kModelText), f("llm_request", "request", kValue)},
+				Note: "fires for every streamed chunk; a rewrite replaces the chunk's text"},
+			{Name: "BeforeToolSelection"},
+			{Name: "BeforeTool", Monad: events.BeforeTool, fields: []field{f("tool_name", "toolName", kString), f("tool_input", "toolInput", kValue)}},
+			{Name: "AfterTool", Monad: events.AfterTool, fields: []field{
+				f("tool_name", "toolName", kString), f("tool_input", "toolInput", kValue), f("tool_response", "toolResult", kValue)}},
+			{Name: "PreCompress", Monad: events.BeforeCompact, fields: []field{f("trigger", "compaction.trigger", kString)},
+				Note: "advisory: what to preserve is dropped"},
+			{Name: "Notification"},
+		},
+		Notes: []string{
+			"Every answer is JSON on stdout with exit 0; no opinion is silence.",
+			"BeforeTool: decision deny, ask or allow with reason; a rewrite is hookSpecificOutput.tool_input, which Gemini merges over the arguments, so the keys it dropped are sent as null; context is dropped (BeforeTool takes none).",
+			"AfterTool: a rewrite of the output is decision deny with the rewritten text as the reason, which replaces the result the model sees.",
+			"BeforeAgent: a deny is decision deny; a prompt rewrite, which Gemini cannot apply there, blocks the prompt and shows the rewrite; context is hookSpecificOutput.additionalContext; a modelOverride is dropped.",
+			"AfterAgent: continueWork is decision deny with its reason, bounded by --max-stop-continues across runs when run keeps --state.",
+			"BeforeModel: a request rewrite is hookSpecificOutput.llm_request. AfterModel: a text rewrite is hookSpecificOutput.llm_response.",
+			"A payload naming no known event is refused with exit 2 (a block) and decision deny on stdout.",
+		},
+		projectEnv: []string{"GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"},
+		common:     []field{f("session_id", "sessionId", kString), f("cwd", "cwd", kString), f("timestamp", "timestamp", kTime)},
+		block: func(reason string) map[string]any {
+			return map[string]any{"decision": "deny", "reason": reason}
+		},
+	}
+	h.encode = geminiAnswer
+	h.read = geminiRead
+	return h
 }
 
 func geminiAnswer(c *Call, out events.Output) Answer {

@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/monad-hooks/monad-hooks/events"
@@ -449,13 +450,51 @@ func canDeny(ev events.Event) bool {
 	return !ev.Valid() || ev.Spec().Decisions.Has(events.Deny)
 }
 
-var table = []*Host{monad, claudeCode, geminiCLI, codex, cursor, crush}
+// table lists the hosts, in order. Each is built on its first lookup, so
+// that a run builds the one it answers for and the package has no
+// initialisation work (BenchmarkCLIRunNoStdlib).
+var table = [...]lazyHost{
+	{name: "monad", build: newMonad},
+	{name: "claude-code", build: newClaudeCode},
+	{name: "gemini-cli", build: newGeminiCLI},
+	{name: "codex", build: newCodex},
+	{name: "cursor", build: newCursor},
+	{name: "crush", build: newCrush},
+}
+
+// A lazyHost is a host of the table, built once, on first use.
+type lazyHost struct {
+	name  string // the Name of what build returns
+	build func() *Host
+	once  sync.Once
+	h     *Host
+}
+
+// hostsBuilt counts the hosts built (tests).
+var hostsBuilt atomic.Int64
+
+func (l *lazyHost) host() *Host {
+	l.once.Do(func() {
+		l.h = l.build()
+		hostsBuilt.Add(1)
+	})
+	return l.h
+}
+
+// all returns every host, in table order.
+func all() []*Host {
+	out := make([]*Host, len(table))
+	for i := range table {
+		out[i] = table[i].host()
+	}
+	return out
+}
 
 // Lookup returns the host called name.
 func Lookup(name string) (*Host, bool) {
-	for _, h := range table {
-		if h.Name == name {
-			return h, true
+	for i := range table {
+		if table[i].name == name {
+			return table[i].host(), true
 		}
 	}
 	return nil, false
@@ -464,8 +503,8 @@ func Lookup(name string) (*Host, bool) {
 // Names returns the names of the hosts, in table order.
 func Names() []string {
 	out := make([]string, len(table))
-	for i, h := range table {
-		out[i] = h.Name
+	for i := range table {
+		out[i] = table[i].name
 	}
 	return out
 }

@@ -28,7 +28,7 @@ func TestMonadDecodeSkipsReencoding(t *testing.T) {
 		`{"event":"BeforeTurn","prompt":"hello","usage":{"tokens":12}}`,
 		`{"event":"BeforeCompact","compaction":{"trigger":"auto","tokens":1.5}}`,
 	}
-	h := monad
+	h, _ := Lookup("monad")
 	for _, p := range payloads {
 		c := h.Decode([]byte(p), events.Invalid)
 		require.NotNil(t, c.Raw, p)
@@ -65,4 +65,23 @@ func cloneRaw(m map[string]json.RawMessage) map[string]json.RawMessage {
 func hex2(b byte) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[b>>4], digits[b&15]})
+}
+
+// TestHostsBuiltOnLookup: the package builds no host as it initialises, and
+// a lookup builds the host it returns alone (a run looks up one:
+// BenchmarkCLIRunNoStdlib); every host's Name is its name in the table.
+func TestHostsBuiltOnLookup(t *testing.T) {
+	// No other test of the package runs in parallel with this one.
+	built := hostsBuilt.Load()
+	require.LessOrEqual(t, built, int64(len(table)))
+	var fresh lazyHost = lazyHost{name: table[4].name, build: table[4].build}
+	before := hostsBuilt.Load()
+	h := fresh.host()
+	assert.Equal(t, before+1, hostsBuilt.Load())
+	fresh.host()
+	assert.Equal(t, before+1, hostsBuilt.Load(), "built once")
+	assert.Equal(t, "cursor", h.Name)
+	for i := range table {
+		assert.Equal(t, table[i].name, table[i].host().Name)
+	}
 }

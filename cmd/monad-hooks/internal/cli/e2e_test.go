@@ -824,3 +824,25 @@ func TestE2EMisc(t *testing.T) {
 		t.Errorf("--help: %+v", o)
 	}
 }
+
+// TestE2EInitWork: packages that a run needs little of do no work as the
+// process starts (GODEBUG=inittrace=1 lists every package that does): the
+// host profiles are built on lookup (BenchmarkCLIRunNoStdlib).
+func TestE2EInitWork(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "version")
+	cmd.Dir, cmd.Env = dir, append(procEnv(dir), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.Contains(string(out), "init runtime") {
+		t.Fatalf("no init trace: %s", out)
+	}
+	for _, pkg := range []string{"engine/hosts"} {
+		if strings.Contains(string(out), "init github.com/monad-hooks/monad-hooks/"+pkg+" ") {
+			t.Errorf("%s does work at initialisation:\n%s", pkg, out)
+		}
+	}
+}

@@ -98,10 +98,13 @@ func cmdRun(ctx context.Context, inv *invocation, args []string) int {
 	inv.stderr = notes
 	code := runOnce(ctx, inv, args)
 	inv.stderr = stderr
-	if code != 2 {
+	// Nothing to say is no write (BenchmarkCLIRunNoStdlib).
+	if code != 2 && notes.Len() > 0 {
 		stderr.Write(notes.Bytes())
 	}
-	io.WriteString(stderr, inv.answerStderr)
+	if inv.answerStderr != "" {
+		io.WriteString(stderr, inv.answerStderr)
+	}
 	return code
 }
 
