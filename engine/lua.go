@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/engine/hosts"
@@ -24,6 +23,8 @@ import (
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
+
+	"github.com/monad-hooks/monad-hooks/internal/lazy"
 )
 
 // luaAtom is one Lua atom to load: a script or folder, or a stdlib pack.
@@ -367,7 +368,7 @@ func (s *fileSource) loadLua(ctx context.Context, v *fileVersion, atoms []luaAto
 		}
 		srcs = append(srcs, src)
 	}
-	libs, err := stdlibLibraries()
+	libs, err := stdlibLibraries.Get()
 	if err != nil {
 		errs = append(errs, luaError(config.Pos{}, err))
 	}
@@ -519,7 +520,7 @@ func (s *fileSource) readAtom(v *fileVersion, a luaAtom) ([]luaScript, error) {
 // immutable, so every engine and every plan generation shares them. Only a
 // build defect makes one fail, and then the require that needed it fails
 // the pack's load.
-var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) {
+var stdlibLibraries = lazy.Values[map[string]*luaapi.Script]{F: func() (map[string]*luaapi.Script, error) {
 	out := map[string]*luaapi.Script{}
 	// Read when required too: reading them all was a fortieth of
 	// monad-hooks run (BenchmarkCLIRun).
@@ -538,7 +539,7 @@ var stdlibLibraries = sync.OnceValues(func() (map[string]*luaapi.Script, error) 
 		out[name] = luaapi.LazyScript(name, func() (*luaapi.Script, error) { return ruleFamilyLibrary(name, file) })
 	}
 	return out, nil
-})
+}}
 
 // ruleFileNames returns the names of the embedded rule files in name
 // order, the order of stdlibRules: the i-th is the family library
@@ -571,7 +572,7 @@ func ruleFamilyLibrary(name, file string) (*luaapi.Script, error) {
 			}
 		}
 	}
-	files, err := stdlibRules()
+	files, err := stdlibRules.Get()
 	if err != nil {
 		return nil, err
 	}
@@ -601,7 +602,7 @@ func rulesLibrary() (*luaapi.Script, error) {
 			return s, nil
 		}
 	}
-	files, err := stdlibRules()
+	files, err := stdlibRules.Get()
 	if err != nil {
 		return nil, err
 	}
@@ -612,7 +613,7 @@ func rulesLibrary() (*luaapi.Script, error) {
 // require name, the rules libraries rendered from the embedded rule files.
 func stdlibLibrarySources() (map[string][]byte, error) {
 	libs := stdlib.Libraries()
-	files, err := stdlibRules()
+	files, err := stdlibRules.Get()
 	if err != nil {
 		return nil, err
 	}
@@ -726,7 +727,7 @@ func (s *fileSource) stdlibScript(a luaAtom) (luaScript, ConfigErrors) {
 		rules = stdlibRuleFiles
 		if len(a.with) > 0 {
 			var files []*stdlib.RuleFile
-			if files, err = stdlibRules(); err == nil {
+			if files, err = stdlibRules.Get(); err == nil {
 				err = stdlib.ValidateRuleParams(a.stdlib, files, a.with)
 			}
 		}

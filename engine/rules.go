@@ -7,12 +7,13 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/monad-hooks/monad-hooks/engine/internal/config"
 	"github.com/monad-hooks/monad-hooks/events"
 	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/stdlib"
+
+	"github.com/monad-hooks/monad-hooks/internal/lazy"
 )
 
 // Rule files (see stdlib/rules/README.md): guards written as data. The
@@ -66,7 +67,7 @@ func parseRuleFile(path string, data []byte) (*stdlib.RuleFile, ConfigErrors) {
 // stdlibRules decodes and checks the embedded rule files once per process.
 // They are embedded and a test decodes them all, so an error here is a
 // build defect; it is reported, never hidden.
-var stdlibRules = sync.OnceValues(func() ([]*stdlib.RuleFile, error) {
+var stdlibRules = lazy.Values[[]*stdlib.RuleFile]{F: func() ([]*stdlib.RuleFile, error) {
 	src := stdlib.RuleSources()
 	entries, err := fs.ReadDir(src, ".")
 	if err != nil {
@@ -88,12 +89,12 @@ var stdlibRules = sync.OnceValues(func() ([]*stdlib.RuleFile, error) {
 		out = append(out, f)
 	}
 	return out, nil
-})
+}}
 
 // stdlibRuleFiles returns the embedded rule files (nil if they do not
 // decode: a broken build, reported where they are loaded).
 func stdlibRuleFiles() []*stdlib.RuleFile {
-	files, _ := stdlibRules()
+	files, _ := stdlibRules.Get()
 	return files
 }
 
@@ -102,7 +103,7 @@ func stdlibRuleFiles() []*stdlib.RuleFile {
 // process. The files are shared: the caller must not modify them. It is
 // safe for concurrent use; an error means a broken build.
 func StdlibRules() ([]*stdlib.RuleFile, error) {
-	return stdlibRules()
+	return stdlibRules.Get()
 }
 
 // LoadRuleFile reads, decodes and checks a user's rule file through fsys

@@ -7,10 +7,11 @@ import (
 	"hash/crc32"
 	"math"
 	"reflect"
-	"sync"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/monad-hooks/monad-hooks/internal/lazy"
 )
 
 // Compiled scripts as bytes.
@@ -443,20 +444,20 @@ func (d *decoder) proto(depth int) *lua.FunctionProto {
 // once; if gopher-lua changes them, DecodeScript fails (hosts compile) and
 // TestDecodedScriptsEqualCompiled, which compares decoded and compiled
 // protos field by field, unexported ones included, fails.
-var stringConstants = sync.OnceValues(func() (uintptr, error) {
+var stringConstants = lazy.Values[uintptr]{F: func() (uintptr, error) {
 	f, ok := reflect.TypeFor[lua.FunctionProto]().FieldByName("stringConstants")
 	if !ok || f.Type != reflect.TypeFor[[]string]() {
 		return 0, errors.New("luaapi: this gopher-lua keeps no stringConstants []string in FunctionProto: decoded scripts are not supported")
 	}
 	return f.Offset, nil
-})
+}}
 
 func stringConstantsErr() error {
-	_, err := stringConstants()
+	_, err := stringConstants.Get()
 	return err
 }
 
 func setStringConstants(p *lua.FunctionProto, s []string) {
-	off, _ := stringConstants() // checked by DecodeScript
+	off, _ := stringConstants.Get() // checked by DecodeScript
 	*(*[]string)(unsafe.Add(unsafe.Pointer(p), off)) = s
 }

@@ -5,15 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 	luar "layeh.com/gopher-luar"
+
+	"github.com/monad-hooks/monad-hooks/internal/lazy"
 )
 
 // Host modules: Go values an embedder exposes to every script as
@@ -55,7 +55,7 @@ var (
 
 // moduleName is compiled on first use: package initialisation is part of
 // every start of the CLI (BenchmarkCLIRunNoStdlib).
-var moduleName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`) })
+var moduleName = lazy.Regexp{Expr: `^[a-z][a-z0-9_.-]{0,63}$`}
 
 // hostModule is a validated module: its value and the gopher-luar types
 // reachable from it.
@@ -78,7 +78,7 @@ func ValidateModule(name string, value any) error {
 
 func checkModule(name string, value any) (hostModule, error) {
 	m := hostModule{name: name, value: value}
-	if !moduleName().MatchString(name) {
+	if !moduleName.Get().MatchString(name) {
 		return m, fmt.Errorf("module name %q: want lowercase letters, digits, '_', '.' or '-'", name)
 	}
 	if _, ok := moduleBuilders[name]; ok {

@@ -12,8 +12,9 @@ import (
 
 // TestImports keeps the package boundary: luaapi and its subpackages import
 // the standard library, gopher-lua (and gopher-luar), events and their own
-// subpackages, shell/syntax and internal/suggest (the did-you-mean of
-// errors), never engine or shell.
+// subpackages, shell/syntax, internal/suggest (the did-you-mean of
+// errors) and internal/lazy (package-level values computed on first use),
+// never engine or shell.
 func TestImports(t *testing.T) {
 	allowed := []string{
 		"github.com/yuin/gopher-lua",
@@ -22,6 +23,7 @@ func TestImports(t *testing.T) {
 		"github.com/monad-hooks/monad-hooks/luaapi",
 		"github.com/monad-hooks/monad-hooks/shell/syntax",
 		"github.com/monad-hooks/monad-hooks/internal/suggest",
+		"github.com/monad-hooks/monad-hooks/internal/lazy",
 	}
 	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {

@@ -10,11 +10,9 @@ import (
 	"maps"
 	"path"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -25,6 +23,8 @@ import (
 	"github.com/monad-hooks/monad-hooks/internal/fieldpath"
 	"github.com/monad-hooks/monad-hooks/internal/suggest"
 	"github.com/monad-hooks/monad-hooks/tools"
+
+	"github.com/monad-hooks/monad-hooks/internal/lazy"
 )
 
 // File is one spec file: a list of cases, usually about one rule.
@@ -264,7 +264,7 @@ func unknownKeys(name string, md toml.MetaData, locs map[string]*docpos.Loc) err
 	var ps []problem
 	placed := map[string]bool{}
 	for path, l := range locs {
-		p := arrayIndex().ReplaceAllString(path, "")
+		p := arrayIndex.Get().ReplaceAllString(path, "")
 		if k, ok := unknown[p]; ok && l.KeyLine > 0 {
 			placed[p] = true
 			ps = append(ps, problem{l.KeyLine, l.KeyCol, keyProblem(k)})
@@ -298,7 +298,7 @@ func unknownKeys(name string, md toml.MetaData, locs map[string]*docpos.Loc) err
 // arrayIndex matches the array indexes of a field path ("case[2]"). It is
 // compiled on first use: package initialisation is part of every start of
 // the CLI (BenchmarkCLIRunNoStdlib).
-var arrayIndex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[[0-9]+\]`) })
+var arrayIndex = lazy.Regexp{Expr: `\[[0-9]+\]`}
 
 // keyProblem says that the key k is unknown where it is, and what it was
 // probably meant to be.

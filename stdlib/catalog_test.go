@@ -37,7 +37,7 @@ func renderCatalog(t *testing.T) []byte {
 	b.WriteString("package stdlib\n\n")
 	b.WriteString("// generatedCatalog is every embedded pack's header, parsed at go generate\n// time (see packInfo).\n")
 	b.WriteString("var generatedCatalog = []generatedPack{\n")
-	for _, name := range packFiles().names {
+	for _, name := range packFiles.Get().names {
 		header, p := packHeader(t, name)
 		fmt.Fprintf(&b, "{headerLen: %d, headerSum: %#08x, info: PackInfo{\n", len(header), crc32.ChecksumIEEE([]byte(header)))
 		fmt.Fprintf(&b, "Name: %s, Summary: %s, Doc: %s,\n", strconv.Quote(p.Name), strconv.Quote(p.Summary), strconv.Quote(p.Doc))
@@ -84,7 +84,7 @@ func goStrings(s []string) string {
 // for an embedded pack's own header, one for a header the catalog was not
 // generated from, which is read as it is.
 func TestPackInfoServesTheCatalog(t *testing.T) {
-	for _, name := range packFiles().names {
+	for _, name := range packFiles.Get().names {
 		header, want := packHeader(t, name)
 
 		before := headerParses.Load()

@@ -11,10 +11,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/monad-hooks/monad-hooks/internal/fieldpath"
 	"github.com/monad-hooks/monad-hooks/internal/suggest"
+
+	"github.com/monad-hooks/monad-hooks/internal/lazy"
 )
 
 // Rule files: guards written as data. A rule file is a TOML document (JSON
@@ -173,19 +174,14 @@ func (es RuleErrors) Unwrap() []error {
 // initialisation is part of every start of the CLI
 // (BenchmarkCLIRunNoStdlib).
 var (
-	familyName = lazyRegexp(`^[a-z][a-z0-9-]{0,39}$`)
-	ruleName   = lazyRegexp(`^[a-z0-9][a-z0-9-]{0,63}$`)
-	progWord   = lazyRegexp(`^[A-Za-z0-9_.+:@-]+$`)
-	globWord   = lazyRegexp(`^[A-Za-z0-9_.+:@/=*-]+(\|[A-Za-z0-9_.+:@/=*-]+)*$`)
-	flagGlob   = lazyRegexp(`^(--?[A-Za-z0-9][A-Za-z0-9_.-]*\*?|-[A-Za-z0-9?])(\|(--?[A-Za-z0-9][A-Za-z0-9_.-]*\*?|-[A-Za-z0-9?]))*$`)
-	httpMethod = lazyRegexp(`^[A-Z]{3,10}$`)
-	keyword    = lazyRegexp(`^[a-z0-9_.:+@-]+$`)
+	familyName = lazy.Regexp{Expr: `^[a-z][a-z0-9-]{0,39}$`}
+	ruleName   = lazy.Regexp{Expr: `^[a-z0-9][a-z0-9-]{0,63}$`}
+	progWord   = lazy.Regexp{Expr: `^[A-Za-z0-9_.+:@-]+$`}
+	globWord   = lazy.Regexp{Expr: `^[A-Za-z0-9_.+:@/=*-]+(\|[A-Za-z0-9_.+:@/=*-]+)*$`}
+	flagGlob   = lazy.Regexp{Expr: `^(--?[A-Za-z0-9][A-Za-z0-9_.-]*\*?|-[A-Za-z0-9?])(\|(--?[A-Za-z0-9][A-Za-z0-9_.-]*\*?|-[A-Za-z0-9?]))*$`}
+	httpMethod = lazy.Regexp{Expr: `^[A-Z]{3,10}$`}
+	keyword    = lazy.Regexp{Expr: `^[a-z0-9_.:+@-]+$`}
 )
-
-// lazyRegexp returns a function that compiles pat on its first call.
-func lazyRegexp(pat string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pat) })
-}
 
 // HTTPClients are the programs an HTTP rule without a program applies to.
 var httpClients = []string{"curl", "curlie", "wget", "wget2", "http", "https", "xh", "xhs", "invoke-restmethod", "irm", "invoke-webrequest", "iwr"}
@@ -230,9 +226,9 @@ func ParseRules(name string, doc map[string]any) (*RuleFile, error) {
 		v := doc[k]
 		switch k {
 		case "family":
-			f.Family = p.name(k, v, familyName(), "a family name (lowercase letters, digits and -)")
+			f.Family = p.name(k, v, familyName.Get(), "a family name (lowercase letters, digits and -)")
 		case "group":
-			f.Group = p.name(k, v, familyName(), "a group name (lowercase letters, digits and -)")
+			f.Group = p.name(k, v, familyName.Get(), "a group name (lowercase letters, digits and -)")
 		case "summary":
 			f.Summary = p.line(k, v, 200)
 		case "decision":
@@ -401,7 +397,7 @@ func (p *ruleParser) programs(field string, v any, f *RuleFile) {
 	}
 	for _, name := range sortedKeys(t) {
 		pf := fieldpath.Key(field, name)
-		if !progWord().MatchString(name) || strings.Contains(name, "/") {
+		if !progWord.Get().MatchString(name) || strings.Contains(name, "/") {
 			p.fail(pf, "%q is not a program name", name)
 			continue
 		}
@@ -437,7 +433,7 @@ func (p *ruleParser) programs(field string, v any, f *RuleFile) {
 					continue
 				}
 				for i, s := range list {
-					if !plainToken().MatchString(s) || strings.HasPrefix(s, "-") {
+					if !plainToken.Get().MatchString(s) || strings.HasPrefix(s, "-") {
 						p.fail(kf+"["+strconv.Itoa(i)+"]", "%q is not a plain word (options such as --help are manuals already)", s)
 					}
 				}
@@ -458,7 +454,7 @@ func (p *ruleParser) rule(field string, t map[string]any, f *RuleFile, decision 
 		kf := field + "." + k
 		switch k {
 		case "id":
-			if s := p.name(kf, v, ruleName(), "a rule name (lowercase letters, digits and -)"); s != "" {
+			if s := p.name(kf, v, ruleName.Get(), "a rule name (lowercase letters, digits and -)"); s != "" {
 				r.ID = f.Family + ":" + s
 			}
 		case "program":
@@ -475,7 +471,7 @@ func (p *ruleParser) rule(field string, t map[string]any, f *RuleFile, decision 
 				words := strings.Fields(s)
 				ok := len(words) > 0 && len(words) <= maxWords
 				for _, w := range words {
-					ok = ok && progWord().MatchString(w)
+					ok = ok && progWord.Get().MatchString(w)
 				}
 				if !ok {
 					p.fail(kf+"["+strconv.Itoa(i)+"]", "%q is not a program name, optionally followed by fixed words (\"python manage.py\")", s)
@@ -503,7 +499,7 @@ func (p *ruleParser) rule(field string, t map[string]any, f *RuleFile, decision 
 		case "keywords":
 			list, ok := p.strs(kf, v)
 			for i, s := range list {
-				if !keyword().MatchString(s) {
+				if !keyword.Get().MatchString(s) {
 					p.fail(kf+"["+strconv.Itoa(i)+"]", "%q is not a keyword (lowercase letters, digits and _ . : + @ -)", s)
 					ok = false
 				}
@@ -517,7 +513,7 @@ func (p *ruleParser) rule(field string, t map[string]any, f *RuleFile, decision 
 				continue
 			}
 			for i, s := range list {
-				if !flagGlob().MatchString(s) {
+				if !flagGlob.Get().MatchString(s) {
 					p.fail(kf+"["+strconv.Itoa(i)+"]", "%q is not an option (-x, --name or --prefix*; a|b for either)", s)
 				}
 			}
@@ -633,7 +629,7 @@ func (p *ruleParser) subcommand(field, s string) ([]wordPattern, bool) {
 	}
 	var out []wordPattern
 	for _, w := range words {
-		if !globWord().MatchString(w) {
+		if !globWord.Get().MatchString(w) {
 			p.fail(field, "%q is not a word pattern (letters, digits, . _ + : @ / = -, * for any text, | between alternatives)", w)
 			return nil, false
 		}
@@ -728,7 +724,7 @@ func (p *ruleParser) http(field string, v any, r *Rule) {
 		case "method":
 			list, ok := p.strs(kf, t[k])
 			for _, m := range list {
-				if !httpMethod().MatchString(m) {
+				if !httpMethod.Get().MatchString(m) {
 					p.fail(kf, "%q is not an HTTP method in capitals (DELETE, PUT, POST, PATCH)", m)
 					ok = false
 				}

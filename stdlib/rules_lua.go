@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/monad-hooks/monad-hooks/internal/lazy"
 )
 
 // RulesLibraryName is the library that holds the embedded rule files for
@@ -308,7 +310,7 @@ func (b *luaWriter) family(f *RuleFile) {
 }
 
 // plainToken is a word the prefilter's tokens can equal.
-var plainToken = lazyRegexp(`^[a-z0-9_.:+@-]+$`)
+var plainToken = lazy.Regexp{Expr: `^[a-z0-9_.:+@-]+$`}
 
 // ruleIndex computes what monad.rules needs before it builds any rule:
 // keys, the words that make a command worth a look (the last word of each
@@ -408,7 +410,7 @@ func firstWords(paths [][]wordPattern) []string {
 			return nil
 		}
 		for _, w := range path[0].exact {
-			if !plainToken().MatchString(w) {
+			if !plainToken.Get().MatchString(w) {
 				return nil
 			}
 			out = append(out, w)

@@ -18,6 +18,8 @@ import (
 	"sync"
 
 	"github.com/monad-hooks/monad-hooks/internal/suggest"
+
+	"github.com/monad-hooks/monad-hooks/internal/lazy"
 )
 
 //go:embed packs/*.lua lib/*.lua rules/*.toml rules/README.md
@@ -161,7 +163,7 @@ func Lookup(name string) (PackInfo, bool) {
 
 // Names returns the names of every embedded pack, sorted.
 func Names() []string {
-	return slices.Clone(packFiles().names)
+	return slices.Clone(packFiles.Get().names)
 }
 
 func (p PackInfo) clone() PackInfo {
@@ -371,14 +373,17 @@ type packFile struct {
 	info PackInfo
 }
 
+// packList is the embedded packs: their names, sorted, and their files.
+type packList struct {
+	names []string
+	files map[string]*packFile
+}
+
 // packFiles lists the embedded packs once, by name ("<name>.lua"; a test
 // checks that every header names its file's pack). Their headers are
 // parsed one by one as they are looked up: a host that loads three packs
 // reads three headers at start (BenchmarkCLIRun).
-var packFiles = sync.OnceValue(func() (out struct {
-	names []string
-	files map[string]*packFile
-}) {
+var packFiles = lazy.Value[packList]{F: func() (out packList) {
 	entries, err := fs.ReadDir(embedded, "packs")
 	if err != nil {
 		panic(err) // "packs" is an embedded directory
@@ -391,13 +396,13 @@ var packFiles = sync.OnceValue(func() (out struct {
 		}
 	}
 	return out
-})
+}}
 
 // pack returns the pack called name, its header parsed. The packs are
 // embedded and a test parses all of them, so a parse error here is a
 // build defect: it panics.
 func pack(name string) (PackInfo, bool) {
-	f, ok := packFiles().files[name]
+	f, ok := packFiles.Get().files[name]
 	if !ok {
 		return PackInfo{}, false
 	}
@@ -443,7 +448,7 @@ func readHeader(name string) (string, error) {
 
 // catalog returns every pack, sorted by name.
 func catalog() []PackInfo {
-	names := packFiles().names
+	names := packFiles.Get().names
 	out := make([]PackInfo, len(names))
 	for i, n := range names {
 		out[i], _ = pack(n)

@@ -161,8 +161,21 @@ type agentSpecs struct {
 
 // builtin merges agentTable once: one spec per name, its locations the
 // union of every agent's (a spec with none contributes its kind's
-// defaults), its Agents sorted.
-var builtin = sync.OnceValue(func() []Spec {
+// defaults), its Agents sorted. It is a function over a sync.Once, not a
+// sync.OnceValue, which package initialisation would build
+// (BenchmarkCLIRunNoStdlib).
+func builtin() []Spec {
+	builtinOnce.Do(func() { builtinSpecs = mergeBuiltin() })
+	return builtinSpecs
+}
+
+var (
+	builtinOnce  sync.Once
+	builtinSpecs []Spec
+)
+
+// mergeBuiltin is builtin's work.
+func mergeBuiltin() []Spec {
 	names := map[string]bool{}
 	for _, a := range agentTable {
 		for _, s := range a.specs {
@@ -176,7 +189,7 @@ var builtin = sync.OnceValue(func() []Spec {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
-})
+}
 
 // merged returns the built-in spec called name (see builtin), and false
 // when no agent has a tool called name.

@@ -37,25 +37,40 @@ type Locations struct {
 	Command, Paths, Contents, URLs []string
 }
 
-var (
-	pathFields = []string{"file_path", "filePath", "path", "paths[]", "absolute_path", "target_file", "notebook_path",
-		"filename", "file", "files[]", "dir_path", "directory", "target_directory"}
-	defaults = map[events.ToolKind]Locations{
-		events.ToolShell:  {Command: []string{"command", "cmd", "commands[]", "script", "args", ""}},
-		events.ToolRead:   {Paths: pathFields},
-		events.ToolWrite:  {Paths: pathFields, Contents: []string{"content", "contents", "text", "data"}},
-		events.ToolEdit:   {Paths: append(slices.Clip(pathFields), "edits[].file_path", "edits[].filePath", "edits[].path"), Contents: []string{"new_string", "newString", "edits[].new_string", "edits[].newString", "code_edit", "replacement", "new_source", "content"}},
-		events.ToolPatch:  {Contents: []string{"patch", "input", "patchText", "patch_text", "diff", "command", ""}},
-		events.ToolDelete: {Paths: pathFields},
-		events.ToolFetch:  {URLs: []string{"url", "uri", "href", "urls[]"}, Paths: []string{"file_path", "filePath", "path", "output", "destination"}},
-		events.ToolOther:  {},
+// pathAndEditFields are the keys a path is found at (the first
+// pathFieldCount), then those of an edit tool's list of edits.
+var pathAndEditFields = [...]string{"file_path", "filePath", "path", "paths[]", "absolute_path", "target_file", "notebook_path",
+	"filename", "file", "files[]", "dir_path", "directory", "target_directory",
+	"edits[].file_path", "edits[].filePath", "edits[].path"}
+
+const pathFieldCount = 13
+
+// defaults returns the locations of kind k, shared (callers clone). It is a
+// switch over constant slices rather than a map, which every process built
+// at its start (BenchmarkCLIRunNoStdlib).
+func defaults(k events.ToolKind) Locations {
+	pathFields := pathAndEditFields[:pathFieldCount:pathFieldCount]
+	switch k {
+	case events.ToolShell:
+		return Locations{Command: []string{"command", "cmd", "commands[]", "script", "args", ""}}
+	case events.ToolRead, events.ToolDelete:
+		return Locations{Paths: pathFields}
+	case events.ToolWrite:
+		return Locations{Paths: pathFields, Contents: []string{"content", "contents", "text", "data"}}
+	case events.ToolEdit:
+		return Locations{Paths: pathAndEditFields[:], Contents: []string{"new_string", "newString", "edits[].new_string", "edits[].newString", "code_edit", "replacement", "new_source", "content"}}
+	case events.ToolPatch:
+		return Locations{Contents: []string{"patch", "input", "patchText", "patch_text", "diff", "command", ""}}
+	case events.ToolFetch:
+		return Locations{URLs: []string{"url", "uri", "href", "urls[]"}, Paths: []string{"file_path", "filePath", "path", "output", "destination"}}
 	}
-)
+	return Locations{}
+}
 
 // DefaultLocations returns the locations a Spec of kind k gets when it
 // gives none. The caller owns the slices.
 func DefaultLocations(k events.ToolKind) Locations {
-	d := defaults[k]
+	d := defaults(k)
 	return Locations{Command: slices.Clone(d.Command), Paths: slices.Clone(d.Paths), Contents: slices.Clone(d.Contents), URLs: slices.Clone(d.URLs)}
 }
 
@@ -274,12 +289,19 @@ func commandLine(x any) string {
 	return ""
 }
 
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true}
+// isShell reports whether name is a POSIX shell's program name.
+func isShell(name string) bool {
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash":
+		return true
+	}
+	return false
+}
 
 // argvLine is the command line of an argv: the script of ["bash", "-lc",
 // SCRIPT], else the words joined with shell quoting.
 func argvLine(argv []string) string {
-	if len(argv) == 3 && shells[path.Base(argv[0])] && isCOption(argv[1]) {
+	if len(argv) == 3 && isShell(path.Base(argv[0])) && isCOption(argv[1]) {
 		return argv[2]
 	}
 	return syntax.Join(argv)

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -269,9 +268,23 @@ func kindOf(hev hosts.Event) events.ToolKind {
 	return ""
 }
 
-// exactList is the character set of a Claude Code matcher that names tools
-// exactly ("Bash", "Edit|Write", "Edit, Write").
-var exactList = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_\- ,|]+$`) })
+// exactList reports whether m is in the character set of a Claude Code
+// matcher that names tools exactly ("Bash", "Edit|Write", "Edit, Write"):
+// ^[A-Za-z0-9_\- ,|]+$, without a regexp built as every process starts
+// (BenchmarkCLIRunNoStdlib).
+func exactList(m string) bool {
+	for _, c := range []byte(m) {
+		if !wordByte(c) && c != '-' && c != ' ' && c != ',' && c != '|' {
+			return false
+		}
+	}
+	return m != ""
+}
+
+// wordByte reports whether c is an ASCII letter, digit or '_'.
+func wordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
 
 // matcher converts a group's (or a flat entry's) matcher; keep is false
 // when it cannot be expressed and the hooks must not be imported.
@@ -303,7 +316,7 @@ func (im *importer) matcher(where, event string, hev hosts.Event, o *object) (st
 	var re string
 	switch im.a.host {
 	case "claude-code", "codex":
-		if exactList().MatchString(m) {
+		if exactList(m) {
 			var names []string
 			for _, n := range strings.FieldsFunc(m, func(r rune) bool { return r == '|' || r == ',' }) {
 				if n = strings.TrimSpace(n); n != "" {
@@ -400,7 +413,7 @@ func (im *importer) hook(where string, o *object, input string) (Hook, bool) {
 			var sets []string
 			for _, ek := range env.keys {
 				s, ok := env.vals[ek].(string)
-				if !ok || !envName().MatchString(ek) {
+				if !ok || !envName(ek) {
 					im.drop(where, 1, "env %q cannot be set by a shell", ek)
 					return h, false
 				}
@@ -437,7 +450,15 @@ func (im *importer) hook(where string, o *object, input string) (Hook, bool) {
 	return h, true
 }
 
-var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+// envName reports whether s is a variable name: ^[A-Za-z_][A-Za-z0-9_]*$.
+func envName(s string) bool {
+	for i, c := range []byte(s) {
+		if !wordByte(c) || i == 0 && '0' <= c && c <= '9' {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // timeoutMs converts a timeout in the agent's unit (unitMs milliseconds)
 // to whole milliseconds, at least 1.

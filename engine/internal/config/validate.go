@@ -123,21 +123,22 @@ func (v *validator) members(n *node, field string) []member {
 }
 
 // keyAliases maps keys people write by habit (from other hook systems, or
-// other casings) to the key meant.
-var keyAliases = map[string]string{
-	"timeout":      "timeoutMs",
-	"timeout_ms":   "timeoutMs",
-	"timeoutms":    "timeoutMs",
-	"on_error":     "onError",
-	"onerror":      "onError",
-	"cmd":          "command",
-	"matchers":     "matcher",
-	"hook":         "hooks",
-	"policy_hooks": "policyHooks",
-	"policyhooks":  "policyHooks",
-	"atom":         "atoms",
-	"params":       "with",
-	"parameters":   "with",
+// other casings) to the key meant: a table the compiler lays out, where a
+// map was built as every process started (BenchmarkCLIRunNoStdlib).
+var keyAliases = [...]struct{ from, to string }{
+	{"timeout", "timeoutMs"},
+	{"timeout_ms", "timeoutMs"},
+	{"timeoutms", "timeoutMs"},
+	{"on_error", "onError"},
+	{"onerror", "onError"},
+	{"cmd", "command"},
+	{"matchers", "matcher"},
+	{"hook", "hooks"},
+	{"policy_hooks", "policyHooks"},
+	{"policyhooks", "policyHooks"},
+	{"atom", "atoms"},
+	{"params", "with"},
+	{"parameters", "with"},
 }
 
 // didYouMean returns ` (did you mean "x"?)` when key looks like one of known:
@@ -147,7 +148,15 @@ func didYouMean(key string, known ...string) string {
 }
 
 // keyAlias returns the key meant by one people write by habit, or "".
-func keyAlias(key string) string { return keyAliases[strings.ToLower(key)] }
+func keyAlias(key string) string {
+	key = strings.ToLower(key)
+	for _, a := range keyAliases {
+		if a.from == key {
+			return a.to
+		}
+	}
+	return ""
+}
 
 // eventHint says which event an unknown name was probably meant to be
 // (another agent runtime's name for it, a typo) and lists the events.

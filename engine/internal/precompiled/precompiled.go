@@ -29,9 +29,10 @@ import (
 	"hash/crc32"
 	"runtime/debug"
 	"sort"
-	"sync"
 
 	"github.com/monad-hooks/monad-hooks/luaapi"
+
+	"github.com/monad-hooks/monad-hooks/internal/lazy"
 )
 
 //go:embed stdlib.luac
@@ -60,7 +61,7 @@ type index struct {
 }
 
 // parsed is the file's index, read once.
-var parsed = sync.OnceValues(func() (*index, error) { return parse(file) })
+var parsed = lazy.Values[*index]{F: func() (*index, error) { return parse(file) }}
 
 // Script returns the compiled script called name when the file has it for
 // exactly src (or key, see Build), decoded; nil otherwise (the caller
@@ -74,7 +75,7 @@ func Script(name string, src []byte) *luaapi.Script {
 // ScriptSum is Script for a source (or key) of length n and IEEE CRC-32
 // sum, for a caller that computes them without holding it all at once.
 func ScriptSum(name string, n int, sum uint32) *luaapi.Script {
-	idx, err := parsed()
+	idx, err := parsed.Get()
 	if err != nil {
 		return nil
 	}
@@ -91,7 +92,7 @@ func lookup(idx *index, name string, src []byte) *luaapi.Script {
 // sum (see ScriptSum); nil otherwise. It is decoded anew at each call.
 // It is safe for concurrent use.
 func RecordSum(name string, n int, sum uint32) *luaapi.Record {
-	idx, err := parsed()
+	idx, err := parsed.Get()
 	if err != nil {
 		return nil
 	}

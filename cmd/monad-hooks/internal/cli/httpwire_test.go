@@ -425,3 +425,14 @@ func TestBinaryLinksNoNetHTTP(t *testing.T) {
 			"the binary links %s: its initialisation and pages slow every start of run (measure BenchmarkCLIRunNoStdlib first)", dep)
 	}
 }
+
+// TestTokenByte: tokenByte holds exactly the bytes of an RFC 9110 token.
+func TestTokenByte(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		want := '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' ||
+			strings.IndexByte("!#$%&'*+-.^_`|~", byte(c)) >= 0
+		if tokenByte[c] != want {
+			t.Errorf("tokenByte[%q] = %v, want %v", rune(c), tokenByte[c], want)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/monad-hooks/monad-hooks/engine"
@@ -19,14 +18,16 @@ import (
 	"github.com/monad-hooks/monad-hooks/internal/regfile"
 	"github.com/monad-hooks/monad-hooks/luaapi"
 	"github.com/monad-hooks/monad-hooks/spec"
+
+	"github.com/monad-hooks/monad-hooks/internal/lazy"
 )
 
 // caseTable finds the [[case]] tables that make a TOML file a test file when
 // it is found by walking a folder; ruleTable the [[rule]] tables of a rule
 // file, whose rules carry cases too.
 var (
-	caseTable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[\[case\]\]`) })
-	ruleTable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[\[rule\]\]`) })
+	caseTable = lazy.Regexp{Expr: `(?m)^[ \t]*\[\[case\]\]`}
+	ruleTable = lazy.Regexp{Expr: `(?m)^[ \t]*\[\[rule\]\]`}
 )
 
 // maxSpecFile bounds one spec file.
@@ -223,7 +224,7 @@ func loadSpecFiles(env Env, paths []string) ([]*spec.File, error) {
 		if err != nil {
 			return err
 		}
-		if ruleTable().Match(data) && !caseTable().Match(data) {
+		if ruleTable.Get().Match(data) && !caseTable.Get().Match(data) {
 			rf, err := engine.LoadRuleFile(nil, full)
 			if err != nil {
 				return err
@@ -231,7 +232,7 @@ func loadSpecFiles(env Env, paths []string) ([]*spec.File, error) {
 			files = append(files, spec.RuleCases(shown, full, data, rf))
 			return nil
 		}
-		if requireCases && !caseTable().Match(data) {
+		if requireCases && !caseTable.Get().Match(data) {
 			return nil
 		}
 		f, err := spec.Decode(shown, data)
