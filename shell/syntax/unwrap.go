@@ -1,6 +1,9 @@
 package syntax
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // wrapSpec describes a wrapper: a program that runs the command given as
 // its remaining arguments.
@@ -14,42 +17,63 @@ type wrapSpec struct {
 	assigns   bool   // NAME=value words before the command are the wrapper's (env, sudo)
 }
 
-// wrappers are the programs Unwrap strips, by base name.
-var wrappers = map[string]*wrapSpec{
-	"sudo": {args: "CDgpRrTtUu", optional: "h", long: " close-from chdir group host prompt chroot role type command-timeout other-user user ",
-		noRun: "elvKV", noRunLong: " edit list validate remove-timestamp version help ", assigns: true},
-	"doas":        {args: "aCu", noRun: "C"},
-	"run0":        {args: "ugD", long: " user group nice chdir setenv unit property description slice machine "},
-	"pkexec":      {long: " user "},
-	"env":         {args: "uCSP", long: " unset chdir split-string ", assigns: true},
-	"nohup":       {},
-	"time":        {args: "fo", long: " format output "},
-	"nice":        {args: "n", long: " adjustment "},
-	"ionice":      {args: "cnpPu", long: " class classdata pid pgid uid ", noRun: "pPu", noRunLong: " pid pgid uid "},
-	"timeout":     {args: "sk", long: " signal kill-after ", operand: true},
-	"stdbuf":      {args: "ioe", long: " input output error "},
-	"setsid":      {},
-	"xargs":       {args: "aEdILnPs", optional: "eil", long: " arg-file delimiter max-args max-procs max-chars process-slot-var "},
-	"parallel":    {args: "jSNnsLaEdIC", long: " jobs sshlogin max-args max-chars arg-file delimiter colsep tmpdir results joblog "},
-	"exec":        {args: "a"},
-	"command":     {noRun: "vV"},
-	"builtin":     {},
-	"busybox":     {},
-	"toybox":      {},
-	"chroot":      {long: " userspec groups ", operand: true},
-	"strace":      {args: "abeEIoOpPsSuUX"},
-	"ltrace":      {args: "aADeFlnopsuwx"},
-	"taskset":     {noRun: "p", operand: true},
-	"chrt":        {args: "TPD", noRun: "p", operand: true},
-	"flock":       {args: "wE", long: " timeout wait conflict-exit-code ", operand: true},
-	"caffeinate":  {args: "tw"},
-	"unbuffer":    {},
-	"firejail":    {},
-	"torsocks":    {args: "uapP"},
-	"proxychains": {args: "f"}, "proxychains4": {args: "f"},
-	"sshpass":   {args: "pfdP"},
-	"catchsegv": {},
-	"noglob":    {}, "nocorrect": {},
+// wrappers are the programs Unwrap strips, by base name, sorted by name
+// (TestWrappersSorted): a table the compiler lays out, where a map was built
+// as every process started (BenchmarkCLIRunNoStdlib).
+var wrappers = [...]wrapper{
+	{"builtin", wrapSpec{}},
+	{"busybox", wrapSpec{}},
+	{"caffeinate", wrapSpec{args: "tw"}},
+	{"catchsegv", wrapSpec{}},
+	{"chroot", wrapSpec{long: " userspec groups ", operand: true}},
+	{"chrt", wrapSpec{args: "TPD", noRun: "p", operand: true}},
+	{"command", wrapSpec{noRun: "vV"}},
+	{"doas", wrapSpec{args: "aCu", noRun: "C"}},
+	{"env", wrapSpec{args: "uCSP", long: " unset chdir split-string ", assigns: true}},
+	{"exec", wrapSpec{args: "a"}},
+	{"firejail", wrapSpec{}},
+	{"flock", wrapSpec{args: "wE", long: " timeout wait conflict-exit-code ", operand: true}},
+	{"ionice", wrapSpec{args: "cnpPu", long: " class classdata pid pgid uid ", noRun: "pPu", noRunLong: " pid pgid uid "}},
+	{"ltrace", wrapSpec{args: "aADeFlnopsuwx"}},
+	{"nice", wrapSpec{args: "n", long: " adjustment "}},
+	{"nocorrect", wrapSpec{}},
+	{"noglob", wrapSpec{}},
+	{"nohup", wrapSpec{}},
+	{"parallel", wrapSpec{args: "jSNnsLaEdIC", long: " jobs sshlogin max-args max-chars arg-file delimiter colsep tmpdir results joblog "}},
+	{"pkexec", wrapSpec{long: " user "}},
+	{"proxychains", wrapSpec{args: "f"}},
+	{"proxychains4", wrapSpec{args: "f"}},
+	{"run0", wrapSpec{args: "ugD", long: " user group nice chdir setenv unit property description slice machine "}},
+	{"setsid", wrapSpec{}},
+	{"sshpass", wrapSpec{args: "pfdP"}},
+	{"stdbuf", wrapSpec{args: "ioe", long: " input output error "}},
+	{"strace", wrapSpec{args: "abeEIoOpPsSuUX"}},
+	{"sudo", wrapSpec{args: "CDgpRrTtUu", optional: "h", long: " close-from chdir group host prompt chroot role type command-timeout other-user user ", noRun: "elvKV", noRunLong: " edit list validate remove-timestamp version help ", assigns: true}},
+	{"taskset", wrapSpec{noRun: "p", operand: true}},
+	{"time", wrapSpec{args: "fo", long: " format output "}},
+	{"timeout", wrapSpec{args: "sk", long: " signal kill-after ", operand: true}},
+	{"torsocks", wrapSpec{args: "uapP"}},
+	{"toybox", wrapSpec{}},
+	{"unbuffer", wrapSpec{}},
+	{"xargs", wrapSpec{args: "aEdILnPs", optional: "eil", long: " arg-file delimiter max-args max-procs max-chars process-slot-var "}},
+}
+
+// A wrapper is a program Unwrap strips.
+type wrapper struct {
+	name string
+	spec wrapSpec
+}
+
+// wrapperSpec returns the wrapSpec of the program called name, nil when it
+// is no wrapper.
+func wrapperSpec(name string) *wrapSpec {
+	i, ok := slices.BinarySearchFunc(wrappers[:], name, func(w wrapper, name string) int {
+		return strings.Compare(w.name, name)
+	})
+	if !ok {
+		return nil
+	}
+	return &wrappers[i].spec
 }
 
 // Unwrap strips the wrappers from the words of a command and returns the
@@ -84,7 +108,7 @@ func Unwrap(words []string) []string {
 			return w[i:]
 		}
 		name := baseName(w[i])
-		spec := wrappers[name]
+		spec := wrapperSpec(name)
 		if spec == nil {
 			return w[i:]
 		}

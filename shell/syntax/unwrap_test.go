@@ -181,3 +181,21 @@ func TestSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestWrappersSorted: wrapperSpec's binary search needs the table sorted,
+// without duplicates; every wrapper is found and nothing else is.
+func TestWrappersSorted(t *testing.T) {
+	for i := range wrappers {
+		if i > 0 && wrappers[i-1].name >= wrappers[i].name {
+			t.Errorf("wrappers[%d] %q is not after %q", i, wrappers[i].name, wrappers[i-1].name)
+		}
+		if got := wrapperSpec(wrappers[i].name); got != &wrappers[i].spec {
+			t.Errorf("wrapperSpec(%q) = %p, want its entry", wrappers[i].name, got)
+		}
+	}
+	for _, name := range []string{"", "a", "bash", "sudoo", "zzz", "rm"} {
+		if wrapperSpec(name) != nil {
+			t.Errorf("wrapperSpec(%q) is a wrapper", name)
+		}
+	}
+}

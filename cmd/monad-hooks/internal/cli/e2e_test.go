@@ -843,7 +843,7 @@ func TestE2EInitWork(t *testing.T) {
 		t.Fatalf("no init trace: %s", out)
 	}
 	for _, pkg := range []string{"engine/hosts", "engine/hosts/settings", "engine/internal/config", "engine/internal/precompiled",
-		"tools", "stdlib", "spec", "internal/lazy", "cmd/monad-hooks/internal/cli"} {
+		"tools", "stdlib", "spec", "internal/lazy", "shell/syntax", "cmd/monad-hooks/internal/cli"} {
 		if strings.Contains(string(out), "init github.com/monad-hooks/monad-hooks/"+pkg+" ") {
 			t.Errorf("%s does work at initialisation:\n%s", pkg, out)
 		}
