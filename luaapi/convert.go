@@ -115,13 +115,43 @@ func (v *vm) pollConvert() error {
 // boxedInts are the Lua values of the integers 0 to len-1, boxed once:
 // boxing a number in an LValue allocates, and small integers (a tool
 // input's timeout, the positions re.find returns) are most of the numbers
-// a call converts (BenchmarkLuaGuardPeers).
-var boxedInts = func() (t [256]lua.LValue) {
-	for i := range t {
-		t[i] = lua.LNumber(i)
-	}
-	return t
-}()
+// a call converts (BenchmarkLuaGuardPeers). A literal, which the compiler
+// lays out, rather than 256 allocations as every process starts
+// (BenchmarkCLIRunNoStdlib); TestBoxedInts checks it.
+var boxedInts = [256]lua.LValue{
+	lua.LNumber(0), lua.LNumber(1), lua.LNumber(2), lua.LNumber(3), lua.LNumber(4), lua.LNumber(5), lua.LNumber(6), lua.LNumber(7),
+	lua.LNumber(8), lua.LNumber(9), lua.LNumber(10), lua.LNumber(11), lua.LNumber(12), lua.LNumber(13), lua.LNumber(14), lua.LNumber(15),
+	lua.LNumber(16), lua.LNumber(17), lua.LNumber(18), lua.LNumber(19), lua.LNumber(20), lua.LNumber(21), lua.LNumber(22), lua.LNumber(23),
+	lua.LNumber(24), lua.LNumber(25), lua.LNumber(26), lua.LNumber(27), lua.LNumber(28), lua.LNumber(29), lua.LNumber(30), lua.LNumber(31),
+	lua.LNumber(32), lua.LNumber(33), lua.LNumber(34), lua.LNumber(35), lua.LNumber(36), lua.LNumber(37), lua.LNumber(38), lua.LNumber(39),
+	lua.LNumber(40), lua.LNumber(41), lua.LNumber(42), lua.LNumber(43), lua.LNumber(44), lua.LNumber(45), lua.LNumber(46), lua.LNumber(47),
+	lua.LNumber(48), lua.LNumber(49), lua.LNumber(50), lua.LNumber(51), lua.LNumber(52), lua.LNumber(53), lua.LNumber(54), lua.LNumber(55),
+	lua.LNumber(56), lua.LNumber(57), lua.LNumber(58), lua.LNumber(59), lua.LNumber(60), lua.LNumber(61), lua.LNumber(62), lua.LNumber(63),
+	lua.LNumber(64), lua.LNumber(65), lua.LNumber(66), lua.LNumber(67), lua.LNumber(68), lua.LNumber(69), lua.LNumber(70), lua.LNumber(71),
+	lua.LNumber(72), lua.LNumber(73), lua.LNumber(74), lua.LNumber(75), lua.LNumber(76), lua.LNumber(77), lua.LNumber(78), lua.LNumber(79),
+	lua.LNumber(80), lua.LNumber(81), lua.LNumber(82), lua.LNumber(83), lua.LNumber(84), lua.LNumber(85), lua.LNumber(86), lua.LNumber(87),
+	lua.LNumber(88), lua.LNumber(89), lua.LNumber(90), lua.LNumber(91), lua.LNumber(92), lua.LNumber(93), lua.LNumber(94), lua.LNumber(95),
+	lua.LNumber(96), lua.LNumber(97), lua.LNumber(98), lua.LNumber(99), lua.LNumber(100), lua.LNumber(101), lua.LNumber(102), lua.LNumber(103),
+	lua.LNumber(104), lua.LNumber(105), lua.LNumber(106), lua.LNumber(107), lua.LNumber(108), lua.LNumber(109), lua.LNumber(110), lua.LNumber(111),
+	lua.LNumber(112), lua.LNumber(113), lua.LNumber(114), lua.LNumber(115), lua.LNumber(116), lua.LNumber(117), lua.LNumber(118), lua.LNumber(119),
+	lua.LNumber(120), lua.LNumber(121), lua.LNumber(122), lua.LNumber(123), lua.LNumber(124), lua.LNumber(125), lua.LNumber(126), lua.LNumber(127),
+	lua.LNumber(128), lua.LNumber(129), lua.LNumber(130), lua.LNumber(131), lua.LNumber(132), lua.LNumber(133), lua.LNumber(134), lua.LNumber(135),
+	lua.LNumber(136), lua.LNumber(137), lua.LNumber(138), lua.LNumber(139), lua.LNumber(140), lua.LNumber(141), lua.LNumber(142), lua.LNumber(143),
+	lua.LNumber(144), lua.LNumber(145), lua.LNumber(146), lua.LNumber(147), lua.LNumber(148), lua.LNumber(149), lua.LNumber(150), lua.LNumber(151),
+	lua.LNumber(152), lua.LNumber(153), lua.LNumber(154), lua.LNumber(155), lua.LNumber(156), lua.LNumber(157), lua.LNumber(158), lua.LNumber(159),
+	lua.LNumber(160), lua.LNumber(161), lua.LNumber(162), lua.LNumber(163), lua.LNumber(164), lua.LNumber(165), lua.LNumber(166), lua.LNumber(167),
+	lua.LNumber(168), lua.LNumber(169), lua.LNumber(170), lua.LNumber(171), lua.LNumber(172), lua.LNumber(173), lua.LNumber(174), lua.LNumber(175),
+	lua.LNumber(176), lua.LNumber(177), lua.LNumber(178), lua.LNumber(179), lua.LNumber(180), lua.LNumber(181), lua.LNumber(182), lua.LNumber(183),
+	lua.LNumber(184), lua.LNumber(185), lua.LNumber(186), lua.LNumber(187), lua.LNumber(188), lua.LNumber(189), lua.LNumber(190), lua.LNumber(191),
+	lua.LNumber(192), lua.LNumber(193), lua.LNumber(194), lua.LNumber(195), lua.LNumber(196), lua.LNumber(197), lua.LNumber(198), lua.LNumber(199),
+	lua.LNumber(200), lua.LNumber(201), lua.LNumber(202), lua.LNumber(203), lua.LNumber(204), lua.LNumber(205), lua.LNumber(206), lua.LNumber(207),
+	lua.LNumber(208), lua.LNumber(209), lua.LNumber(210), lua.LNumber(211), lua.LNumber(212), lua.LNumber(213), lua.LNumber(214), lua.LNumber(215),
+	lua.LNumber(216), lua.LNumber(217), lua.LNumber(218), lua.LNumber(219), lua.LNumber(220), lua.LNumber(221), lua.LNumber(222), lua.LNumber(223),
+	lua.LNumber(224), lua.LNumber(225), lua.LNumber(226), lua.LNumber(227), lua.LNumber(228), lua.LNumber(229), lua.LNumber(230), lua.LNumber(231),
+	lua.LNumber(232), lua.LNumber(233), lua.LNumber(234), lua.LNumber(235), lua.LNumber(236), lua.LNumber(237), lua.LNumber(238), lua.LNumber(239),
+	lua.LNumber(240), lua.LNumber(241), lua.LNumber(242), lua.LNumber(243), lua.LNumber(244), lua.LNumber(245), lua.LNumber(246), lua.LNumber(247),
+	lua.LNumber(248), lua.LNumber(249), lua.LNumber(250), lua.LNumber(251), lua.LNumber(252), lua.LNumber(253), lua.LNumber(254), lua.LNumber(255),
+}
 
 // luaInt returns the Lua value of n, without allocating for a small n.
 func luaInt(n int) lua.LValue {

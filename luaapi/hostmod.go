@@ -81,7 +81,7 @@ func checkModule(name string, value any) (hostModule, error) {
 	if !moduleName.Get().MatchString(name) {
 		return m, fmt.Errorf("module name %q: want lowercase letters, digits, '_', '.' or '-'", name)
 	}
-	if _, ok := moduleBuilders[name]; ok {
+	if isModuleName(name) {
 		return m, fmt.Errorf("module %q shadows the built-in module of that name", name)
 	}
 	if value == nil {

@@ -49,7 +49,7 @@ func checkLibraries(libs map[string]*Script) (map[string]*Script, error) {
 		switch {
 		case !isLibraryName(name):
 			return nil, fmt.Errorf("luaapi: library name %q: want dotted identifiers such as \"monad.params\"", name)
-		case moduleBuilders[name] != nil:
+		case isModuleName(name):
 			return nil, fmt.Errorf("luaapi: library %q has the name of a host module", name)
 		case s == nil:
 			return nil, fmt.Errorf("luaapi: library %q has no script", name)

@@ -273,7 +273,7 @@ func (s *prescanner) next() (scanTok, bool) {
 				s.pos++
 			}
 			w := string(src[start:s.pos])
-			if keywords[w] {
+			if isKeyword(w) {
 				return scanTok{class: tokKeyword, text: w}, true
 			}
 			return scanTok{class: tokOperand}, true
@@ -284,10 +284,14 @@ func (s *prescanner) next() (scanTok, bool) {
 	return scanTok{}, false
 }
 
-var keywords = map[string]bool{
-	"and": true, "break": true, "do": true, "else": true, "elseif": true, "end": true, "false": true,
-	"for": true, "function": true, "if": true, "in": true, "local": true, "nil": true, "not": true,
-	"or": true, "repeat": true, "return": true, "then": true, "true": true, "until": true, "while": true,
+// isKeyword reports whether w is a Lua keyword (a switch, not a map built as
+// every process started: BenchmarkCLIRunNoStdlib).
+func isKeyword(w string) bool {
+	switch w {
+	case "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while":
+		return true
+	}
+	return false
 }
 
 func isDigit(c byte) bool     { return c >= '0' && c <= '9' }

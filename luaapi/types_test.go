@@ -107,6 +107,10 @@ func TestTypeDefinitionsInStep(t *testing.T) {
 	}
 	// hook{} keys and event names.
 	spec := classFields(t, "HookSpec")
+	hookKeys := map[string]bool{}
+	for _, k := range hookKeyList {
+		hookKeys[k] = true
+	}
 	if !reflect.DeepEqual(spec, hookKeys) {
 		t.Errorf("HookSpec fields %v, want %v", sortedKeys(spec), sortedKeys(hookKeys))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -492,9 +493,8 @@ func callerLine(L *lua.LState, level int) int {
 	return dbg.CurrentLine
 }
 
-var hookKeys = map[string]bool{"event": true, "name": true, "matcher": true, "kind": true, "prefilter": true, "handler": true, "onError": true, "timeoutMs": true}
-
-// hookKeyList lists hookKeys in the order the documentation gives them.
+// hookKeyList lists the keys of hook{}, in the order the documentation
+// gives them.
 var hookKeyList = []string{"event", "name", "matcher", "kind", "prefilter", "handler", "onError", "timeoutMs"}
 
 // MaxHookName bounds the name of hook{ name = ... }, in bytes.
@@ -526,7 +526,7 @@ func (v *vm) luaHook(L *lua.LState) int {
 	var unknown []string
 	spec.ForEach(func(k, _ lua.LValue) {
 		ks, ok := k.(lua.LString)
-		if !ok || !hookKeys[string(ks)] {
+		if !ok || !slices.Contains(hookKeyList, string(ks)) {
 			unknown = append(unknown, lua.LVAsString(L.ToStringMeta(k)))
 		}
 	})
