@@ -71,7 +71,7 @@ func (e *Engine) Dispatch(ctx context.Context, in events.Input) (res Result, err
 		return res, nil
 	}
 	hooks := g.match(in.Event, in.ToolName)
-	unguarded := toolScoped[in.Event] && g.toolKind(in.ToolName) == ""
+	unguarded := toolScoped[in.Event] && !g.toolKnown(in.ToolName, in.ToolInput)
 	if len(hooks) == 0 && !sessionEvent(in.Event) && !unguarded {
 		// The fast path: nothing to run, nothing allocated, and nothing
 		// but the event checked: walking the payloads would be most of

@@ -79,7 +79,7 @@ type generation struct {
 	// declared says who declared each tool that is not (only) built in:
 	// "WithTools", or the file:line:col of a tools entry.
 	declared map[string]string
-	kinds    [matchSlots]atomic.Pointer[kindEntry] // see toolKind
+	kinds    [matchSlots]atomic.Pointer[kindEntry] // see toolKnown
 }
 
 // resources are what a generation's hooks hold; they are released when the

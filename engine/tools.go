@@ -129,30 +129,35 @@ func buildTools(opt []tools.Spec, decls []toolDecl) (*tools.Table, map[string]st
 	return tab, declared, err
 }
 
-// kindEntry is the kind of one tool name, remembered in a generation's
-// kindCache.
+// kindEntry says whether a generation's tool table knows one tool name,
+// remembered in the generation's kinds.
 type kindEntry struct {
-	name string
-	kind events.ToolKind
+	name  string
+	known bool
+	// byInput: the table knows the tool only for some inputs (a tool of
+	// an MCP server, tools.Table.Known), so each call asks it.
+	byInput bool
 }
 
-// toolKind returns the kind of the tool called name in the generation's
-// tool table ("" for a tool it does not know). The dispatch path asks it at
-// every tool-scoped event, so the answer for a name is remembered in a
-// direct-mapped front of matchSlots slots (the first name of each slot; a
-// lookup is one atomic load and one string comparison); other names are
-// looked up in the table, which allocates nothing either.
-func (g *generation) toolKind(name string) events.ToolKind {
+// toolKnown reports whether the generation's tool table knows the tool
+// called name for a call with this input (tools.Table.Known). The
+// dispatch path asks it at every tool-scoped event, so the answer for a
+// name is remembered in a direct-mapped front of matchSlots slots (the
+// first name of each slot; a lookup is one atomic load and one string
+// comparison); other names are looked up in the table, which allocates
+// nothing either.
+func (g *generation) toolKnown(name string, input any) bool {
 	slot := &g.kinds[slotOf(name)]
-	if e := slot.Load(); e != nil {
-		if e.name == name {
-			return e.kind
-		}
-		return g.tools.Kind(name)
+	e := slot.Load()
+	switch {
+	case e == nil:
+		known := g.tools.Kind(name) != ""
+		e = &kindEntry{name: name, known: known, byInput: known && !g.tools.Known(name, nil)}
+		slot.CompareAndSwap(nil, e)
+	case e.name != name:
+		return g.tools.Known(name, input)
 	}
-	k := g.tools.Kind(name)
-	slot.CompareAndSwap(nil, &kindEntry{name: name, kind: k})
-	return k
+	return e.known && (!e.byInput || g.tools.Known(name, input))
 }
 
 // checkKinds reports a hook's kinds that are invalid or at an event that

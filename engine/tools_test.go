@@ -139,3 +139,42 @@ func TestUnguardedRecordCarriesTheSession(t *testing.T) {
 	assert.Equal(t, "c1", res.Audit[0].ToolCallID)
 	assert.Equal(t, res.Audit, got)
 }
+
+// TestMCPToolsByInput: a tool of an MCP server is guarded by kind when its
+// input holds the fields its entry of the MCP table reads, and is
+// unguarded (its record first, no view) when it does not; a declared
+// tool of the same name wins. The fast path of an MCP tool that fits
+// allocates nothing either.
+func TestMCPToolsByInput(t *testing.T) {
+	var views []*events.ToolView
+	e, err := engine.New(t.Context(),
+		engine.WithTools(tools.Spec{Name: "mcp__mine__query", Kind: events.ToolOther}),
+		engine.WithHook(engine.GoHook{Name: "q", Event: events.BeforeTool, Kinds: []events.ToolKind{events.ToolQuery},
+			Handler: engine.HandlerFunc(func(_ context.Context, in *events.Input) (events.Output, error) {
+				views = append(views, in.Tool)
+				return events.Output{}, nil
+			})}))
+	require.NoError(t, err)
+	defer e.Close()
+	dispatch := func(name string, input any) engine.Result {
+		res, err := e.Dispatch(t.Context(), events.Input{Event: events.BeforeTool, ToolName: name, ToolInput: input})
+		require.NoError(t, err)
+		return res
+	}
+	res := dispatch("mcp__postgres__query", map[string]any{"sql": "DROP TABLE users"})
+	assert.False(t, res.UnguardedTool)
+	require.Len(t, views, 1)
+	assert.Equal(t, &events.ToolView{Kind: events.ToolQuery, Contents: []string{"DROP TABLE users"}}, views[0])
+	for range 2 { // the second from the remembered kind
+		res = dispatch("mcp__search__query", map[string]any{"query": "drop table"})
+		assert.True(t, res.UnguardedTool)
+		require.Len(t, res.Audit, 2)
+		assert.Equal(t, "unguardedTool", res.Audit[0].Hook)
+		assert.Nil(t, views[len(views)-1])
+	}
+	res = dispatch("mcp__mine__query", map[string]any{"query": "x"})
+	assert.False(t, res.UnguardedTool, "declared")
+	assert.Empty(t, res.Audit)
+	in := events.Input{Event: events.BeforeTool, ToolName: "mcp__fs__read_file", ToolInput: map[string]any{"path": "/a"}}
+	assert.Zero(t, testing.AllocsPerRun(200, func() { e.Dispatch(context.Background(), in) }))
+}

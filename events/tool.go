@@ -27,12 +27,15 @@ const (
 	ToolDelete ToolKind = "delete"
 	// ToolFetch reaches a URL (and may save what it gets).
 	ToolFetch ToolKind = "fetch"
+	// ToolQuery runs statements (SQL) in a database; the view's Contents
+	// are the statements.
+	ToolQuery ToolKind = "query"
 	// ToolOther is a known tool that is none of the above: no guard reads
 	// its input (a todo list, a question to the user, a subagent).
 	ToolOther ToolKind = "other"
 )
 
-var toolKinds = []ToolKind{ToolShell, ToolRead, ToolWrite, ToolEdit, ToolPatch, ToolDelete, ToolFetch, ToolOther}
+var toolKinds = []ToolKind{ToolShell, ToolRead, ToolWrite, ToolEdit, ToolPatch, ToolDelete, ToolFetch, ToolQuery, ToolOther}
 
 // ToolKinds returns every tool kind, in the order of the constants. The
 // caller owns the slice.
@@ -79,7 +82,7 @@ type ToolView struct {
 	// when the engine can resolve links (engine.LinkResolver).
 	Paths []string `json:"paths,omitempty"`
 	// Contents are the texts the tool writes: file contents, replacement
-	// strings, patches.
+	// strings, patches; for a query tool, the statements it runs.
 	Contents []string `json:"contents,omitempty"`
 	// URLs are the URLs the tool reaches.
 	URLs []string `json:"urls,omitempty"`

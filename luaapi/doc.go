@@ -40,7 +40,7 @@
 // ("PreToolUse": "BeforeTool", see Options.EventAlias). name, optional, names the hook in the
 // audit ([Hook.Name]): up to 100 bytes of text, unique in its script. kind
 // (tool events only) is a tool kind
-// ("shell", "read", "write", "edit", "patch", "delete", "fetch", "other")
+// ("shell", "read", "write", "edit", "patch", "delete", "fetch", "query", "other")
 // or a list of them: the hook applies only to tools of those kinds in the
 // host's tool table, which the engine matches ([Hook.Kinds]); with a
 // matcher, both must match. onError is "deny" or "skip" (the default,

@@ -18,7 +18,7 @@ var eventNames = []string{"SessionStart", "BeforeTurn", "BeforeModel", "BeforeTo
 
 // toolKindNames are the tool kinds of events.ToolKinds (a test keeps the
 // two equal).
-var toolKindNames = []string{"shell", "read", "write", "edit", "patch", "delete", "fetch", "other"}
+var toolKindNames = []string{"shell", "read", "write", "edit", "patch", "delete", "fetch", "query", "other"}
 
 // A headerList is a header key that holds a list, with what it may list.
 type headerList struct {

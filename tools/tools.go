@@ -63,6 +63,8 @@ func defaults(k events.ToolKind) Locations {
 		return Locations{Contents: []string{"patch", "input", "patchText", "patch_text", "diff", "command", ""}}
 	case events.ToolFetch:
 		return Locations{URLs: []string{"url", "uri", "href", "urls[]"}, Paths: []string{"file_path", "filePath", "path", "output", "destination"}}
+	case events.ToolQuery:
+		return Locations{Contents: []string{"sql", "query", "statement", "statements[]"}}
 	}
 	return Locations{}
 }
@@ -169,6 +171,7 @@ func (c *collector) add(x any) {
 type compiled struct {
 	spec                           Spec
 	command, paths, contents, urls []location
+	fit                            *fit // an MCP entry's inputs; nil: every input
 }
 
 func compile(s Spec) (*compiled, error) {
@@ -380,8 +383,14 @@ func NewBuiltinTable(specs ...Spec) (*Table, error) {
 	return t, nil
 }
 
+// maxSeen bounds the names a Table made by NewBuiltinTable remembers:
+// the built-in names are a few hundred, the MCP names (mcp__SERVER__TOOL)
+// as many as a host sends.
+const maxSeen = 1024
+
 // entry returns the compiled spec of the tool called name, nil when the
-// table does not know it.
+// table does not know it: its own specs, then (for a Table made by
+// NewBuiltinTable) the built-in table, then the MCP table (mcp.go).
 func (t *Table) entry(name string) *compiled {
 	if t == nil {
 		return nil
@@ -395,9 +404,15 @@ func (t *Table) entry(name string) *compiled {
 	}
 	c := builtinEntry(name)
 	if c == nil {
-		return nil
+		if c = mcpEntry(name); c == nil {
+			return nil
+		}
+		if len(*seen) >= maxSeen {
+			return c // the names of MCP tools are many: remember a bounded number
+		}
 	}
-	// Copy on write: at most one copy per built-in name.
+	// Copy on write: at most one copy per built-in name, and per MCP name
+	// up to maxSeen names.
 	for {
 		next := make(map[string]*compiled, len(*seen)+1)
 		for k, v := range *seen {
@@ -416,16 +431,33 @@ func (t *Table) entry(name string) *compiled {
 
 // Lookup returns the spec of the tool called name, and false when the table
 // does not know it.
+//
+// A tool of an MCP server known by its tool part (see the package
+// documentation) is found whatever its input; its spec has the name
+// looked up. Known says whether it applies to a call's input.
 func (t *Table) Lookup(name string) (Spec, bool) {
 	c := t.entry(name)
 	if c == nil {
 		return Spec{}, false
 	}
-	return c.spec.clone(), true
+	s := c.spec.clone()
+	s.Name = name
+	return s, true
+}
+
+// Known reports whether the table knows the tool called name for a call
+// with the given input: false for a name it does not know, and for a tool
+// of an MCP server known by its tool part (see the package documentation)
+// whose input holds none of the fields its entry reads, or a field of
+// another server's tool of the same name; true otherwise.
+func (t *Table) Known(name string, input any) bool {
+	c := t.entry(name)
+	return c != nil && c.fits(input)
 }
 
 // Kind returns the kind of the tool called name, "" when the table does
-// not know it.
+// not know it. The kind of a tool of an MCP server known by its tool part
+// does not depend on a call's input (see Known).
 func (t *Table) Kind(name string) events.ToolKind {
 	if c := t.entry(name); c != nil {
 		return c.spec.Kind
@@ -434,10 +466,11 @@ func (t *Table) Kind(name string) events.ToolKind {
 }
 
 // View returns the view of one call of the tool called name, or nil when
-// the table does not know the tool. The view is new: the caller owns it.
+// the table does not know the tool for this input (see Known). The view
+// is new: the caller owns it.
 func (t *Table) View(name string, input any) *events.ToolView {
 	c := t.entry(name)
-	if c == nil {
+	if c == nil || !c.fits(input) {
 		return nil
 	}
 	v := new(events.ToolView)
@@ -447,10 +480,10 @@ func (t *Table) View(name string, input any) *events.ToolView {
 
 // ViewInto is View that fills *v (reset first) instead of allocating a
 // view; it reports false, leaving *v alone, when the table does not know
-// the tool.
+// the tool for this input (see Known).
 func (t *Table) ViewInto(name string, input any, v *events.ToolView) bool {
 	c := t.entry(name)
-	if c == nil {
+	if c == nil || !c.fits(input) {
 		return false
 	}
 	c.view(input, v)

@@ -47,7 +47,7 @@
 // paths resolve against the configuration file's directory.
 //
 // A group may also hold "kind": a tool kind ("shell", "read", "write",
-// "edit", "patch", "delete", "fetch", "other") or a list of them, at the
+// "edit", "patch", "delete", "fetch", "query", "other") or a list of them, at the
 // tool-scoped events only (CodeBadKind otherwise). Its hooks then run only
 // for tools of those kinds in the engine's tool table; with a matcher, both
 // must match. A file (user or policy) may declare the host's tools under

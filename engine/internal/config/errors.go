@@ -74,7 +74,7 @@ const (
 	// holds shell command hooks only.
 	CodeAtomsInPolicy = "atoms_in_policy_config"
 	// CodeBadKind: a tool kind (a group's kind, a tool declaration's kind)
-	// is not one of shell, read, write, edit, patch, delete, fetch, other,
+	// is not one of shell, read, write, edit, patch, delete, fetch, query, other,
 	// or is given at an event that is not tool-scoped.
 	CodeBadKind = "bad_kind"
 	// CodeBadTool: a tools entry is malformed (a location that is not a

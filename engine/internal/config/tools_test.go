@@ -54,7 +54,7 @@ func TestToolAndKindProblems(t *testing.T) {
 		doc, code, msg string
 	}{
 		{`{"hooks":{"BeforeTool":[{"kind":"shel","hooks":[{"command":"x"}]}]}}`, CodeBadKind, `unknown tool kind "shel" (did you mean "shell"?)`},
-		{`{"hooks":{"BeforeTool":[{"kind":"file","hooks":[{"command":"x"}]}]}}`, CodeBadKind, `want one of shell, read, write, edit, patch, delete, fetch, other`},
+		{`{"hooks":{"BeforeTool":[{"kind":"file","hooks":[{"command":"x"}]}]}}`, CodeBadKind, `want one of shell, read, write, edit, patch, delete, fetch, query, other`},
 		{`{"hooks":{"BeforeTool":[{"kind":[],"hooks":[{"command":"x"}]}]}}`, CodeBadKind, "non-empty list"},
 		{`{"hooks":{"BeforeTool":[{"kind":3,"hooks":[{"command":"x"}]}]}}`, CodeBadKind, "got a number"},
 		{`{"hooks":{"BeforeTool":[{"kind":["shell",3],"hooks":[{"command":"x"}]}]}}`, CodeBadKind, "must be a string"},
