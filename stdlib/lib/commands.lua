@@ -51,8 +51,8 @@ end
 
 -- DEFAULT_PART is the part of the engine's view (input.tool) that a hook
 -- of a kind reads: the command line of a shell tool, the texts of a patch,
--- the URLs of a fetch tool, else the paths.
-local DEFAULT_PART = { shell = "command", patch = "contents", fetch = "urls" }
+-- the URLs of a fetch tool, the statements of a query tool, else the paths.
+local DEFAULT_PART = { shell = "command", patch = "contents", fetch = "urls", query = "contents" }
 
 -- view_part returns one part of the engine's view as a list of strings.
 local function view_part(tool, part)

@@ -1,7 +1,7 @@
 --- pack: deny-destructive
---- summary: Deny shell commands that destroy files, disks, repositories, databases, clusters or the host.
+--- summary: Deny shell commands (and database tools' statements) that destroy files, disks, repositories, databases, clusters or the host.
 --- events: BeforeTool
---- kinds: shell
+--- kinds: shell, query
 ---
 --- Checks the command of every call of a shell tool (every tool of kind
 --- `shell` in the engine's tool table: `Bash`, `run_shell_command`,
@@ -57,6 +57,17 @@
 ---   line, `--env=testing`, `app_test`,
 ---   `test_db`, the volumes of `docker compose -f docker-compose.test.yml`,
 ---   when nothing names production or staging).
+---
+--- The same SQL check (DROP DATABASE, SCHEMA or TABLE, TRUNCATE, ALTER
+--- TABLE ... DROP COLUMN, a DELETE or an UPDATE with no WHERE) applies to
+--- the statements of every call of a database tool (kind `query`: an MCP
+--- server's `query {sql}`, `execute_sql`, `run_sql`, `write_query`, ...;
+--- see tools/mcp.md). `DROP TABLE IF EXISTS tmp_x` is denied there too:
+--- whether the table is disposable is not in the statement, and a
+--- migration belongs in the project's migration tool, run by the user.
+--- A DELETE or UPDATE with a WHERE, CREATE TABLE, a SELECT that only
+--- names DROP in a string or a comment, and the sqlite server's
+--- `read_query` (which runs only SELECT) pass.
 ---
 --- It asks (`exfiltration`: `deny`, `ask` or `off`) before a command sends
 --- the environment or credentials over the network: an environment dump
@@ -1432,28 +1443,11 @@ end
 
 -- Databases and cloud resources.
 
-local SQL_DROP = [=[(?i)\b(drop\s+(database|schema|table|owned|cluster|keyspace)\b|alter\s+table\s+(if\s+exists\s+)?(only\s+)?[\w."`\[\]]+\s+drop\s+(column\b|(?:if\s+exists\s+)?[\w"`\[\]]+\s*(;|,|$))|truncate\s+(table\s+)?[\w."]+|delete\s+from\s+[\w."]+\s*(;|$)|flushall|flushdb|dropdatabase\s*\(|\.drop\s*\(\s*\)|deletemany\s*\(\s*\{\s*\}\s*\))]=]
-
--- SQL_RUNS_TEXT finds statements that run SQL built as text (EXECUTE,
--- PREPARE, DO blocks, psql's \gexec): there the string literals count too.
-local SQL_RUNS_TEXT = [[(?i)\b(execute|exec|prepare|sp_executesql)\b|\bdo\s*(\$|')|\\gexec|\\g\b]]
-
--- sql_code returns the statements of SQL text without its string literals
--- and comments (SELECT 'DROP TABLE ' || t only builds text), unless the
--- text runs text.
-local function sql_code(sql, runs_text)
-  if runs_text then
-    return sql
-  end
-  sql = re.gsub(sql, [[(?s)/\*.*?\*/]], " ")
-  sql = re.gsub(sql, [[--[^\n]*]], " ")
-  sql = re.gsub(sql, [[(?s)\$\$.*?\$\$|\$[A-Za-z_]+\$.*?\$[A-Za-z_]+\$]], "''")
-  return re.gsub(sql, [['([^']|'')*'?]], "''")
-end
+local SQL = require("monad.sql")
 
 local function sql_check(client, sql, runs_text)
-  if type(sql) == "string" and re.find(sql_code(sql, runs_text), SQL_DROP) then
-    return deny("drop-database", client .. " would run a destructive statement (DROP, TRUNCATE or an unfiltered DELETE)")
+  if SQL.destructive(sql, runs_text) then
+    return deny("drop-database", client .. " would run a destructive statement (DROP, TRUNCATE, or a DELETE or UPDATE of every row)")
   end
 end
 
@@ -1521,7 +1515,7 @@ local function sql_client(name)
     end
     local runs_text = false
     for _, t in ipairs(texts) do
-      runs_text = runs_text or re.find(t, SQL_RUNS_TEXT) ~= nil
+      runs_text = runs_text or SQL.runs_text(t)
     end
     for _, t in ipairs(texts) do
       local r, d = sql_check(name, t, runs_text)
@@ -1541,7 +1535,7 @@ local function generated_sql(upstream)
     local spec = SQLC[basename(eff[1])]
     if spec then
       for _, t in ipairs(sql_texts(spec, eff)) do
-        if re.find(t, SQL_DROP) then
+        if SQL.mentions(t) then
           return true
         end
       end
@@ -5000,3 +4994,19 @@ C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
     end
     return nil
   end)
+
+-- The statements of a database tool (kind query) are checked as the SQL
+-- given to a SQL client on a command line.
+C.on_kind({ event = "BeforeTool", kind = "query" }, function(stmts, input)
+  local runs_text = false
+  for _, t in ipairs(stmts) do
+    runs_text = runs_text or SQL.runs_text(t)
+  end
+  for _, t in ipairs(stmts) do
+    local rule, detail = sql_check(input.toolName or "the tool", t, runs_text)
+    if rule then
+      return { decision = "deny", reason = PACK .. " [" .. rule .. "]: " .. detail .. "; if it is intended, ask the user to run it" }
+    end
+  end
+  return nil
+end)
