@@ -212,7 +212,7 @@ func (e *Engine) endDispatch(ctx context.Context, res *Result) {
 func (e *Engine) unguarded(ctx context.Context, spec events.Spec, c *call, res *Result) (denied bool) {
 	res.UnguardedTool = true
 	res.Audit = append(res.Audit, Record{Event: spec.Event, SessionID: c.in.SessionID, Tier: TierEngine, Kind: "engine", Hook: "unguardedTool",
-		ToolCallID: c.in.ToolCallID, Outcome: OutcomeOK, Reason: unguardedReason(c.in.ToolName)})
+		ToolCallID: c.in.ToolCallID, Outcome: OutcomeOK, Reason: unguardedReason(c.in.ToolName, c.tools.Kind(c.in.ToolName) != "")})
 	rec := &res.Audit[len(res.Audit)-1]
 	if d := e.opts.unguarded; d != events.Proceed && spec.Decisions.Has(d) {
 		rec.Decision = d

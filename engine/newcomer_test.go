@@ -95,6 +95,7 @@ hook{ event = "BeforeTool", name = "block-curl", handler = function() end }`)
 	}
 	assert.Equal(t, []row{
 		{"lua:stdlib:deny-destructive#1", "stdlib:deny-destructive", "stdlib deny-destructive"},
+		{"lua:stdlib:deny-destructive#2", "stdlib:deny-destructive", "stdlib deny-destructive"}, // database tools (kind query)
 		{"lua:guards/a.lua#1", filepath.Join(dir, "guards", "a.lua") + ":2", "agents.json:1:12"},
 		{"lua:guards/a.lua#block-curl", filepath.Join(dir, "guards", "a.lua") + ":3", "agents.json:1:12"},
 		{"lua:b.lua#1", filepath.Join(dir, "b.lua") + ":1", "b.lua"},

@@ -193,7 +193,12 @@ func kindPhrase(k events.ToolKind) string {
 }
 
 // unguardedReason is the reason of the engine's unguardedTool record.
-func unguardedReason(tool string) string {
+// known says the table knows the name for other inputs (a tool of an MCP
+// server, tools.Table.Known).
+func unguardedReason(tool string, known bool) string {
+	if known {
+		return fmt.Sprintf("tool %q is a tool of an MCP server whose input holds none of the fields the tool table reads for that name (or another server's), so no guard knows what it does: declare it (engine.WithTools, or \"tools\" in agents.json)", tool)
+	}
 	return fmt.Sprintf("tool %q is neither declared nor known, so no guard knows what it does: declare it (engine.WithTools, or \"tools\" in agents.json)", tool)
 }
 

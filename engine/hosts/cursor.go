@@ -32,8 +32,8 @@ func newCursor() *Host {
 				f("tool_name", "toolName", kString), f("tool_input", "toolInput", kJSON), f("tool_use_id", "toolCallId", kString)}},
 			{Name: "beforeShellExecution", Monad: events.BeforeTool, tool: "Shell", fields: []field{f("command", "toolInput.command", kString)},
 				Note: "the shell tool Shell with {command}; a rewrite cannot be applied: it blocks the call, showing the rewrite"},
-			{Name: "beforeMCPExecution", Monad: events.BeforeTool, fields: []field{f("tool_name", "toolName", kString), f("tool_input", "toolInput", kJSON)},
-				Note: "a rewrite cannot be applied: it blocks the call, showing the rewrite"},
+			{Name: "beforeMCPExecution", Monad: events.BeforeTool, fields: []field{f("tool_name", "toolName", kMCPTool), f("tool_input", "toolInput", kJSON)},
+				Note: "the tool is named MCP:TOOL, as preToolUse names it; a rewrite cannot be applied: it blocks the call, showing the rewrite"},
 			{Name: "beforeReadFile", Monad: events.BeforeTool, tool: "Read", fields: []field{f("file_path", "toolInput.file_path", kString)},
 				Note: "the read tool Read with {file_path}; no ask: an ask blocks the read"},
 			{Name: "postToolUse", Monad: events.AfterTool, fields: []field{
@@ -42,7 +42,7 @@ func newCursor() *Host {
 			{Name: "afterShellExecution", Monad: events.AfterTool, tool: "Shell", fields: []field{f("command", "toolInput.command", kString), f("output", "toolResult", kString)},
 				Note: "observe only: an output rewrite cannot be applied"},
 			{Name: "afterMCPExecution", Monad: events.AfterTool, fields: []field{
-				f("tool_name", "toolName", kString), f("tool_input", "toolInput", kJSON), f("result_json", "toolResult", kJSON)},
+				f("tool_name", "toolName", kMCPTool), f("tool_input", "toolInput", kJSON), f("result_json", "toolResult", kJSON)},
 				Note: "observe only: an output rewrite cannot be applied"},
 			{Name: "postToolUseFailure"},
 			{Name: "afterFileEdit"},

@@ -43,6 +43,17 @@ const (
 	// kModelText: a Gemini LLMResponse, whose candidates' text parts are
 	// the Input's text.
 	kModelText
+	// kMCPTool: the name of an MCP server's tool as Cursor's
+	// beforeMCPExecution gives it (the tool's own name), read as Cursor's
+	// preToolUse names it: MCP:TOOL (the tool table resolves that form);
+	// written back without MCP:.
+	kMCPTool
+	// kMCPContext: Gemini CLI's mcp_context ({server_name, tool_name, ...}
+	// beside an MCP tool's call), read as the tool name mcp_SERVER_TOOL,
+	// the name Gemini CLI 0.46 and later give (older versions give the
+	// bare tool name, which the tool table cannot tell from a built-in
+	// tool's); not written back.
+	kMCPContext
 )
 
 // f builds a field.
@@ -110,6 +121,24 @@ func (fd field) decode(in *events.Input, raw json.RawMessage) (ok bool, err erro
 			return false, fmt.Errorf("want an LLMResponse object")
 		}
 		v = r.text()
+	case kMCPTool:
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return false, fmt.Errorf("want a string")
+		}
+		if !strings.HasPrefix(s, mcpPrefix) {
+			s = mcpPrefix + s
+		}
+		v = s
+	case kMCPContext:
+		var c struct {
+			Server string `json:"server_name"`
+			Tool   string `json:"tool_name"`
+		}
+		if json.Unmarshal(raw, &c) != nil || c.Server == "" || c.Tool == "" {
+			return false, nil // not one: the tool_name field gives the name
+		}
+		v = "mcp_" + geminiName(c.Server) + "_" + geminiName(c.Tool)
 	}
 	return true, setField(in, fd.to, v)
 }
@@ -128,8 +157,27 @@ func (fd field) encode(in *events.Input) (any, bool) {
 		return []string{v.(string)}, true
 	case kModelText:
 		return newLLMResponse(v.(string), nil), true
+	case kMCPTool:
+		return strings.TrimPrefix(v.(string), mcpPrefix), true
+	case kMCPContext:
+		return nil, false
 	}
 	return v, true
+}
+
+// mcpPrefix begins the name Cursor's preToolUse gives an MCP server's tool.
+const mcpPrefix = "MCP:"
+
+// geminiName is s with what Gemini CLI does not allow in a tool name
+// (anything but letters, digits, _ . : -) replaced by _, as Gemini CLI
+// makes the names of MCP tools.
+func geminiName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("_.:-", r) {
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 // setField sets the Input's field named by its JSON name.

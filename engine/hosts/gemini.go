@@ -32,9 +32,10 @@ func newGeminiCLI() *Host {
 			{Name: "AfterModel", Monad: events.AfterModel, fields: []field{f("llm_response", "response", kModelText), f("llm_request", "request", kValue)},
 				Note: "fires for every streamed chunk; a rewrite replaces the chunk's text"},
 			{Name: "BeforeToolSelection"},
-			{Name: "BeforeTool", Monad: events.BeforeTool, fields: []field{f("tool_name", "toolName", kString), f("tool_input", "toolInput", kValue)}},
+			{Name: "BeforeTool", Monad: events.BeforeTool, fields: []field{f("mcp_context", "toolName", kMCPContext), f("tool_name", "toolName", kString), f("tool_input", "toolInput", kValue)},
+				Note: "an MCP server's tool (with mcp_context) is named mcp_SERVER_TOOL, as Gemini CLI 0.46 and later name it"},
 			{Name: "AfterTool", Monad: events.AfterTool, fields: []field{
-				f("tool_name", "toolName", kString), f("tool_input", "toolInput", kValue), f("tool_response", "toolResult", kValue)}},
+				f("mcp_context", "toolName", kMCPContext), f("tool_name", "toolName", kString), f("tool_input", "toolInput", kValue), f("tool_response", "toolResult", kValue)}},
 			{Name: "PreCompress", Monad: events.BeforeCompact, fields: []field{f("trigger", "compaction.trigger", kString)},
 				Note: "advisory: what to preserve is dropped"},
 			{Name: "Notification"},

@@ -91,7 +91,7 @@ func TestExplainHost(t *testing.T) {
 	assert.Contains(t, stdout, `cursor event "beforeShellExecution" is BeforeTool of tool "Shell".`)
 	assert.Contains(t, stdout, "Note (beforeShellExecution): ")
 	assert.Contains(t, stdout, `Tool "Shell": kind shell (built in: cursor).`)
-	assert.Contains(t, stdout, "1 of 1 hook would run")
+	assert.Contains(t, stdout, "1 of 2 hooks would run") // not deny-destructive's hook of kind query
 
 	code, stdout, _ = runCLI(t, env, `{"hook_event_name":"Nope"}`, "explain", "--host", "gemini-cli", "--stdlib", "none")
 	assert.Equal(t, ExitFail, code)

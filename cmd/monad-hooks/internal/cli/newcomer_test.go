@@ -164,8 +164,8 @@ func TestCheckFitsAndLeadsWithYourHooks(t *testing.T) {
 	for _, l := range strings.Split(out, "\n") {
 		assert.LessOrEqual(t, utf8.RuneCountInString(l), 100, "too wide: %q", l)
 	}
-	assert.Regexp(t, `(?s)^Your hooks.*BeforeTool \(serial\)\n  5\. atom  lua  lua:guards/example.lua#no-force-push\n.*  6\. user  command\n\s+\./guards/check\.sh --with`, out)
-	assert.Contains(t, out, "  + 4 stdlib hooks (--all lists them)")
+	assert.Regexp(t, `(?s)^Your hooks.*BeforeTool \(serial\)\n  6\. atom  lua  lua:guards/example.lua#no-force-push\n.*  7\. user  command\n\s+\./guards/check\.sh --with`, out)
+	assert.Contains(t, out, "  + 5 stdlib hooks (--all lists them)")
 	assert.Regexp(t, `(?s)The stdlib packs.*\n  deny-destructive: BeforeTool\n  protect-paths: BeforeTool\n  redact-secrets: BeforeModel, AfterTool,`, out)
 	assert.NotContains(t, out[:strings.Index(out, "Tools declared")], "lua:stdlib:")
 	assert.Less(t, strings.Index(out, "Your hooks"), strings.Index(out, "The stdlib packs"))
@@ -175,7 +175,7 @@ func TestCheckFitsAndLeadsWithYourHooks(t *testing.T) {
 	for _, l := range strings.Split(out, "\n") {
 		assert.LessOrEqual(t, utf8.RuneCountInString(l), 100, "too wide: %q", l)
 	}
-	assert.Regexp(t, `(?s)  1\. atom  lua  lua:stdlib:deny-destructive#1\n.*  5\. atom  lua  lua:guards/example.lua#no-force-push`, out)
+	assert.Regexp(t, `(?s)  1\. atom  lua  lua:stdlib:deny-destructive#1\n.*  6\. atom  lua  lua:guards/example.lua#no-force-push`, out)
 	assert.Contains(t, out, "…", "an overlong command is cut short")
 }
 

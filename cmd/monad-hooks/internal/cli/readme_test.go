@@ -146,6 +146,6 @@ func TestReadmeTOMLIsTheJSON(t *testing.T) {
 		return hooks
 	}
 	j := plan("agents.json")
-	assert.Len(t, j, 3, "the command, the Lua guard and deny-destructive's hook")
+	assert.Len(t, j, 4, "the command, the Lua guard and deny-destructive's hooks (shell, query)")
 	assert.Equal(t, j, plan("agents.toml"))
 }

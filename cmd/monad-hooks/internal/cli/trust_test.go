@@ -74,7 +74,7 @@ func TestCheckAndExplainShowRegisteredBy(t *testing.T) {
 	require.Equal(t, ExitOK, code, stderr)
 	assert.Regexp(t, `stdlib:deny-destructive \(registered by agents\.json:1:11\)`, out)
 	assert.Regexp(t, `lua:stdlib:protect-paths#1\s+stdlib:protect-paths\s`, out)
-	assert.Equal(t, 1, strings.Count(out, "lua:stdlib:deny-destructive#"), "one copy of the pack:\n%s", out)
+	assert.Equal(t, 1, strings.Count(out, "lua:stdlib:deny-destructive#1"), "one copy of the pack:\n%s", out)
 	code, out, stderr = runCLI(t, env, `{"toolName":"bash","toolInput":{"command":"ls"}}`, "explain", "BeforeTool", "--stdlib", "deny-destructive", "--config", cfg)
 	require.Equal(t, ExitOK, code, stderr)
 	assert.Regexp(t, `stdlib:deny-destructive \(registered by \S+agents\.json:1:11\)`, out)
