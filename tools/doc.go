@@ -14,6 +14,34 @@
 // [Table.View] (or [Extract] for one spec) turns a tool's input into the
 // normalized [events.ToolView] that hooks receive as input.tool.
 //
+// # MCP tools
+//
+// The hosts name the tools of MCP servers after the server (named by the
+// user) and the tool: mcp__SERVER__TOOL (Claude Code, Codex),
+// mcp_SERVER_TOOL (Gemini CLI 0.46 and later, Crush), MCP:TOOL (Cursor),
+// SERVER__TOOL (Gemini CLI before 0.46). A Table made by NewBuiltinTable
+// resolves a name of these forms, when neither its own specs nor the
+// built-in table have it, by its tool part against the MCP table: the kind
+// and locations of the tools of the MCP servers agents use most (the
+// reference filesystem, git, fetch, memory, sqlite and postgres servers,
+// desktop-commander, Playwright and Puppeteer navigation, shell and
+// database servers; mcp.md lists them with their sources). In
+// mcp_SERVER_TOOL the longest TOOL the table has wins, since SERVER may
+// hold underscores. OpenCode's SERVER_TOOL has no prefix and is not
+// resolved.
+//
+// Tool names are not unique across servers, and some are common words, so
+// an MCP entry applies to a call only when the call's input holds one of
+// the fields its locations start with and none of the fields of another
+// server's tool of the same name ([Table.Known]): a search tool called
+// query whose input is {"query": ...} is not read as SQL (the entry query
+// reads only sql), GitHub's delete_file (owner, repo, path) is not read as
+// a deletion on the disk. Such a call is unknown, as is a name whose tool
+// part the MCP table lacks: the engine reports it unguardedTool. The kind
+// of an MCP name ([Table.Kind]) does not depend on the input. A Table
+// remembers at most a bounded number of MCP names; it answers the same
+// for the others.
+//
 // # Locations
 //
 // A location names where a value lives in a tool's input (decoded JSON): a
