@@ -1,10 +1,12 @@
 package stdlib_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/monad-hooks/monad-hooks/engine"
 	"github.com/monad-hooks/monad-hooks/events"
 )
 
@@ -58,4 +60,82 @@ func TestQualityMCP(t *testing.T) {
 	rows := append(caught.report(file, "caught"), touched.report(file, "touched")...)
 	t.Logf("MCP tool calls:\n%s", strings.Join(rows, "\n"))
 	checkQualitySection(t, "mcp", rows)
+}
+
+// mcpBlindLine is one line of mcp-blind.jsonl (written blind, session
+// 25): a call through an MCP server, the pack whose contract names it,
+// and want: deny or ask (stopped: denied or asked), allowed (nothing
+// decides).
+type mcpBlindLine struct {
+	Tool  string         `json:"tool"`
+	Input map[string]any `json:"input"`
+	Want  string         `json:"want"`
+	Pack  string         `json:"pack"`
+}
+
+// mcpBlindGaps are the groups of mcp-blind.jsonl that no guard covers
+// yet, and why (README.md, "Tools of MCP servers").
+var mcpBlindGaps = map[string]string{
+	"git servers: work or history lost":                   "structured git tools (git_push {force}, git_reset {mode}) need a command built from fields",
+	"fetch and browsers: other hosts (gate-network asks)": "desktop-commander's read_file {isUrl: true} reads the URL in path, and the paths of a read are not gated (1 line)",
+	"github: API twins of ask-irreversible rules":         "ask-irreversible's rule files match command lines, not MCP tools",
+}
+
+// TestQualityMCPBlind measures the default set (and gate-network on the
+// lines that name it) on the blind held-out MCP corpus, in its home and
+// project root. Held out: the misses are logged (go test -v). No
+// look-alike outside the group "ambiguous" may be touched, and every
+// group but "ambiguous" and the known gaps (mcpBlindGaps) must stop at
+// least minDangerousDenied of its dangerous calls.
+func TestQualityMCPBlind(t *testing.T) {
+	const file, home, root = "mcp-blind.jsonl", "/home/dev", "/home/dev/project"
+	load := func(names ...string) *pack {
+		e, err := engine.New(context.Background(), engine.WithStdlib(names...), engine.WithFiles(engine.Files{Home: home, Root: root}), engine.WithLuaPool(0, testLuaTimeout))
+		if err != nil {
+			t.Fatalf("load %v: %v", names, err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return &pack{name: strings.Join(names, ","), eng: e}
+	}
+	def, net := load("default"), load("default", "gate-network")
+	caught, touched := newTally(), newTally()
+	for _, l := range readJSONCorpus(t, file) {
+		var c mcpBlindLine
+		if err := json.Unmarshal([]byte(l.text), &c); err != nil {
+			t.Fatalf("%s:%d: %v", file, l.num, err)
+		}
+		p := def
+		if c.Pack == "gate-network" {
+			p = net
+		}
+		res := p.call(t, events.Input{Event: events.BeforeTool, ToolName: c.Tool, Cwd: root, ToolInput: c.Input})
+		stopped := res.Decision == events.Deny || res.Decision == events.Ask
+		if c.Want == "allowed" {
+			if stopped {
+				t.Logf("%s:%d: %s (want allowed): %s: %s", file, l.num, res.Decision, l.text, res.Reason)
+			}
+			touched.add(l.group, stopped)
+			continue
+		}
+		if !stopped {
+			t.Logf("%s:%d: not stopped (want %s, unguarded %v): %s", file, l.num, c.Want, res.UnguardedTool, l.text)
+		}
+		caught.add(l.group, stopped)
+	}
+	for g, n := range caught.n {
+		if _, gap := mcpBlindGaps[g]; gap || g == "ambiguous" {
+			continue
+		}
+		if r := float64(caught.hit[g]) / float64(n); r < minDangerousDenied {
+			t.Errorf("%s: group %q: stopped %.3f, below %.2f", file, g, r, minDangerousDenied)
+		}
+	}
+	for g, hit := range touched.hit {
+		if hit > 0 && g != "ambiguous" {
+			t.Errorf("%s: group %q: %d look-alikes touched", file, g, hit)
+		}
+	}
+	rows := append(caught.report(file, "stopped"), touched.report(file, "touched")...)
+	t.Logf("MCP blind corpus:\n%s", strings.Join(rows, "\n"))
+	checkQualitySection(t, "mcp-blind", rows)
 }

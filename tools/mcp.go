@@ -23,6 +23,7 @@ const query = events.ToolQuery
 // than be read the wrong way.
 var mcpTable = []mcpSpec{
 	{spec: Spec{Name: "add_observations", Kind: others}},
+	{spec: Spec{Name: "apply_migration", Kind: query, Contents: []string{"query"}}},
 	{spec: Spec{Name: "bash", Kind: shell, Command: []string{"command"}}},
 	{spec: Spec{Name: "browser_click", Kind: others}},
 	{spec: Spec{Name: "browser_close", Kind: others}},

@@ -37,15 +37,26 @@ local function code(sql, runs_text)
   return re.gsub(sql, [['([^']|'')*'?]], "''")
 end
 
--- unfiltered says whether one of the statements of SQL code (without
--- literals) is a DELETE or an UPDATE with no WHERE: every row.
-local function unfiltered(sql)
-  for _, stmt in ipairs(re.split(sql, ";")) do
-    if re.find(stmt, UNFILTERED) and not re.find(stmt, WHERE) then
-      return true
+-- EXPLAIN finds a statement that only plans another (EXPLAIN without
+-- ANALYZE, which would run it).
+local EXPLAIN = [[(?i)^\s*explain\b]]
+local ANALYZE = [[(?i)^\s*explain\s*(\([^)]*\banalyze\b|analyze\b)]]
+local EXPLAIN_WORDS = [[(?i)^\s*explain(\s*\([^)]*\)|\s+(analyze|verbose))*\s*]]
+
+-- statement_destroys says whether one statement of SQL code (without
+-- literals) drops or empties something, or is a DELETE or an UPDATE with
+-- no WHERE: every row.
+local function statement_destroys(stmt)
+  if re.find(stmt, EXPLAIN) then
+    if not re.find(stmt, ANALYZE) then
+      return false
     end
+    stmt = re.gsub(stmt, EXPLAIN_WORDS, "") -- EXPLAIN ANALYZE runs it
   end
-  return false
+  if re.find(stmt, DROP) then
+    return true
+  end
+  return re.find(stmt, UNFILTERED) ~= nil and not re.find(stmt, WHERE)
 end
 
 local M = {}
@@ -55,16 +66,21 @@ function M.runs_text(sql)
   return re.find(sql, RUNS_TEXT) ~= nil
 end
 
--- destructive says whether SQL text would drop or empty a database,
--- schema, table or column, or change or delete every row of a table
--- (DELETE or UPDATE with no WHERE). runs_text: the text (or another text
+-- destructive says whether a statement of SQL text would drop or empty a
+-- database, schema, table or column, or change or delete every row of a
+-- table (DELETE or UPDATE with no WHERE); EXPLAIN without ANALYZE runs
+-- nothing. runs_text: the text (or another text
 -- given with it) runs text it builds, so its string literals count.
 function M.destructive(sql, runs_text)
   if type(sql) ~= "string" then
     return false
   end
-  local c = code(sql, runs_text)
-  return re.find(c, DROP) ~= nil or unfiltered(c)
+  for _, stmt in ipairs(re.split(code(sql, runs_text), ";")) do
+    if statement_destroys(stmt) then
+      return true
+    end
+  end
+  return false
 end
 
 -- mentions says whether text names a destructive statement anywhere,
