@@ -59,3 +59,14 @@ func TestHostMCPCalls(t *testing.T) {
 	assert.NotContains(t, stdout, `"deny"`)
 	assert.Contains(t, stderr, `"MCP:query" is a tool of an MCP server whose input holds none of the fields`)
 }
+
+// TestExplainMCPTool: explain says that an MCP server's tool is known by
+// the MCP table, not "built in" by an agent.
+func TestExplainMCPTool(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	code, stdout, stderr := runCLI(t, env, `{"hook_event_name":"PreToolUse","tool_name":"mcp__fs__write_file","tool_input":{"path":"a","content":"b"}}`,
+		"explain", "--host", "claude-code", "--stdlib", "none")
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Contains(t, stdout, `Tool "mcp__fs__write_file": kind write (an MCP server's tool in the MCP table;`)
+}

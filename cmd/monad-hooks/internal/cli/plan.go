@@ -297,6 +297,9 @@ func toolLine(ctx context.Context, eng *engine.Engine, name string) string {
 		return fmt.Sprintf("Tool %q is unguarded: neither declared nor in the built-in table, so no guard knows what it does (declare it under \"tools\" in agents.json).", name)
 	case t.DeclaredBy != "":
 		return fmt.Sprintf("Tool %q: kind %s, declared by %s.", name, t.Kind, t.DeclaredBy)
+	case len(t.Agents) == 0:
+		// Resolved by its tool part (tools/mcp.md).
+		return fmt.Sprintf("Tool %q: kind %s (an MCP server's tool in the MCP table; a call whose input holds none of the fields it reads is unguarded).", name, t.Kind)
 	}
 	return fmt.Sprintf("Tool %q: kind %s (built in: %s).", name, t.Kind, strings.Join(t.Agents, ", "))
 }
