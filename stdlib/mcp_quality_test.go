@@ -76,9 +76,7 @@ type mcpBlindLine struct {
 // mcpBlindGaps are the groups of mcp-blind.jsonl that no guard covers
 // yet, and why (README.md, "Tools of MCP servers").
 var mcpBlindGaps = map[string]string{
-	"git servers: work or history lost":                   "structured git tools (git_push {force}, git_reset {mode}) need a command built from fields",
 	"fetch and browsers: other hosts (gate-network asks)": "desktop-commander's read_file {isUrl: true} reads the URL in path, and the paths of a read are not gated (1 line)",
-	"github: API twins of ask-irreversible rules":         "ask-irreversible's rule files match command lines, not MCP tools",
 }
 
 // TestQualityMCPBlind measures the default set (and gate-network on the

@@ -42,6 +42,12 @@
 // remembers at most a bounded number of MCP names; it answers the same
 // for the others.
 //
+// A tool that takes an action as fields rather than a command line
+// (git-mcp-server's git_push {force: true}, GitHub's delete_repository)
+// is of kind shell, and its view's command is the command line it is the
+// twin of (git push --force origin main, gh repo delete OWNER/REPO), so
+// that the shell guards check it as they check the shell.
+//
 // # Locations
 //
 // A location names where a value lives in a tool's input (decoded JSON): a

@@ -22,6 +22,7 @@ const query = events.ToolQuery
 // whose path is in a repository, not on the disk) stays unguarded rather
 // than be read the wrong way.
 var mcpTable = []mcpSpec{
+	{spec: Spec{Name: "actions_run_trigger", Kind: shell}, keys: []string{"method"}, argv: ghRunTrigger},
 	{spec: Spec{Name: "add_observations", Kind: others}},
 	{spec: Spec{Name: "apply_migration", Kind: query, Contents: []string{"query"}}},
 	{spec: Spec{Name: "bash", Kind: shell, Command: []string{"command"}}},
@@ -40,6 +41,7 @@ var mcpTable = []mcpSpec{
 	{spec: Spec{Name: "delete_file", Kind: del, Paths: []string{"path", "file_path"}}, unless: repoFields},
 	{spec: Spec{Name: "delete_observations", Kind: others}},
 	{spec: Spec{Name: "delete_relations", Kind: others}},
+	{spec: Spec{Name: "delete_repository", Kind: shell}, keys: []string{"owner", "repo"}, argv: ghRepoDelete},
 	{spec: Spec{Name: "describe_table", Kind: others}},
 	{spec: Spec{Name: "directory_tree", Kind: read, Paths: []string{"path"}}},
 	{spec: Spec{Name: "edit_block", Kind: edit, Paths: []string{"file_path"}, Contents: []string{"new_string"}}},
@@ -60,19 +62,22 @@ var mcpTable = []mcpSpec{
 	{spec: Spec{Name: "firecrawl_scrape", Kind: fetch, URLs: []string{"url"}}},
 	{spec: Spec{Name: "get-library-docs", Kind: others}},
 	{spec: Spec{Name: "get_file_info", Kind: read, Paths: []string{"path"}}},
-	{spec: Spec{Name: "git_add", Kind: write, Paths: []string{"repo_path"}}},
-	{spec: Spec{Name: "git_branch", Kind: read, Paths: []string{"repo_path"}}},
-	{spec: Spec{Name: "git_checkout", Kind: write, Paths: []string{"repo_path"}}},
-	{spec: Spec{Name: "git_commit", Kind: write, Paths: []string{"repo_path"}}},
+	{spec: Spec{Name: "git_add", Kind: write, Paths: []string{"repo_path", "path"}}},
+	{spec: Spec{Name: "git_branch", Kind: shell, Paths: gitDirs}, argv: gitBranch},
+	{spec: Spec{Name: "git_checkout", Kind: shell, Paths: gitDirs}, argv: gitCheckout},
+	{spec: Spec{Name: "git_clean", Kind: shell, Paths: gitDirs}, argv: gitClean},
+	{spec: Spec{Name: "git_commit", Kind: write, Paths: []string{"repo_path", "path"}}},
 	{spec: Spec{Name: "git_create_branch", Kind: write, Paths: []string{"repo_path"}}},
-	{spec: Spec{Name: "git_diff", Kind: read, Paths: []string{"repo_path"}}},
+	{spec: Spec{Name: "git_diff", Kind: read, Paths: []string{"repo_path", "path"}}},
 	{spec: Spec{Name: "git_diff_staged", Kind: read, Paths: []string{"repo_path"}}},
 	{spec: Spec{Name: "git_diff_unstaged", Kind: read, Paths: []string{"repo_path"}}},
 	{spec: Spec{Name: "git_init", Kind: write, Paths: []string{"repo_path"}}},
-	{spec: Spec{Name: "git_log", Kind: read, Paths: []string{"repo_path"}}},
-	{spec: Spec{Name: "git_reset", Kind: write, Paths: []string{"repo_path"}}},
-	{spec: Spec{Name: "git_show", Kind: read, Paths: []string{"repo_path"}}},
-	{spec: Spec{Name: "git_status", Kind: read, Paths: []string{"repo_path"}}},
+	{spec: Spec{Name: "git_log", Kind: read, Paths: []string{"repo_path", "path"}}},
+	{spec: Spec{Name: "git_push", Kind: shell, Paths: gitDirs}, argv: gitPush},
+	{spec: Spec{Name: "git_reset", Kind: shell, Paths: gitDirs}, argv: gitReset},
+	{spec: Spec{Name: "git_show", Kind: read, Paths: []string{"repo_path", "path"}}},
+	{spec: Spec{Name: "git_stash", Kind: shell, Paths: gitDirs}, argv: gitStash},
+	{spec: Spec{Name: "git_status", Kind: read, Paths: []string{"repo_path", "path"}}},
 	{spec: Spec{Name: "interact_with_process", Kind: shell, Command: []string{"input"}}},
 	{spec: Spec{Name: "list_allowed_directories", Kind: others}},
 	{spec: Spec{Name: "list_directory", Kind: read, Paths: []string{"path"}}},
@@ -118,10 +123,17 @@ var mcpTable = []mcpSpec{
 var repoFields = []string{"owner", "repo", "project_id"}
 
 // mcpSpec is one entry of the MCP table: a spec whose Name is the tool's
-// own name, and the fields of another server's tool of that name.
+// own name, the fields of another server's tool of that name, and, for a
+// tool that takes an action as fields rather than a command line (git
+// tools, GitHub's), the argv of the command line it is the twin of (see
+// mcpargv.go): the view's command.
 type mcpSpec struct {
 	spec   Spec
 	unless []string
+	argv   func(map[string]any) []string
+	// keys, for an entry with argv and no locations, are the fields that
+	// make it apply.
+	keys []string
 }
 
 // fit says which inputs an MCP entry applies to (see mcpTable).
@@ -168,7 +180,12 @@ var mcpCompiled = sync.OnceValue(func() map[string]*compiled {
 			panic("tools: MCP spec " + e.spec.Name + ": " + err.Error())
 		}
 		c.spec = e.spec.clone()
-		f := &fit{unless: e.unless}
+		c.argv = e.argv
+		f := &fit{unless: e.unless, keys: e.keys}
+		if e.keys != nil {
+			// Its command is argv's alone, not the kind's default locations.
+			c.command, c.paths, c.contents, c.urls = nil, nil, nil, nil
+		}
 		for _, locs := range [][]location{c.command, c.paths, c.contents, c.urls} {
 			for _, l := range locs {
 				if len(l) > 0 && !contains(f.keys, l[0].key) {

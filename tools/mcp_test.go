@@ -36,7 +36,7 @@ func TestMCPTable(t *testing.T) {
 	doc, err := os.ReadFile("mcp.md")
 	require.NoError(t, err)
 	for _, n := range names {
-		assert.Contains(t, string(doc), "`"+n+"`", "mcp.md lists %s", n)
+		assert.True(t, strings.Contains(string(doc), "`"+n+"`"), "mcp.md lists %s", n)
 	}
 }
 
@@ -102,6 +102,21 @@ func TestMCPFit(t *testing.T) {
 		{"mcp__memory__create_entities", map[string]any{"entities": []any{}}, &events.ToolView{Kind: events.ToolOther}},
 		{"mcp__shell__shell_execute", map[string]any{"command": []any{"rm", "-rf", "/"}}, &events.ToolView{Kind: events.ToolShell, Command: "rm -rf /"}},
 		{"mcp__pw__browser_navigate", map[string]any{"url": "https://x.test/"}, &events.ToolView{Kind: events.ToolFetch, URLs: []string{"https://x.test/"}}},
+		// Command-line twins of tools that take fields.
+		{"mcp__git__git_push", map[string]any{"path": "/r", "branch": "main", "force": true}, &events.ToolView{Kind: events.ToolShell, Command: "git push --force origin main", Paths: []string{"/r"}}},
+		{"mcp__git__git_push", map[string]any{"path": "/r", "remote": "up", "delete": true, "remoteBranch": "old branch"}, &events.ToolView{Kind: events.ToolShell, Command: "git push --delete up 'old branch'", Paths: []string{"/r"}}},
+		{"mcp__git__git_reset", map[string]any{"repo_path": "/r"}, &events.ToolView{Kind: events.ToolShell, Command: "git reset", Paths: []string{"/r"}}},
+		{"mcp__git__git_reset", map[string]any{"path": "/r", "mode": "hard", "target": "HEAD~1"}, &events.ToolView{Kind: events.ToolShell, Command: "git reset --hard 'HEAD~1'", Paths: []string{"/r"}}},
+		{"mcp__git__git_reset", map[string]any{"path": "/r", "mode": "--hard; rm -rf /"}, &events.ToolView{Kind: events.ToolShell, Command: "git reset", Paths: []string{"/r"}}},
+		{"mcp__git__git_clean", map[string]any{"path": "/r", "force": true, "directories": true, "ignored": true}, &events.ToolView{Kind: events.ToolShell, Command: "git clean -f -d -x", Paths: []string{"/r"}}},
+		{"mcp__git__git_stash", map[string]any{"path": "/r", "mode": "drop", "stashRef": "stash@{0}"}, &events.ToolView{Kind: events.ToolShell, Command: "git stash drop 'stash@{0}'", Paths: []string{"/r"}}},
+		{"mcp__git__git_branch", map[string]any{"path": "/r", "mode": "delete", "branchName": "main", "force": true}, &events.ToolView{Kind: events.ToolShell, Command: "git branch -D main", Paths: []string{"/r"}}},
+		{"mcp__git__git_branch", map[string]any{"repo_path": "/r", "branch_type": "all"}, &events.ToolView{Kind: events.ToolShell, Command: "git branch -a", Paths: []string{"/r"}}},
+		{"mcp__git__git_checkout", map[string]any{"path": "/r", "target": "HEAD", "paths": []any{"a b", "."}, "force": true}, &events.ToolView{Kind: events.ToolShell, Command: "git checkout -f HEAD -- 'a b' .", Paths: []string{"/r"}}},
+		{"mcp__git__git_checkout", map[string]any{"repo_path": "/r", "branch_name": "main"}, &events.ToolView{Kind: events.ToolShell, Command: "git checkout main", Paths: []string{"/r"}}},
+		{"mcp__github__delete_repository", map[string]any{"owner": "acme", "repo": "api"}, &events.ToolView{Kind: events.ToolShell, Command: "gh repo delete acme/api"}},
+		{"mcp__github__actions_run_trigger", map[string]any{"method": "delete_workflow_run_logs", "run_id": float64(987654321)}, &events.ToolView{Kind: events.ToolShell, Command: "gh run delete 987654321"}},
+		{"mcp__github__actions_run_trigger", map[string]any{"method": "list_workflows", "command": "rm -rf /"}, &events.ToolView{Kind: events.ToolShell}},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, tab.View(c.name, c.input), "%s %v", c.name, c.input)

@@ -172,6 +172,9 @@ type compiled struct {
 	spec                           Spec
 	command, paths, contents, urls []location
 	fit                            *fit // an MCP entry's inputs; nil: every input
+	// argv, for an MCP entry of a tool that takes fields, builds the argv
+	// of its command-line twin: the view's command (mcpargv.go).
+	argv func(map[string]any) []string
 }
 
 func compile(s Spec) (*compiled, error) {
@@ -210,6 +213,11 @@ func (c *compiled) view(input any, v *events.ToolView) {
 	v.Command = col.first
 	if len(col.lines) > 0 {
 		v.Command = col.first + "\n" + strings.Join(col.lines, "\n")
+	}
+	if m, ok := input.(map[string]any); ok && c.argv != nil {
+		if argv := c.argv(m); len(argv) > 0 {
+			v.Command = syntax.Join(argv)
+		}
 	}
 	for _, f := range [...]struct {
 		locs []location
