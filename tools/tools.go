@@ -214,9 +214,11 @@ func (c *compiled) view(input any, v *events.ToolView) {
 	if len(col.lines) > 0 {
 		v.Command = col.first + "\n" + strings.Join(col.lines, "\n")
 	}
-	if m, ok := input.(map[string]any); ok && c.argv != nil {
-		if argv := c.argv(m); len(argv) > 0 {
-			v.Command = syntax.Join(argv)
+	if c.argv != nil {
+		if m, ok := input.(map[string]any); ok {
+			if argv := c.argv(m); len(argv) > 0 {
+				v.Command = syntax.Join(argv)
+			}
 		}
 	}
 	for _, f := range [...]struct {
