@@ -169,9 +169,21 @@ func (c *compiled) fits(input any) bool {
 	return false
 }
 
-// mcpCompiled is the MCP table compiled, by tool name, built when an MCP
-// name is first looked up.
-var mcpCompiled = sync.OnceValue(func() map[string]*compiled {
+// mcpCompiled returns the MCP table compiled, by tool name, built when an
+// MCP name is first looked up (over a sync.Once, not a sync.OnceValue,
+// which package initialisation would build: BenchmarkCLIRunNoStdlib).
+func mcpCompiled() map[string]*compiled {
+	mcpOnce.Do(func() { mcpByName = compileMCP() })
+	return mcpByName
+}
+
+var (
+	mcpOnce   sync.Once
+	mcpByName map[string]*compiled
+)
+
+// compileMCP is mcpCompiled's work.
+func compileMCP() map[string]*compiled {
 	out := make(map[string]*compiled, len(mcpTable))
 	for _, e := range mcpTable {
 		c, err := compile(e.spec)
@@ -197,7 +209,7 @@ var mcpCompiled = sync.OnceValue(func() map[string]*compiled {
 		out[e.spec.Name] = c
 	}
 	return out
-})
+}
 
 func contains(a []string, s string) bool {
 	for _, x := range a {
