@@ -258,6 +258,186 @@ local function matches_any(s, list)
   return false
 end
 
+-- ENV_SET: the ways a command sets or marks variables (export, declare
+-- -x, ...); the value says which words follow: names with values.
+local ENV_DECL = { export = true, declare = true, typeset = true, ["local"] = true, readonly = true }
+
+-- MAX_ENV bounds the variable changes an environment tracker follows on
+-- one line; past it the tracker stops and exports nothing (no command is
+-- then seen as run in a test environment).
+local MAX_ENV = 64
+
+-- UNKNOWN is the value of a variable set where its value cannot be known
+-- to reach the commands after (a subshell, a pipeline, a function body).
+local UNKNOWN = false
+
+-- env_tracker follows the variables a command line exports to the
+-- programs it runs, command by command (the commands of shell.commands,
+-- in order): export NAME=v, declare/typeset -x, set -a (set -o
+-- allexport) with the assignments after it, export NAME of a variable set
+-- before, and unset NAME, export -n NAME, declare +x NAME. A variable set
+-- in a subshell (( ... ), $(...), a command string), in a pipeline or
+-- in the background, or in a function body (which may run any time) does
+-- not carry out: it becomes unknown for the commands after it (neither a
+-- test nor a production value), while unset in those still removes it (a
+-- removal never makes a command look safer). t:step(c, words) reads one
+-- command (words: its words as the caller sees them, expanded or not;
+-- c.words by default); t:list(own, inherited) returns the "NAME=value"
+-- words of the known exported variables after the last step, but those
+-- own (a map) sets itself, and those of inherited (the environment the
+-- line was given, NAME=value words) that the line did not change. Bounded
+-- by MAX_ENV changes.
+local function env_tracker()
+  local t = { vars = {}, frames = { { d = 0, saved = {} } }, n = 0, prev = nil }
+  local vars, frames, touched = t.vars, t.frames, {}
+
+  -- set records the variable n (rec nil: unset) so that the frame it was
+  -- made in can restore the value before when it is a subshell.
+  local function set(n, rec)
+    local f = frames[#frames]
+    if f.saved[n] == nil then
+      f.saved[n] = { rec = vars[n] }
+    end
+    vars[n] = rec
+    touched[n] = true
+    t.n = t.n + 1
+  end
+
+  function t:step(c, words)
+    if t.n > MAX_ENV then
+      return
+    end
+    local d = c.depth or 0
+    -- leave the groups that ended: a subshell restores what it changed, a
+    -- { } group hands it to the group around it
+    while #frames > 1 and frames[#frames].d > d do
+      local f = table.remove(frames)
+      local up = frames[#frames]
+      for n, old in pairs(f.saved) do
+        if f.sub then
+          vars[n] = old.rec
+        elseif up.saved[n] == nil then
+          up.saved[n] = old
+        end
+      end
+    end
+    local pending = t.pending
+    t.pending = nil
+    while frames[#frames].d < d do
+      local top = frames[#frames]
+      local level = top.d + 1
+      local scoped = not (level == d and c.via == "{")
+      frames[#frames + 1] = { d = level, saved = {}, sub = top.sub or scoped }
+      -- the commands of a command's own command string (RAILS_ENV=test
+      -- bash -c '...') run with its assignments
+      if pending and pending.d == top.d then
+        for n, v in pairs(pending.assigns) do
+          set(n, { v = v, x = true })
+        end
+      end
+    end
+    local f = frames[#frames]
+    words = words or c.words or {}
+    local op, prev = c.op, t.prev
+    t.prev = c
+    -- where a set value does not reach the commands after
+    local lost = f.sub or (c.func ~= nil and c.func ~= "") or op == "|" or op == "|&" or op == "&"
+      or (prev ~= nil and (prev.depth or 0) == d and (prev.op == "|" or prev.op == "|&"))
+    if #words > 0 and type(c.assigns) == "table" and next(c.assigns) and not lost then
+      t.pending = { d = d, assigns = c.assigns }
+    end
+    local function put(n, v, exported)
+      if lost then
+        v = UNKNOWN
+      end
+      local old = vars[n]
+      set(n, { v = v, x = exported or (old ~= nil and old.x) or (vars["-a"] ~= nil) })
+    end
+    if #words == 0 then
+      if type(c.assigns) == "table" then
+        for n, v in pairs(c.assigns) do
+          if type(v) == "string" then
+            put(n, v, false)
+          end
+        end
+      end
+      return
+    end
+    local name = words[1]
+    if name == "unset" then
+      for k = 2, #words do
+        if string.match(words[k], "^[%a_][%w_]*$") then
+          set(words[k], nil)
+        end
+      end
+    elseif name == "set" then
+      for k = 2, #words do
+        local w, nx = words[k], words[k + 1]
+        if w == "-a" or (w == "-o" and nx == "allexport") then
+          set("-a", { v = "" })
+        elseif w == "+a" or (w == "+o" and nx == "allexport") then
+          set("-a", nil)
+        elseif re.match(w, "^-[A-Za-z]*a[A-Za-z]*$") then
+          set("-a", { v = "" })
+        end
+      end
+    elseif ENV_DECL[name] then
+      local x, unx = name == "export", false
+      for k = 2, #words do
+        local w = words[k]
+        if string.sub(w, 1, 1) == "-" and not string.find(w, "=", 1, true) then
+          x = x or (name ~= "export" and string.find(w, "x", 2, true) ~= nil)
+          unx = unx or (name == "export" and string.find(w, "n", 2, true) ~= nil)
+        elseif string.sub(w, 1, 1) == "+" and string.find(w, "x", 2, true) then
+          unx = true
+        end
+      end
+      for k = 2, #words do
+        local n, eq, v = string.match(words[k], "^([%a_][%w_]*)(=?)(.*)$")
+        if n and eq == "=" then
+          if unx then
+            put(n, v, false)
+            vars[n].x = false
+          else
+            put(n, v, x)
+          end
+        elseif n and n == words[k] then
+          local old = vars[n]
+          if unx then
+            if old then
+              set(n, { v = old.v, x = false })
+            end
+          elseif x then
+            -- export NAME: the value set before (or the one inherited, unknown)
+            set(n, { v = (old and not lost) and old.v or UNKNOWN, x = true })
+          end
+        end
+      end
+    end
+  end
+
+  function t:list(own, inherited)
+    local out = {}
+    if t.n > MAX_ENV then
+      return out
+    end
+    for n, rec in pairs(vars) do
+      if rec.x and rec.v ~= UNKNOWN and n ~= "-a" and (own == nil or own[n] == nil) then
+        out[#out + 1] = n .. "=" .. rec.v
+      end
+    end
+    for k = 1, inherited and #inherited or 0 do
+      local n = string.match(inherited[k], "^([^=]*)=")
+      if n and touched[n] == nil and (own == nil or own[n] == nil) then
+        out[#out + 1] = inherited[k]
+      end
+    end
+    return out
+  end
+
+  return t
+end
+
 return {
   ---shell.commands: the simple commands of a command line.
   commands = commands,
@@ -279,4 +459,9 @@ return {
   parse_flags = parse_flags,
   ---@type fun(s: string, list: string[]): boolean
   matches_any = matches_any,
+  ---Follows the variables a line exports to the programs it runs:
+  ---t:step(c, words) per command in order, t:list(own, inherited) the
+  ---NAME=value words of the known exported ones.
+  ---@type fun(): {step: fun(self: table, c: table, words: string[]?), list: fun(self: table, own: table?, inherited: string[]?): string[]}
+  env_tracker = env_tracker,
 }

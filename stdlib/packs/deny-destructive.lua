@@ -54,7 +54,9 @@
 ---   `aws s3 rb`, `aws ... delete-*`/`terminate-*`, `gcloud ... delete`,
 ---   `az ... delete`, `docker compose down -v`, `rails db:drop`, ...), but
 ---   not a test database (`RAILS_ENV=test`, also exported earlier on the
----   line, `--env=testing`, `app_test`,
+---   line by `export`, `declare -x` or `set -a`, and not taken back by
+---   `unset` or `export -n` nor set in a subshell, a pipeline or a
+---   function body, `--env=testing`, `app_test`,
 ---   `test_db`, the volumes of `docker compose -f docker-compose.test.yml`,
 ---   when nothing names production or staging).
 ---
@@ -3911,9 +3913,8 @@ local NOT_TEST = [[(?i)(^|[=_.:/-])(prod|production|live|staging)([_.:/-]|$)]]
 
 -- test_target says whether a command's words name a test database or
 -- environment and nothing of production: its words, its own assignments
--- and the current values (vars) of the variables exported earlier on the
--- line (the names of exported).
-local function test_target(words, assigns, vars, exported)
+-- and its environment (env: NAME=value words, see SUBST.env_of).
+local function test_target(words, assigns, env)
   local list = {}
   for _, x in ipairs(words) do
     list[#list + 1] = x
@@ -3923,10 +3924,8 @@ local function test_target(words, assigns, vars, exported)
       list[#list + 1] = k .. "=" .. tostring(v)
     end
   end
-  for k in pairs(vars and exported or {}) do
-    if type(assigns) ~= "table" or assigns[k] == nil then
-      list[#list + 1] = k .. "=" .. tostring(vars[k] or "")
-    end
+  for _, x in ipairs(env or {}) do
+    list[#list + 1] = x
   end
   local seen = false
   for _, x in ipairs(list) do
@@ -4226,7 +4225,7 @@ check_argv = function(words, ctx, eff)
   end
   if fn then
     local rule, detail = fn(w, ctx)
-    if rule == "drop-database" and test_target(words, ctx.assigns_now, ctx.vars, ctx.exported) then
+    if rule == "drop-database" and test_target(words, ctx.assigns_now, SUBST.env_of(ctx)) then
       rule = nil -- a test database is made to be dropped
     end
     if rule then
@@ -4396,7 +4395,7 @@ local function loop_values(line, name, nth, ctx, pargs)
   return out
 end
 
-check_line = function(line, depth)
+SUBST.check_line = function(line, depth)
   if type(line) ~= "string" or line == "" then
     return nil
   end
@@ -4432,7 +4431,12 @@ check_line = function(line, depth)
     end
   end
   local cmds = commands(line)
-  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {}, budget = { n = 0 }, bare = bare_names(line) }
+  -- envt: the variables exported so far (export RAILS_ENV=test && rails
+  -- db:drop); inherit: the environment of the command that runs this
+  -- line (RAILS_ENV=test bash -c '...'), see SUBST.env_of
+  local up = SUBST.env_ctx
+  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {}, budget = { n = 0 }, bare = bare_names(line),
+    envt = C.env_tracker(), inherit = up and SUBST.env_of(up) }
   local vars, aliases, funcs, arrays = ctx.vars, ctx.aliases, ctx.funcs, ctx.arrays
   -- loops: the values of loop variables (for d in a b c); seen: how many
   -- loops bound each name so far
@@ -4567,6 +4571,7 @@ check_line = function(line, depth)
       words = positional(words, pargs, next(arrays) and arrays, vars, ctx.bare)
     end
     words = xargs_replace(expand(words, vars, ctx.bare))
+    ctx.envt:step(c, words)
     local first = basename(words[1])
     if first == "set" and words[2] and (words[2] == "--" or not string.find(words[2], "^[-+]")) then
       -- set -- ARGS (set ARGS): the positional parameters from here on;
@@ -4592,17 +4597,6 @@ check_line = function(line, depth)
       for k = 2, #words do
         if re.match(words[k], "^-[a-zA-Z]*n[a-zA-Z]*$") then
           nameref = true
-        end
-      end
-      -- export NAME[=v]: the programs run after it see NAME (export
-      -- RAILS_ENV=test && rails db:drop is a test database)
-      if first == "export" then
-        for k = 2, #words do
-          local n = string.match(words[k], "^([A-Za-z_][A-Za-z0-9_]*)")
-          if n then
-            ctx.exported = ctx.exported or {}
-            ctx.exported[n] = true
-          end
         end
       end
       for k = 2, #words do
@@ -4755,6 +4749,7 @@ check_line = function(line, depth)
     end
     -- the command's own assignments (RAILS_ENV=test rails db:drop)
     ctx.assigns_now = c.assigns
+    SUBST.env_ctx = ctx
     local rule, detail = check_argv(words, ctx, eff_now)
     if rule then
       ctx.assigns_now = nil
@@ -4841,6 +4836,29 @@ check_line = function(line, depth)
     end
   end
   return nil
+end
+
+-- check_line is SUBST.check_line that gives back the command whose
+-- environment a line started from its own runs (SUBST.env_ctx) when it
+-- ends: a line run by another inherits that command's environment, not
+-- the one a line run before it ended with.
+check_line = function(line, depth)
+  local up = SUBST.env_ctx
+  local rule, detail = SUBST.check_line(line, depth)
+  SUBST.env_ctx = up
+  return rule, detail
+end
+
+-- SUBST.env_of is the environment (NAME=value words) of the command a
+-- ctx checks: its own assignments, the variables the line exported
+-- before it and the environment the line was given.
+SUBST.env_of = function(ctx)
+  local own = type(ctx.assigns_now) == "table" and ctx.assigns_now or nil
+  local list = ctx.envt and ctx.envt:list(own, ctx.inherit) or {}
+  for k, v in pairs(own or {}) do
+    list[#list + 1] = k .. "=" .. tostring(v)
+  end
+  return list
 end
 
 -- NAMES and HIDING make a cheap prefilter: a line that names none of the
@@ -4985,7 +5003,7 @@ C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
             CWD = clean(input.cwd)
           end
         end
-        OVERFLOW = false
+        OVERFLOW, SUBST.env_ctx = false, nil
         local rule, detail = check_line(line, 0)
         if not rule and OVERFLOW and names_rule_program(line) then
           rule, detail = deny("too-complex", "the line builds values longer than the pack expands, and names a program it checks")
