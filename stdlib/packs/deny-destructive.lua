@@ -96,9 +96,15 @@
 --- `IFS` of other characters than blanks splitting expanded words (`f(){
 --- local IFS=,; set -- $1; rm -rf $2; }; f "x,/"`, `IFS=, read -ra`), a
 --- value with blanks expanded outside quotes split into words
---- (`DIRS="build ~"; rm -rf $DIRS`), substitutions that only print
+--- (`DIRS="build ~"; rm -rf $DIRS`, also inside a longer word,
+--- `rm -rf build$v`, and where the line quotes it elsewhere, `echo "$v";
+--- rm -rf $v`), substitutions that only print
 --- (`"$(echo "$v")"`, `$(printf %s "$v")`, `$(cat <<<"$v")`, `$(realpath
---- "$v")`, backticks), arrays
+--- "$v")`, backticks), substitutions that run a program printing the
+--- paths it is given when one is critical (`rm -rf $(find / -maxdepth
+--- 0)`, `$(ls -d ~)`, `$(cd .. && pwd)`, `$(echo / | tr -d x)`; not
+--- `$(mktemp -d)`, `$(git ls-files -d)` or a `find` narrowed by `-name`),
+--- arrays
 --- (`a=(rm -rf ~); "${a[@]}"`, `declare -a`) and positional parameters
 --- (`set -- rm -rf /; "$@"`, `shift`, `${@:2}`) set earlier on the line,
 --- also by `read -a`, `readarray` and `mapfile` from a here-string or
@@ -337,6 +343,7 @@ local function relative_to_cwd(p)
 end
 
 local critical
+local printed_by
 
 -- history_file says whether a path is a shell's or a REPL's history file
 -- (deleting or emptying it covers the agent's tracks).
@@ -387,6 +394,13 @@ end
 -- critical says why deleting path p (recursively when rec) is destructive,
 -- or returns nil. mode "perm" (chmod/chown) ignores . and .git.
 critical = function(raw, rec, mode)
+  -- a path a command prints: rm -rf $(find / -maxdepth 0)
+  if type(raw) == "string" and (string.find(raw, "$(", 1, true) or string.find(raw, "`", 1, true)) then
+    local why = printed_by(raw, rec, mode)
+    if why then
+      return why
+    end
+  end
   local p = norm(raw)
   if p == nil then
     return nil
@@ -2052,6 +2066,85 @@ local function bind_args(script, name, args)
   end))
 end
 
+-- ECHOERS are the programs that print the paths they are given (find its
+-- start points, ls -d its operands, cd DIR && pwd the folder, echo and
+-- printf their words, realpath, readlink, basename, stat, du).
+local ECHOERS = { find = true, ls = true, echo = true, printf = true, realpath = true, readlink = true, basename = true,
+  stat = true, du = true, cd = true, pushd = true }
+
+-- printed_by says why the word raw names a critical path (as critical
+-- says) through a substitution the line cannot resolve (it runs another
+-- program than those that only print, see monad.expand): when a program
+-- of the substitution prints the paths it is given (ECHOERS) and one of
+-- them, put in for the substitution, is critical (rm -rf $(find /
+-- -maxdepth 0), rm -rf $(ls -d ~), rm -rf $(echo / | tr -d x)). find
+-- narrowed by a name test or -mindepth, ls without -d or a glob, and cd
+-- without pwd print no path they were given; any other program (mktemp,
+-- git ls-files, npm root, pgrep) prints paths the pack cannot know, which
+-- are left alone. Bounded: four substitutions a word, eight paths each,
+-- the other substitutions read as one segment.
+printed_by = function(raw, rec, mode)
+  local from, seen = 1, 0
+  while seen < 4 do
+    local a, b = string.find(raw, "%$%b()", from)
+    local ta, tb = string.find(raw, "`[^`]*`", from)
+    if ta and (not a or ta < a) then
+      a, b = ta, tb
+    end
+    if not a then
+      return nil
+    end
+    seen = seen + 1
+    from = b + 1
+    local body = string.sub(raw, a, b)
+    body = string.sub(body, 1, 1) == "`" and string.sub(body, 2, -2) or string.sub(body, 3, -2)
+    local ok, cmds = pcall(commands, body)
+    if ok and type(cmds) == "table" then
+      local pwd = false
+      for _, c in ipairs(cmds) do
+        local n = basename((c.words or {})[1])
+        pwd = pwd or n == "pwd" or n == "dirs"
+      end
+      for _, c in ipairs(cmds) do
+        local w = unwrap(c.words or {})
+        local name = basename(w[1])
+        if ECHOERS[name] and (c.depth or 0) == 0 and ((name ~= "cd" and name ~= "pushd") or pwd) then
+          local ops, narrowed, listed = {}, false, name ~= "ls"
+          for k = 2, #w do
+            local x = w[k]
+            if name == "find" and (#ops > 0 or k > 2) and re.match(x, "^[-(!]") then
+              -- the expression: a name test or -mindepth narrows what find prints
+              for j = k, #w - 1 do
+                local t = string.match(w[j], "^%-(%a+)$")
+                if (t and NAME_TESTS[t] and not TRIVIAL_NAME[w[j + 1]]) or (t == "mindepth" and (tonumber(w[j + 1]) or 0) >= 1) then
+                  narrowed = true
+                end
+              end
+              break
+            elseif string.sub(x, 1, 1) == "-" and x ~= "-" then
+              listed = listed or re.match(x, "^(-[A-Za-z]*d[A-Za-z]*|--directory)$")
+            elseif #ops < 8 and not (name == "printf" and k == 2) then
+              ops[#ops + 1] = x
+              listed = listed or string.find(x, "*", 1, true) ~= nil
+            end
+          end
+          if listed and not narrowed then
+            local before = re.gsub(string.sub(raw, 1, a - 1), [[\$\([^()]*\)|`[^`]*`]], "_")
+            local after = re.gsub(string.sub(raw, b + 1), [[\$\([^()]*\)|`[^`]*`]], "_")
+            for _, op in ipairs(ops) do
+              local why = critical(before .. op .. after, rec, mode)
+              if why then
+                return "what " .. name .. " prints there, which may be " .. why
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+  return nil
+end
+
 -- SUBST bounds the checks of an sh -c script that shifts through its
 -- arguments, one per argument (shifts), and holds the functions below
 -- that are fields (the chunk is near Lua's 200 locals). The resolution of
@@ -3258,6 +3351,7 @@ local function bare_names(line)
     return nil
   end
   local set, quoted, q, i = nil, {}, nil, 1
+  local occ = {}
   while true do
     -- the next quote, backslash or $ (in single quotes, the closing one)
     local at = string.find(line, q == "'" and "'" or "[\\'\"$]", i)
@@ -3284,6 +3378,9 @@ local function bare_names(line)
       elseif name then
         quoted[name] = true
       end
+      if name then
+        occ[#occ + 1] = q == nil
+      end
     end
     i = i + 1
   end
@@ -3292,7 +3389,118 @@ local function bare_names(line)
       set[name] = nil
     end
   end
-  return set
+  return set, occ
+end
+
+-- SUBST.word_flags tells, word by word, which expansions the shell splits
+-- at blanks where the line's words cannot say (the parser resolves
+-- quotes): a variable expanded both inside and outside quotes (echo
+-- "$v"; rm -rf $v) or outside quotes inside a longer word (rm -rf x$v).
+-- occ is the line's expansions in text order, true for those outside
+-- quotes (bare_names). The commands the line lists in text order (not
+-- those inside substitutions or command strings) hold the expansions of
+-- their assignments, words and redirection targets in that order; when
+-- their count is occ's, the i-th is the i-th of occ, and a word is split
+-- when its expansions are all outside quotes and it is one expansion or
+-- holds no blank as written. It returns, per command, the raw words that
+-- hold expansions with their decisions in order (words[raw] = {bool...}),
+-- or nil when the count differs (single quotes, here-documents, case
+-- words, backslashes: the line-wide reading of bare_names stands).
+SUBST.word_flags = function(cmds, occ, line)
+  local any = false
+  for _, b in ipairs(occ) do
+    any = any or b
+  end
+  if not any or #occ > 256 or string.find(line, "<<", 1, true) then
+    return nil
+  end
+  local function refs(word, out)
+    local i = 1
+    while true do
+      local at = string.find(word, "$", i, true)
+      if not at then
+        return out
+      end
+      if string.match(word, "^{?[%a_][%w_]*", at + 1) or string.match(word, "^{?[0-9]", at + 1) then
+        out = out + 1
+      end
+      i = at + 1
+    end
+  end
+  local total, listed = 0, {}
+  for _, c in ipairs(cmds) do
+    local via = c.via or ""
+    if via == "" or via == "(" or via == "{" then
+      listed[#listed + 1] = c
+      for _, v in pairs(type(c.assigns) == "table" and c.assigns or {}) do
+        total = total + refs(v, 0)
+      end
+      for _, w in ipairs(c.words or {}) do
+        total = total + refs(w, 0)
+      end
+      for _, r in ipairs(type(c.redirects) == "table" and c.redirects or {}) do
+        total = total + refs(type(r.target) == "string" and r.target or "", 0)
+      end
+    end
+  end
+  if total ~= #occ then
+    return nil
+  end
+  local flags, n = {}, 0
+  for _, c in ipairs(listed) do
+    for _, v in pairs(type(c.assigns) == "table" and c.assigns or {}) do
+      n = n + refs(v, 0)
+    end
+    local words = nil
+    for _, w in ipairs(c.words or {}) do
+      local k = refs(w, 0)
+      if k > 0 then
+        local split = not string.find(w, "%s") or re.match(w, [[^\$\{?([A-Za-z_][A-Za-z0-9_]*|[0-9])\}?$]])
+        for j = n + 1, n + k do
+          split = split and occ[j]
+        end
+        n = n + k
+        words = words or {}
+        words[w] = words[w] or {}
+        local list = words[w]
+        list[#list + 1] = split and true or false
+      end
+    end
+    for _, r in ipairs(type(c.redirects) == "table" and c.redirects or {}) do
+      n = n + refs(type(r.target) == "string" and r.target or "", 0)
+    end
+    flags[c] = words
+  end
+  return flags
+end
+
+-- SUBST.bare_of is the split reading of one command: the line's set of
+-- names expanded only outside quotes (bare), with the command's word
+-- decisions (flags) under the key "$w" (no name holds a $).
+SUBST.bare_of = function(bare, flags)
+  if flags == nil then
+    return bare
+  end
+  local out = { ["$w"] = flags }
+  for k, v in pairs(bare or {}) do
+    out[k] = v
+  end
+  return out
+end
+
+-- SUBST.rewind starts the reading of a command's word decisions over
+-- (expand and positional read them in word order), and SUBST.next_word
+-- moves to the next use of the raw word w.
+SUBST.rewind = function(bare)
+  for _, q in pairs(bare and bare["$w"] or {}) do
+    q.i = 0
+  end
+end
+SUBST.next_word = function(bare, w)
+  local q = bare and bare["$w"] and bare["$w"][w]
+  if q then
+    q.i = (q.i or 0) + 1
+  end
 end
 
 -- split_fields appends to out the fields of the word w and returns true
@@ -3309,9 +3517,15 @@ local function split_fields(out, w, raw, field, bare)
   end
   local at = field
   if not at and bare and raw and #out > 0 and string.find(w, "%s") then
-    local name = string.match(raw, "^%${?([%a_][%w_]*)}?$") or string.match(raw, "^%${?([0-9])}?$")
-    if name and bare[name] then
-      at = "%S+"
+    local q = bare["$w"] and bare["$w"][raw]
+    if q then
+      -- the decision for this use of the word (SUBST.word_flags)
+      at = q[q.i or 1] and "%S+" or nil
+    else
+      local name = string.match(raw, "^%${?([%a_][%w_]*)}?$") or string.match(raw, "^%${?([0-9])}?$")
+      if name and bare[name] then
+        at = "%S+"
+      end
     end
   end
   if not at then
@@ -3327,7 +3541,9 @@ end
 local function expand(words, vars, bare)
   local out = {}
   local field = ifs_field(vars)
+  SUBST.rewind(bare)
   for _, raw in ipairs(words) do
+    SUBST.next_word(bare, raw)
     local w = subst(raw, vars)
     -- brace expansion of a whole word: {rm,-rf,/}
     local body = string.match(w, "^{([^{}]*,[^{}]*)}$")
@@ -3539,7 +3755,9 @@ local DECLARERS = { export = true, declare = true, typeset = true, ["local"] = t
 local function positional(words, args, arrays, vars, bare)
   local out = {}
   local field = ifs_field(vars)
+  SUBST.rewind(bare)
   for _, w in ipairs(words) do
+    SUBST.next_word(bare, w)
     local raw = w
     local whole = args and (w == "$@" or w == "$*" or w == "${@}" or w == "${*}") and args
     if args and not whole then
@@ -3881,7 +4099,7 @@ check_argv = function(words, ctx, eff)
         end
       end
       local make = function()
-        return expand(positional(bc.words, args, next(arrays) and arrays, vars, ctx.bare), vars, ctx.bare)
+        return expand(positional(bc.words, args, next(arrays) and arrays, vars, bc.bare or ctx.bare), vars, bc.bare or ctx.bare)
       end
       local bw = make()
       local bn = basename(bw[1])
@@ -4162,8 +4380,11 @@ SUBST.check_line = function(line, depth)
   -- db:drop); inherit: the environment of the command that runs this
   -- line (RAILS_ENV=test bash -c '...'), see SUBST.env_of
   local up = SUBST.env_ctx
-  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {}, budget = { n = 0 }, bare = bare_names(line),
+  local bare, occ = bare_names(line)
+  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {}, budget = { n = 0 }, bare = bare,
     envt = C.env_tracker(), inherit = up and SUBST.env_of(up) }
+  -- flags: per command, which words the shell splits (SUBST.word_flags)
+  local flags = occ and SUBST.word_flags(cmds, occ, line)
   local vars, aliases, funcs, arrays = ctx.vars, ctx.aliases, ctx.funcs, ctx.arrays
   -- loops: the values of loop variables (for d in a b c); seen: how many
   -- loops bound each name so far
@@ -4279,7 +4500,7 @@ SUBST.check_line = function(line, depth)
     end
     if type(c.func) == "string" and c.func ~= "" and ((type(c.words) == "table" and #c.words > 0) or type(c.assigns) == "table") then
       local body = funcs[c.func] or {}
-      body[#body + 1] = { words = c.words, assigns = c.assigns, redirects = c.redirects }
+      body[#body + 1] = { words = c.words, assigns = c.assigns, redirects = c.redirects, bare = SUBST.bare_of(ctx.bare, flags and flags[c]) }
       funcs[c.func] = body
     end
     local words = c.words or {}
@@ -4294,10 +4515,12 @@ SUBST.check_line = function(line, depth)
     -- set -- ARGS and arrays earlier on the line: "$@", $1, "${a[@]}" (a
     -- function's body has its own $1..)
     local pargs = not (type(c.func) == "string" and c.func ~= "") and ctx.posargs or nil
+    -- which of its words the shell splits at blanks (bare_names, SUBST.word_flags)
+    local cbare = SUBST.bare_of(ctx.bare, flags and flags[c])
     if pargs or next(arrays) then
-      words = positional(words, pargs, next(arrays) and arrays, vars, ctx.bare)
+      words = positional(words, pargs, next(arrays) and arrays, vars, cbare)
     end
-    words = xargs_replace(expand(words, vars, ctx.bare))
+    words = xargs_replace(expand(words, vars, cbare))
     ctx.envt:step(c, words)
     local first = basename(words[1])
     if first == "set" and words[2] and (words[2] == "--" or not string.find(words[2], "^[-+]")) then
@@ -4488,9 +4711,9 @@ SUBST.check_line = function(line, depth)
       rule, detail = per_value(ctx, loops, c.words, vars, function()
         local vw = c.words
         if pargs or next(arrays) then
-          vw = positional(vw, pargs, next(arrays) and arrays, vars, ctx.bare)
+          vw = positional(vw, pargs, next(arrays) and arrays, vars, cbare)
         end
-        return xargs_replace(expand(vw, vars, ctx.bare))
+        return xargs_replace(expand(vw, vars, cbare))
       end)
       if rule then
         ctx.assigns_now = nil
