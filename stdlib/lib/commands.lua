@@ -258,6 +258,48 @@ local function matches_any(s, list)
   return false
 end
 
+-- env_cut reads the wrappers before a command's program that change the
+-- environment it gets: env -i (-, --ignore-environment) and sudo or doas
+-- without -E (--preserve-env) start it from an empty one, env -u NAME
+-- (--unset=NAME) removes NAME. It returns whether the environment was
+-- cleared, the index of the first word after the last wrapper that
+-- cleared it (what is set before does not reach the program: RAILS_ENV=test
+-- sudo rails ...), and the set of names removed (nil when none).
+local function env_cut(words)
+  local lead = #words - #unwrap(words)
+  local cleared, at, removed = false, 0, nil
+  local k = 1
+  while k <= lead do
+    local b = basename(words[k])
+    if b == "env" or b == "sudo" or b == "doas" then
+      local clears, j = b ~= "env", k + 1
+      while j <= lead and string.sub(words[j], 1, 1) == "-" do
+        local a = words[j]
+        if b == "env" and (a == "-i" or a == "-" or a == "--ignore-environment") then
+          clears = true
+        elseif b == "env" and (a == "-u" or a == "--unset") and words[j + 1] then
+          removed = removed or {}
+          removed[words[j + 1]] = true
+          j = j + 1
+        elseif b == "env" and string.sub(a, 1, 8) == "--unset=" then
+          removed = removed or {}
+          removed[string.sub(a, 9)] = true
+        elseif b ~= "env" and (a == "-E" or string.sub(a, 1, 14) == "--preserve-env") then
+          clears = false
+        end
+        j = j + 1
+      end
+      if clears then
+        cleared, at = true, j
+      end
+      k = j
+    else
+      k = k + 1
+    end
+  end
+  return cleared, at, removed
+end
+
 -- ENV_SET: the ways a command sets or marks variables (export, declare
 -- -x, ...); the value says which words follow: names with values.
 local ENV_DECL = { export = true, declare = true, typeset = true, ["local"] = true, readonly = true }
@@ -459,6 +501,10 @@ return {
   parse_flags = parse_flags,
   ---@type fun(s: string, list: string[]): boolean
   matches_any = matches_any,
+  ---What the wrappers of a command's words do to its environment: cleared,
+  ---the index after the last clearing wrapper, the names removed.
+  ---@type fun(words: string[]): boolean, integer, table<string, boolean>?
+  env_cut = env_cut,
   ---Follows the variables a line exports to the programs it runs:
   ---t:step(c, words) per command in order, t:list(own, inherited) the
   ---NAME=value words of the known exported ones.

@@ -495,22 +495,29 @@ local PROD = [[(?i)(^|[=_.:/-])(prod|production|live)([_.:/-]|$)]]
 -- monad.commands env_tracker) that these do not set.
 local function assigns_of(c, w)
   local out, own = {}, {}
-  for k, x in pairs(c.assigns) do
-    out[#out + 1] = k .. "=" .. x
-    own[k] = true
-  end
   local words = c.words
-  for i = 1, #words - #w do
+  -- env -i, env -u NAME, sudo: what reaches the program (monad.commands env_cut)
+  local cleared, at, removed = C.env_cut(words)
+  removed = removed or {}
+  if not cleared then
+    for k, x in pairs(c.assigns) do
+      if not removed[k] then
+        out[#out + 1] = k .. "=" .. x
+        own[k] = true
+      end
+    end
+  end
+  for i = math.max(at, 1), #words - #w do
     local n = string.match(words[i], "^([%a_][%w_]*)=")
-    if n then
+    if n and not removed[n] then
       out[#out + 1] = words[i]
       own[n] = true
     end
   end
-  local env = c.env
+  local env = not cleared and c.env
   for i = 1, env and #env or 0 do
     local n = string.match(env[i], "^([^=]*)=")
-    if not own[n] then
+    if not own[n] and not removed[n] then
       out[#out + 1] = env[i]
     end
   end

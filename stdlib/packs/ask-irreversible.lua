@@ -39,7 +39,8 @@
 --- reads its own assignments and what the line exported before it
 --- (`export RAILS_ENV=test && rails db:drop`, `declare -x`, `set -a`),
 --- as the shell does: not what a subshell, a pipeline or a function body
---- exported, nor what `unset` or `export -n` took back.
+--- exported, nor what `unset` or `export -n` took back, nor what `env
+--- -i`, `env -u NAME` or `sudo` (without `-E`) keep from the program.
 
 local PACK = "ask-irreversible"
 

@@ -4170,7 +4170,7 @@ check_argv = function(words, ctx, eff)
   end
   if fn then
     local rule, detail = fn(w, ctx)
-    if rule == "drop-database" and test_target(words, ctx.assigns_now, SUBST.env_of(ctx)) then
+    if rule == "drop-database" and test_target(words, not C.env_cut(words) and ctx.assigns_now or nil, SUBST.env_of(ctx, words)) then
       rule = nil -- a test database is made to be dropped
     end
     if rule then
@@ -4521,7 +4521,7 @@ SUBST.check_line = function(line, depth)
       words = positional(words, pargs, next(arrays) and arrays, vars, cbare)
     end
     words = xargs_replace(expand(words, vars, cbare))
-    ctx.envt:step(c, words)
+    ctx.envt:step(c)
     local first = basename(words[1])
     if first == "set" and words[2] and (words[2] == "--" or not string.find(words[2], "^[-+]")) then
       -- set -- ARGS (set ARGS): the positional parameters from here on;
@@ -4801,12 +4801,30 @@ end
 
 -- SUBST.env_of is the environment (NAME=value words) of the command a
 -- ctx checks: its own assignments, the variables the line exported
--- before it and the environment the line was given.
-SUBST.env_of = function(ctx)
+-- before it and the environment the line was given; with the command's
+-- words, less what their wrappers clear or remove (env -i, env -u NAME,
+-- sudo: monad.commands env_cut).
+SUBST.env_of = function(ctx, words)
   local own = type(ctx.assigns_now) == "table" and ctx.assigns_now or nil
+  local cleared, _, removed = false, 0, nil
+  if words then
+    cleared, _, removed = C.env_cut(words)
+  end
+  if cleared then
+    return {}
+  end
   local list = ctx.envt and ctx.envt:list(own, ctx.inherit) or {}
   for k, v in pairs(own or {}) do
     list[#list + 1] = k .. "=" .. tostring(v)
+  end
+  if removed then
+    local kept = {}
+    for _, x in ipairs(list) do
+      if not removed[string.match(x, "^([^=]*)=")] then
+        kept[#kept + 1] = x
+      end
+    end
+    list = kept
   end
   return list
 end
