@@ -313,6 +313,9 @@ local MAX_ENV = 64
 -- to reach the commands after (a subshell, a pipeline, a function body).
 local UNKNOWN = false
 
+-- NO_WORDS is an empty list (a command without words or assignments).
+local NO_WORDS = {}
+
 -- env_tracker follows the variables a command line exports to the
 -- programs it runs, command by command (the commands of shell.commands,
 -- in order): export NAME=v, declare/typeset -x, set -a (set -o
@@ -329,27 +332,46 @@ local UNKNOWN = false
 -- own (a map) sets itself, and those of inherited (the environment the
 -- line was given, NAME=value words) that the line did not change. Bounded
 -- by MAX_ENV changes.
-local function env_tracker()
-  local t = { vars = {}, frames = { { d = 0, saved = {} } }, n = 0, prev = nil }
-  local vars, frames, touched = t.vars, t.frames, {}
+local TRACKER = {}
+TRACKER.__index = TRACKER
 
-  -- set records the variable n (rec nil: unset) so that the frame it was
-  -- made in can restore the value before when it is a subshell.
-  local function set(n, rec)
-    local f = frames[#frames]
-    if f.saved[n] == nil then
-      f.saved[n] = { rec = vars[n] }
-    end
-    vars[n] = rec
-    touched[n] = true
-    t.n = t.n + 1
+-- set records the variable n (rec nil: unset) so that the frame it was
+-- made in can restore the value before when it is a subshell.
+local function env_set(t, n, rec)
+  local vars = t.vars
+  local f = t.frames and t.frames[#t.frames] or t.top
+  if f.saved[n] == nil then
+    f.saved[n] = { rec = vars[n] }
   end
+  vars[n] = rec
+  t.touched[n] = true
+  t.n = t.n + 1
+end
 
-  function t:step(c, words)
-    if t.n > MAX_ENV then
-      return
-    end
-    local d = c.depth or 0
+-- env_put sets n to v, exported when exported says so, when it was or
+-- under set -a; to an unknown value when lost.
+local function env_put(t, n, v, exported, lost)
+  if lost then
+    v = UNKNOWN
+  end
+  local old = t.vars[n]
+  env_set(t, n, { v = v, x = exported or (old ~= nil and old.x) or (t.vars["-a"] ~= nil) })
+end
+
+function TRACKER:step(c, words)
+  if self.n > MAX_ENV then
+    return
+  end
+  local d = c.depth or 0
+  local frames = self.frames
+  if frames == nil and d > 0 then
+    frames = { self.top }
+    self.frames = frames
+  end
+  local pending = self.pending
+  self.pending = nil
+  if frames then
+    local vars = self.vars
     -- leave the groups that ended: a subshell restores what it changed, a
     -- { } group hands it to the group around it
     while #frames > 1 and frames[#frames].d > d do
@@ -363,8 +385,6 @@ local function env_tracker()
         end
       end
     end
-    local pending = t.pending
-    t.pending = nil
     while frames[#frames].d < d do
       local top = frames[#frames]
       local level = top.d + 1
@@ -374,110 +394,145 @@ local function env_tracker()
       -- bash -c '...') run with its assignments
       if pending and pending.d == top.d then
         for n, v in pairs(pending.assigns) do
-          set(n, { v = v, x = true })
-        end
-      end
-    end
-    local f = frames[#frames]
-    words = words or c.words or {}
-    local op, prev = c.op, t.prev
-    t.prev = c
-    -- where a set value does not reach the commands after
-    local lost = f.sub or (c.func ~= nil and c.func ~= "") or op == "|" or op == "|&" or op == "&"
-      or (prev ~= nil and (prev.depth or 0) == d and (prev.op == "|" or prev.op == "|&"))
-    if #words > 0 and type(c.assigns) == "table" and next(c.assigns) and not lost then
-      t.pending = { d = d, assigns = c.assigns }
-    end
-    local function put(n, v, exported)
-      if lost then
-        v = UNKNOWN
-      end
-      local old = vars[n]
-      set(n, { v = v, x = exported or (old ~= nil and old.x) or (vars["-a"] ~= nil) })
-    end
-    if #words == 0 then
-      if type(c.assigns) == "table" then
-        for n, v in pairs(c.assigns) do
-          if type(v) == "string" then
-            put(n, v, false)
-          end
-        end
-      end
-      return
-    end
-    local name = words[1]
-    if name == "unset" then
-      for k = 2, #words do
-        if string.match(words[k], "^[%a_][%w_]*$") then
-          set(words[k], nil)
-        end
-      end
-    elseif name == "set" then
-      for k = 2, #words do
-        local w, nx = words[k], words[k + 1]
-        if w == "-a" or (w == "-o" and nx == "allexport") then
-          set("-a", { v = "" })
-        elseif w == "+a" or (w == "+o" and nx == "allexport") then
-          set("-a", nil)
-        elseif re.match(w, "^-[A-Za-z]*a[A-Za-z]*$") then
-          set("-a", { v = "" })
-        end
-      end
-    elseif ENV_DECL[name] then
-      local x, unx = name == "export", false
-      for k = 2, #words do
-        local w = words[k]
-        if string.sub(w, 1, 1) == "-" and not string.find(w, "=", 1, true) then
-          x = x or (name ~= "export" and string.find(w, "x", 2, true) ~= nil)
-          unx = unx or (name == "export" and string.find(w, "n", 2, true) ~= nil)
-        elseif string.sub(w, 1, 1) == "+" and string.find(w, "x", 2, true) then
-          unx = true
-        end
-      end
-      for k = 2, #words do
-        local n, eq, v = string.match(words[k], "^([%a_][%w_]*)(=?)(.*)$")
-        if n and eq == "=" then
-          if unx then
-            put(n, v, false)
-            vars[n].x = false
-          else
-            put(n, v, x)
-          end
-        elseif n and n == words[k] then
-          local old = vars[n]
-          if unx then
-            if old then
-              set(n, { v = old.v, x = false })
-            end
-          elseif x then
-            -- export NAME: the value set before (or the one inherited, unknown)
-            set(n, { v = (old and not lost) and old.v or UNKNOWN, x = true })
-          end
+          env_set(self, n, { v = v, x = true })
         end
       end
     end
   end
+  local f = frames and frames[#frames] or self.top
+  words = words or c.words or NO_WORDS
+  local op, prev = c.op, self.prev
+  self.prev = c
+  -- where a set value does not reach the commands after
+  local lost = f.sub or (c.func ~= nil and c.func ~= "") or op == "|" or op == "|&" or op == "&"
+    or (prev ~= nil and (prev.depth or 0) == d and (prev.op == "|" or prev.op == "|&"))
+  local assigns = type(c.assigns) == "table" and c.assigns or nil
+  if #words > 0 and assigns and next(assigns) and not lost then
+    self.pending = { d = d, assigns = assigns }
+  end
+  if #words == 0 then
+    for n, v in pairs(assigns or NO_WORDS) do
+      if type(v) == "string" then
+        env_put(self, n, v, false, lost)
+      end
+    end
+    return
+  end
+  local name = words[1]
+  if name == "unset" then
+    for k = 2, #words do
+      if string.match(words[k], "^[%a_][%w_]*$") then
+        env_set(self, words[k], nil)
+      end
+    end
+  elseif name == "set" then
+    for k = 2, #words do
+      local w, nx = words[k], words[k + 1]
+      if w == "-a" or (w == "-o" and nx == "allexport") then
+        env_set(self, "-a", { v = "" })
+      elseif w == "+a" or (w == "+o" and nx == "allexport") then
+        env_set(self, "-a", nil)
+      elseif re.match(w, "^-[A-Za-z]*a[A-Za-z]*$") then
+        env_set(self, "-a", { v = "" })
+      end
+    end
+  elseif ENV_DECL[name] then
+    local vars = self.vars
+    local x, unx = name == "export", false
+    for k = 2, #words do
+      local w = words[k]
+      if string.sub(w, 1, 1) == "-" and not string.find(w, "=", 1, true) then
+        x = x or (name ~= "export" and string.find(w, "x", 2, true) ~= nil)
+        unx = unx or (name == "export" and string.find(w, "n", 2, true) ~= nil)
+      elseif string.sub(w, 1, 1) == "+" and string.find(w, "x", 2, true) then
+        unx = true
+      end
+    end
+    for k = 2, #words do
+      local n, eq, v = string.match(words[k], "^([%a_][%w_]*)(=?)(.*)$")
+      if n and eq == "=" then
+        if unx then
+          env_put(self, n, v, false, lost)
+          vars[n].x = false
+        else
+          env_put(self, n, v, x, lost)
+        end
+      elseif n and n == words[k] then
+        local old = vars[n]
+        if unx then
+          if old then
+            env_set(self, n, { v = old.v, x = false })
+          end
+        elseif x then
+          -- export NAME: the value set before (or the one inherited, unknown)
+          env_set(self, n, { v = (old and not lost) and old.v or UNKNOWN, x = true })
+        end
+      end
+    end
+  end
+end
 
-  function t:list(own, inherited)
-    local out = {}
-    if t.n > MAX_ENV then
-      return out
-    end
-    for n, rec in pairs(vars) do
-      if rec.x and rec.v ~= UNKNOWN and n ~= "-a" and (own == nil or own[n] == nil) then
-        out[#out + 1] = n .. "=" .. rec.v
-      end
-    end
-    for k = 1, inherited and #inherited or 0 do
-      local n = string.match(inherited[k], "^([^=]*)=")
-      if n and touched[n] == nil and (own == nil or own[n] == nil) then
-        out[#out + 1] = inherited[k]
-      end
-    end
+function TRACKER:list(own, inherited)
+  local out = {}
+  if self.n > MAX_ENV then
     return out
   end
+  for n, rec in pairs(self.vars) do
+    if rec.x and rec.v ~= UNKNOWN and n ~= "-a" and (own == nil or own[n] == nil) then
+      out[#out + 1] = n .. "=" .. rec.v
+    end
+  end
+  for k = 1, inherited and #inherited or 0 do
+    local n = string.match(inherited[k], "^([^=]*)=")
+    if n and self.touched[n] == nil and (own == nil or own[n] == nil) then
+      out[#out + 1] = inherited[k]
+    end
+  end
+  return out
+end
 
+-- (the frames below the top level are made when a command is first
+-- deeper than it)
+local function env_tracker()
+  return setmetatable({ vars = {}, touched = {}, top = { d = 0, saved = {} }, n = 0 }, TRACKER)
+end
+
+-- env_step is t:step(cmds[i]) for a tracker made only when a command
+-- first exports, declares, unsets or sets (set -a) variables, or gives
+-- its own to the command it runs (RAILS_ENV=test bash -c '...'): most
+-- lines do not (nil until then); made, it reads the commands before
+-- first (a NAME=value that export NAME exports after). It returns the
+-- tracker (or nil).
+local function env_step(t, cmds, i)
+  local c = cmds[i]
+  if t == nil then
+    local w1 = (c.words or NO_WORDS)[1]
+    if not ((w1 and (ENV_DECL[w1] or w1 == "set" or w1 == "unset")) or (w1 and type(c.assigns) == "table" and next(c.assigns))) then
+      return nil
+    end
+    t = env_tracker()
+    for k = 1, i - 1 do
+      t:step(cmds[k])
+    end
+  end
+  t:step(c)
   return t
+end
+
+-- env_list is t:list(own, inherited), also for no tracker (nil): the
+-- inherited words that own does not set.
+local function env_list(t, own, inherited)
+  if t then
+    return t:list(own, inherited)
+  end
+  local out = {}
+  for k = 1, inherited and #inherited or 0 do
+    local n = string.match(inherited[k], "^([^=]*)=")
+    if n and (own == nil or own[n] == nil) then
+      out[#out + 1] = inherited[k]
+    end
+  end
+  return out
 end
 
 return {
@@ -510,4 +565,10 @@ return {
   ---NAME=value words of the known exported ones.
   ---@type fun(): {step: fun(self: table, c: table, words: string[]?), list: fun(self: table, own: table?, inherited: string[]?): string[]}
   env_tracker = env_tracker,
+  ---t:step(cmds[i]) for a tracker made when first needed (t nil before).
+  ---@type fun(t: table?, cmds: table[], i: integer): table?
+  env_step = env_step,
+  ---t:list(own, inherited), also without a tracker.
+  ---@type fun(t: table?, own: table?, inherited: string[]?): string[]
+  env_list = env_list,
 }

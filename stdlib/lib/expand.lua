@@ -213,7 +213,10 @@ local function subst(w, vars, limit, st)
   if not (string.find(w, "$", 1, true) or string.find(w, "`", 1, true)) then
     return w
   end
-  w = re.gsub(w, [[\$\{?IFS\}?]], " ")
+  -- (each rewrite below runs only when its words occur: a Go call each)
+  if string.find(w, "IFS", 1, true) then
+    w = re.gsub(w, [[\$\{?IFS\}?]], " ")
+  end
   -- ${!NAME}: the variable NAME names (x=cmd; ${!x})
   if string.find(w, "${!", 1, true) then
     w = string.gsub(w, "%${!([%a_][%w_]*)}", function(n)
@@ -233,7 +236,7 @@ local function subst(w, vars, limit, st)
           break
         end
         local v = string.gsub(val, "%$", "$$")
-        if val ~= "" then
+        if val ~= "" and string.find(w, "${", 1, true) then
           w = re.gsub(w, [[\$\{]] .. name .. [[:?[-=][^{}]*\}]], v)
         end
         w = re.gsub(w, [[\$\{]] .. name .. [[\}|\$]] .. name .. [[\b]], v)
@@ -295,9 +298,15 @@ local function subst(w, vars, limit, st)
     end)
   end
   -- $(which rm), $(command -v rm), `type -P rm`: the program's path
-  w = re.gsub(w, [=[\$\(\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*\)|`\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*`]=], "${1}${2}")
-  w = re.gsub(w, [[\$\{PWD(?::?[-?=+][^}]*)?\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`]], ".")
-  w = re.gsub(w, [[\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|`\s*git\s+rev-parse\s+--show-toplevel\s*`]], (string.gsub(st.root or ".", "%$", "$$")))
+  if string.find(w, "$(", 1, true) or string.find(w, "`", 1, true) then
+    w = re.gsub(w, [=[\$\(\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*\)|`\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*`]=], "${1}${2}")
+  end
+  if string.find(w, "PWD", 1, true) or string.find(w, "pwd", 1, true) then
+    w = re.gsub(w, [[\$\{PWD(?::?[-?=+][^}]*)?\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`]], ".")
+  end
+  if string.find(w, "rev-parse", 1, true) then
+    w = re.gsub(w, [[\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|`\s*git\s+rev-parse\s+--show-toplevel\s*`]], (string.gsub(st.root or ".", "%$", "$$")))
+  end
   return w
 end
 

@@ -1166,6 +1166,9 @@ local function register(pack, P, load)
     return false
   end
 
+  -- NO_ENV is the environment of a line that exports nothing.
+  local NO_ENV = {}
+
   -- check_line checks the commands of a line; inherited is the
   -- environment (NAME=value words) a line run by a command of another
   -- line gets from it.
@@ -1177,17 +1180,17 @@ local function register(pack, P, load)
     local printed, from = nil, nil
     -- env: the variables exported so far (export RAILS_ENV=test && rails
     -- db:drop runs in the test environment)
-    local env = C.env_tracker()
+    local env = nil
     local t27 = cmds
     for i27 = 1, #t27 do
       local c = t27[i27]
       local words = c.words
-      env:step(c)
+      env = C.env_step(env, t27, i27)
       if relevant(c) then
         -- a command named by a key needs no unwrapping (the common case)
         local first = words[1] and lower(words[1])
         local w = (first and is_direct(first)) and words or unwrap(words)
-        local list = env:list(nil, inherited)
+        local list = (env or inherited) and C.env_list(env, nil, inherited) or NO_ENV
         if printed or from or #list > 0 then
           c = { words = words, assigns = c.assigns, redirects = c.redirects, depth = c.depth, fed = printed and concat(printed, "\n"), from = from, env = list }
         end

@@ -3345,13 +3345,15 @@ end
 -- ways is left out (the parser's words do not say which use is which: rm
 -- -rf "$v" after echo $v is one path). A quote inside a substitution
 -- inside quotes ("$(echo "$v")") counts as closing the outer one. nil
--- when there are none.
+-- when there are none. Second, when a name is expanded both ways or
+-- outside quotes inside a longer word (x$v), the line's expansions in
+-- text order, true for those outside quotes (see SUBST.word_flags).
 local function bare_names(line)
   if not string.find(line, "$", 1, true) then
     return nil
   end
   local set, quoted, q, i = nil, {}, nil, 1
-  local occ = {}
+  local occ, need = {}, false
   while true do
     -- the next quote, backslash or $ (in single quotes, the closing one)
     local at = string.find(line, q == "'" and "'" or "[\\'\"$]", i)
@@ -3380,16 +3382,26 @@ local function bare_names(line)
       end
       if name then
         occ[#occ + 1] = q == nil
+        -- outside quotes inside a longer word (x$v, $v/x): the line needs
+        -- a reading word by word (SUBST.word_flags)
+        if q == nil and not need then
+          local prev = string.sub(line, i - 1, i - 1)
+          local close = string.sub(line, i + 1, i + 1) == "{" and string.find(line, "}", i, true) or (i + string.len(name))
+          local nxt = string.sub(line, close + 1, close + 1)
+          need = (prev ~= "" and not string.find(prev, "[%s;&|(=]")) or (nxt ~= "" and not string.find(nxt, "[%s;&|)]"))
+        end
       end
     end
     i = i + 1
   end
   for name in pairs(quoted) do
-    if set then
+    if set and set[name] then
+      -- expanded inside and outside quotes
       set[name] = nil
+      need = true
     end
   end
-  return set, occ
+  return set, need and occ or nil
 end
 
 -- SUBST.word_flags tells, word by word, which expansions the shell splits
@@ -3407,26 +3419,10 @@ end
 -- or nil when the count differs (single quotes, here-documents, case
 -- words, backslashes: the line-wide reading of bare_names stands).
 SUBST.word_flags = function(cmds, occ, line)
-  local any = false
-  for _, b in ipairs(occ) do
-    any = any or b
-  end
-  if not any or #occ > 256 or string.find(line, "<<", 1, true) then
+  if #occ > 256 or string.find(line, "<<", 1, true) then
     return nil
   end
-  local function refs(word, out)
-    local i = 1
-    while true do
-      local at = string.find(word, "$", i, true)
-      if not at then
-        return out
-      end
-      if string.match(word, "^{?[%a_][%w_]*", at + 1) or string.match(word, "^{?[0-9]", at + 1) then
-        out = out + 1
-      end
-      i = at + 1
-    end
-  end
+  local refs = SUBST.refs
   local total, listed = 0, {}
   for _, c in ipairs(cmds) do
     local via = c.via or ""
@@ -3472,6 +3468,22 @@ SUBST.word_flags = function(cmds, occ, line)
     flags[c] = words
   end
   return flags
+end
+
+-- SUBST.refs is out plus the number of expansions ($NAME, ${NAME...},
+-- $N) in word.
+SUBST.refs = function(word, out)
+  local i = 1
+  while true do
+    local at = string.find(word, "$", i, true)
+    if not at then
+      return out
+    end
+    if string.match(word, "^{?[%a_][%w_]*", at + 1) or string.match(word, "^{?[0-9]", at + 1) then
+      out = out + 1
+    end
+    i = at + 1
+  end
 end
 
 -- SUBST.bare_of is the split reading of one command: the line's set of
@@ -4377,12 +4389,13 @@ SUBST.check_line = function(line, depth)
   end
   local cmds = commands(line)
   -- envt: the variables exported so far (export RAILS_ENV=test && rails
-  -- db:drop); inherit: the environment of the command that runs this
-  -- line (RAILS_ENV=test bash -c '...'), see SUBST.env_of
+  -- db:drop), made when a command first sets one; up: the ctx of the
+  -- command that runs this line (RAILS_ENV=test bash -c '...'), whose
+  -- environment SUBST.env_of reads as inherit
   local up = SUBST.env_ctx
   local bare, occ = bare_names(line)
   local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {}, budget = { n = 0 }, bare = bare,
-    envt = C.env_tracker(), inherit = up and SUBST.env_of(up) }
+    up = up }
   -- flags: per command, which words the shell splits (SUBST.word_flags)
   local flags = occ and SUBST.word_flags(cmds, occ, line)
   local vars, aliases, funcs, arrays = ctx.vars, ctx.aliases, ctx.funcs, ctx.arrays
@@ -4521,7 +4534,7 @@ SUBST.check_line = function(line, depth)
       words = positional(words, pargs, next(arrays) and arrays, vars, cbare)
     end
     words = xargs_replace(expand(words, vars, cbare))
-    ctx.envt:step(c)
+    ctx.envt = C.env_step(ctx.envt, cmds, idx)
     local first = basename(words[1])
     if first == "set" and words[2] and (words[2] == "--" or not string.find(words[2], "^[-+]")) then
       -- set -- ARGS (set ARGS): the positional parameters from here on;
@@ -4813,7 +4826,11 @@ SUBST.env_of = function(ctx, words)
   if cleared then
     return {}
   end
-  local list = ctx.envt and ctx.envt:list(own, ctx.inherit) or {}
+  -- the environment the line was given, read when first needed
+  if ctx.inherit == nil and ctx.up then
+    ctx.inherit = SUBST.env_of(ctx.up)
+  end
+  local list = C.env_list(ctx.envt, own, ctx.inherit)
   for k, v in pairs(own or {}) do
     list[#list + 1] = k .. "=" .. tostring(v)
   end

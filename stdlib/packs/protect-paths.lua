@@ -732,7 +732,17 @@ local DECLARERS = { export = true, declare = true, typeset = true, ["local"] = t
 -- set when its words are expanded, as in the shell.
 local function expanded(c, vars, limit, st)
   local words = c.words or {}
-  if next(vars) == nil then
+  if vars == nil then
+    return words, c.redirects
+  end
+  local any = false
+  for k = 1, #words do
+    any = any or string.find(words[k], "[$`]") ~= nil
+  end
+  for _, r in ipairs(type(c.redirects) == "table" and c.redirects or {}) do
+    any = any or (type(r.target) == "string" and string.find(r.target, "[$`]") ~= nil)
+  end
+  if not any then
     return words, c.redirects
   end
   local w = {}
@@ -759,13 +769,15 @@ end
 -- 4 KiB a value).
 local function shell_acts(line, acts, depth)
   local dir = nil
-  local vars, st = {}, { root = ROOT }
+  -- vars and st: made at the first assignment
+  local vars, st = nil, nil
   local limit = 4 * string.len(line) + 4096
   for _, c in ipairs(commands(line)) do
     local w, redirects = expanded(c, vars, limit, st)
     if #w == 0 and type(c.assigns) == "table" then
       for n, v in pairs(c.assigns) do
         if type(v) == "string" then
+          vars, st = vars or {}, st or { root = ROOT }
           E.assign(vars, n, v, limit, st)
         end
       end
@@ -773,6 +785,7 @@ local function shell_acts(line, acts, depth)
       for k = 2, #w do
         local n, v = string.match(w[k], "^([%a_][%w_]*)=(.*)$")
         if n then
+          vars, st = vars or {}, st or { root = ROOT }
           vars[n] = v
         end
       end
