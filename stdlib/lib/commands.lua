@@ -258,6 +258,283 @@ local function matches_any(s, list)
   return false
 end
 
+-- env_cut reads the wrappers before a command's program that change the
+-- environment it gets: env -i (-, --ignore-environment) and sudo or doas
+-- without -E (--preserve-env) start it from an empty one, env -u NAME
+-- (--unset=NAME) removes NAME. It returns whether the environment was
+-- cleared, the index of the first word after the last wrapper that
+-- cleared it (what is set before does not reach the program: RAILS_ENV=test
+-- sudo rails ...), and the set of names removed (nil when none).
+local function env_cut(words)
+  local lead = #words - #unwrap(words)
+  local cleared, at, removed = false, 0, nil
+  local k = 1
+  while k <= lead do
+    local b = basename(words[k])
+    if b == "env" or b == "sudo" or b == "doas" then
+      local clears, j = b ~= "env", k + 1
+      while j <= lead and string.sub(words[j], 1, 1) == "-" do
+        local a = words[j]
+        if b == "env" and (a == "-i" or a == "-" or a == "--ignore-environment") then
+          clears = true
+        elseif b == "env" and (a == "-u" or a == "--unset") and words[j + 1] then
+          removed = removed or {}
+          removed[words[j + 1]] = true
+          j = j + 1
+        elseif b == "env" and string.sub(a, 1, 8) == "--unset=" then
+          removed = removed or {}
+          removed[string.sub(a, 9)] = true
+        elseif b ~= "env" and (a == "-E" or string.sub(a, 1, 14) == "--preserve-env") then
+          clears = false
+        end
+        j = j + 1
+      end
+      if clears then
+        cleared, at = true, j
+      end
+      k = j
+    else
+      k = k + 1
+    end
+  end
+  return cleared, at, removed
+end
+
+-- ENV_SET: the ways a command sets or marks variables (export, declare
+-- -x, ...); the value says which words follow: names with values.
+local ENV_DECL = { export = true, declare = true, typeset = true, ["local"] = true, readonly = true }
+
+-- MAX_ENV bounds the variable changes an environment tracker follows on
+-- one line; past it the tracker stops and exports nothing (no command is
+-- then seen as run in a test environment).
+local MAX_ENV = 64
+
+-- UNKNOWN is the value of a variable set where its value cannot be known
+-- to reach the commands after (a subshell, a pipeline, a function body).
+local UNKNOWN = false
+
+-- NO_WORDS is an empty list (a command without words or assignments).
+local NO_WORDS = {}
+
+-- env_tracker follows the variables a command line exports to the
+-- programs it runs, command by command (the commands of shell.commands,
+-- in order): export NAME=v, declare/typeset -x, set -a (set -o
+-- allexport) with the assignments after it, export NAME of a variable set
+-- before, and unset NAME, export -n NAME, declare +x NAME. A variable set
+-- in a subshell (( ... ), $(...), a command string), in a pipeline or
+-- in the background, or in a function body (which may run any time) does
+-- not carry out: it becomes unknown for the commands after it (neither a
+-- test nor a production value), while unset in those still removes it (a
+-- removal never makes a command look safer). t:step(c, words) reads one
+-- command (words: its words as the caller sees them, expanded or not;
+-- c.words by default); t:list(own, inherited) returns the "NAME=value"
+-- words of the known exported variables after the last step, but those
+-- own (a map) sets itself, and those of inherited (the environment the
+-- line was given, NAME=value words) that the line did not change. Bounded
+-- by MAX_ENV changes.
+local TRACKER = {}
+TRACKER.__index = TRACKER
+
+-- set records the variable n (rec nil: unset) so that the frame it was
+-- made in can restore the value before when it is a subshell.
+local function env_set(t, n, rec)
+  local vars = t.vars
+  local f = t.frames and t.frames[#t.frames] or t.top
+  if f.saved[n] == nil then
+    f.saved[n] = { rec = vars[n] }
+  end
+  vars[n] = rec
+  t.touched[n] = true
+  t.n = t.n + 1
+end
+
+-- env_put sets n to v, exported when exported says so, when it was or
+-- under set -a; to an unknown value when lost.
+local function env_put(t, n, v, exported, lost)
+  if lost then
+    v = UNKNOWN
+  end
+  local old = t.vars[n]
+  env_set(t, n, { v = v, x = exported or (old ~= nil and old.x) or (t.vars["-a"] ~= nil) })
+end
+
+function TRACKER:step(c, words)
+  if self.n > MAX_ENV then
+    return
+  end
+  local d = c.depth or 0
+  local frames = self.frames
+  if frames == nil and d > 0 then
+    frames = { self.top }
+    self.frames = frames
+  end
+  local pending = self.pending
+  self.pending = nil
+  if frames then
+    local vars = self.vars
+    -- leave the groups that ended: a subshell restores what it changed, a
+    -- { } group hands it to the group around it
+    while #frames > 1 and frames[#frames].d > d do
+      local f = table.remove(frames)
+      local up = frames[#frames]
+      for n, old in pairs(f.saved) do
+        if f.sub then
+          vars[n] = old.rec
+        elseif up.saved[n] == nil then
+          up.saved[n] = old
+        end
+      end
+    end
+    while frames[#frames].d < d do
+      local top = frames[#frames]
+      local level = top.d + 1
+      local scoped = not (level == d and c.via == "{")
+      frames[#frames + 1] = { d = level, saved = {}, sub = top.sub or scoped }
+      -- the commands of a command's own command string (RAILS_ENV=test
+      -- bash -c '...') run with its assignments
+      if pending and pending.d == top.d then
+        for n, v in pairs(pending.assigns) do
+          env_set(self, n, { v = v, x = true })
+        end
+      end
+    end
+  end
+  local f = frames and frames[#frames] or self.top
+  words = words or c.words or NO_WORDS
+  local op, prev = c.op, self.prev
+  self.prev = c
+  -- where a set value does not reach the commands after
+  local lost = f.sub or (c.func ~= nil and c.func ~= "") or op == "|" or op == "|&" or op == "&"
+    or (prev ~= nil and (prev.depth or 0) == d and (prev.op == "|" or prev.op == "|&"))
+  local assigns = type(c.assigns) == "table" and c.assigns or nil
+  if #words > 0 and assigns and next(assigns) and not lost then
+    self.pending = { d = d, assigns = assigns }
+  end
+  if #words == 0 then
+    for n, v in pairs(assigns or NO_WORDS) do
+      if type(v) == "string" then
+        env_put(self, n, v, false, lost)
+      end
+    end
+    return
+  end
+  local name = words[1]
+  if name == "unset" then
+    for k = 2, #words do
+      if string.match(words[k], "^[%a_][%w_]*$") then
+        env_set(self, words[k], nil)
+      end
+    end
+  elseif name == "set" then
+    for k = 2, #words do
+      local w, nx = words[k], words[k + 1]
+      if w == "-a" or (w == "-o" and nx == "allexport") then
+        env_set(self, "-a", { v = "" })
+      elseif w == "+a" or (w == "+o" and nx == "allexport") then
+        env_set(self, "-a", nil)
+      elseif re.match(w, "^-[A-Za-z]*a[A-Za-z]*$") then
+        env_set(self, "-a", { v = "" })
+      end
+    end
+  elseif ENV_DECL[name] then
+    local vars = self.vars
+    local x, unx = name == "export", false
+    for k = 2, #words do
+      local w = words[k]
+      if string.sub(w, 1, 1) == "-" and not string.find(w, "=", 1, true) then
+        x = x or (name ~= "export" and string.find(w, "x", 2, true) ~= nil)
+        unx = unx or (name == "export" and string.find(w, "n", 2, true) ~= nil)
+      elseif string.sub(w, 1, 1) == "+" and string.find(w, "x", 2, true) then
+        unx = true
+      end
+    end
+    for k = 2, #words do
+      local n, eq, v = string.match(words[k], "^([%a_][%w_]*)(=?)(.*)$")
+      if n and eq == "=" then
+        if unx then
+          env_put(self, n, v, false, lost)
+          vars[n].x = false
+        else
+          env_put(self, n, v, x, lost)
+        end
+      elseif n and n == words[k] then
+        local old = vars[n]
+        if unx then
+          if old then
+            env_set(self, n, { v = old.v, x = false })
+          end
+        elseif x then
+          -- export NAME: the value set before (or the one inherited, unknown)
+          env_set(self, n, { v = (old and not lost) and old.v or UNKNOWN, x = true })
+        end
+      end
+    end
+  end
+end
+
+function TRACKER:list(own, inherited)
+  local out = {}
+  if self.n > MAX_ENV then
+    return out
+  end
+  for n, rec in pairs(self.vars) do
+    if rec.x and rec.v ~= UNKNOWN and n ~= "-a" and (own == nil or own[n] == nil) then
+      out[#out + 1] = n .. "=" .. rec.v
+    end
+  end
+  for k = 1, inherited and #inherited or 0 do
+    local n = string.match(inherited[k], "^([^=]*)=")
+    if n and self.touched[n] == nil and (own == nil or own[n] == nil) then
+      out[#out + 1] = inherited[k]
+    end
+  end
+  return out
+end
+
+-- (the frames below the top level are made when a command is first
+-- deeper than it)
+local function env_tracker()
+  return setmetatable({ vars = {}, touched = {}, top = { d = 0, saved = {} }, n = 0 }, TRACKER)
+end
+
+-- env_step is t:step(cmds[i]) for a tracker made only when a command
+-- first exports, declares, unsets or sets (set -a) variables, or gives
+-- its own to the command it runs (RAILS_ENV=test bash -c '...'): most
+-- lines do not (nil until then); made, it reads the commands before
+-- first (a NAME=value that export NAME exports after). It returns the
+-- tracker (or nil).
+local function env_step(t, cmds, i)
+  local c = cmds[i]
+  if t == nil then
+    local w1 = (c.words or NO_WORDS)[1]
+    if not ((w1 and (ENV_DECL[w1] or w1 == "set" or w1 == "unset")) or (w1 and type(c.assigns) == "table" and next(c.assigns))) then
+      return nil
+    end
+    t = env_tracker()
+    for k = 1, i - 1 do
+      t:step(cmds[k])
+    end
+  end
+  t:step(c)
+  return t
+end
+
+-- env_list is t:list(own, inherited), also for no tracker (nil): the
+-- inherited words that own does not set.
+local function env_list(t, own, inherited)
+  if t then
+    return t:list(own, inherited)
+  end
+  local out = {}
+  for k = 1, inherited and #inherited or 0 do
+    local n = string.match(inherited[k], "^([^=]*)=")
+    if n and (own == nil or own[n] == nil) then
+      out[#out + 1] = inherited[k]
+    end
+  end
+  return out
+end
+
 return {
   ---shell.commands: the simple commands of a command line.
   commands = commands,
@@ -279,4 +556,19 @@ return {
   parse_flags = parse_flags,
   ---@type fun(s: string, list: string[]): boolean
   matches_any = matches_any,
+  ---What the wrappers of a command's words do to its environment: cleared,
+  ---the index after the last clearing wrapper, the names removed.
+  ---@type fun(words: string[]): boolean, integer, table<string, boolean>?
+  env_cut = env_cut,
+  ---Follows the variables a line exports to the programs it runs:
+  ---t:step(c, words) per command in order, t:list(own, inherited) the
+  ---NAME=value words of the known exported ones.
+  ---@type fun(): {step: fun(self: table, c: table, words: string[]?), list: fun(self: table, own: table?, inherited: string[]?): string[]}
+  env_tracker = env_tracker,
+  ---t:step(cmds[i]) for a tracker made when first needed (t nil before).
+  ---@type fun(t: table?, cmds: table[], i: integer): table?
+  env_step = env_step,
+  ---t:list(own, inherited), also without a tracker.
+  ---@type fun(t: table?, own: table?, inherited: string[]?): string[]
+  env_list = env_list,
 }

@@ -489,17 +489,36 @@ end
 local LOCAL_DB = [[(?i)(://([^/@\s]*@)?(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0|host\.docker\.internal)([:/]|$)|sqlite|(^|=)file:|\.db$|^(RAILS_ENV|RACK_ENV|MIX_ENV|APP_ENV|NODE_ENV|DJANGO_ENV|FLASK_ENV|ENV|ENVIRONMENT)=(test|testing|development|dev|local)$|^--env=(test|testing|development|dev|local)$|^--settings=\S*[._](tests?|local|dev)(\.|$))]]
 local PROD = [[(?i)(^|[=_.:/-])(prod|production|live)([_.:/-]|$)]]
 
--- assigns_of lists the NAME=value words of a command: its assignments and
--- those a wrapper (env, sudo) holds before the command it runs.
+-- assigns_of lists the NAME=value words of a command's environment: its
+-- assignments, those a wrapper (env, sudo) holds before the command it
+-- runs, and the variables exported earlier on the line (c.env, see
+-- monad.commands env_tracker) that these do not set.
 local function assigns_of(c, w)
-  local out = {}
-  for k, x in pairs(c.assigns) do
-    out[#out + 1] = k .. "=" .. x
-  end
+  local out, own = {}, {}
   local words = c.words
-  for i = 1, #words - #w do
-    if find(words[i], "^[%a_][%w_]*=") then
+  -- env -i, env -u NAME, sudo: what reaches the program (monad.commands env_cut)
+  local cleared, at, removed = C.env_cut(words)
+  removed = removed or {}
+  if not cleared then
+    for k, x in pairs(c.assigns) do
+      if not removed[k] then
+        out[#out + 1] = k .. "=" .. x
+        own[k] = true
+      end
+    end
+  end
+  for i = math.max(at, 1), #words - #w do
+    local n = string.match(words[i], "^([%a_][%w_]*)=")
+    if n and not removed[n] then
       out[#out + 1] = words[i]
+      own[n] = true
+    end
+  end
+  local env = not cleared and c.env
+  for i = 1, env and #env or 0 do
+    local n = string.match(env[i], "^([^=]*)=")
+    if not own[n] and not removed[n] then
+      out[#out + 1] = env[i]
     end
   end
   return out
@@ -975,7 +994,7 @@ local function register(pack, P, load)
       if SHELLS[prog_key(w[1])] and depth < MAX_DEPTH then
         for k = 2, #w - 1 do
           if re.find(w[k], "^-[a-z]*c[a-z]*$") then
-            best = check_line(w[k + 1], best, depth + 1)
+            best = check_line(w[k + 1], best, depth + 1, c.env)
             break
           end
         end
@@ -1092,13 +1111,13 @@ local function register(pack, P, load)
         for i25 = 1, #t25 do
           local rd = t25[i25]
           if rd.body then
-            best = check_line(rd.body, best, depth + 1)
+            best = check_line(rd.body, best, depth + 1, c.env)
           elseif rd.op == "<<<" then
-            best = check_line(rd.target, best, depth + 1)
+            best = check_line(rd.target, best, depth + 1, c.env)
           end
         end
         if c.fed then
-          best = check_line(c.fed, best, depth + 1)
+          best = check_line(c.fed, best, depth + 1, c.env)
         end
       end
     end
@@ -1147,22 +1166,33 @@ local function register(pack, P, load)
     return false
   end
 
-  check_line = function(line, best, depth)
+  -- NO_ENV is the environment of a line that exports nothing.
+  local NO_ENV = {}
+
+  -- check_line checks the commands of a line; inherited is the
+  -- environment (NAME=value words) a line run by a command of another
+  -- line gets from it.
+  check_line = function(line, best, depth, inherited)
     local cmds = commands(line)
     -- printed: what echo and printf print since the last command that
     -- ended a pipeline at the top level; from: the command before, when
     -- it pipes into this one
     local printed, from = nil, nil
+    -- env: the variables exported so far (export RAILS_ENV=test && rails
+    -- db:drop runs in the test environment)
+    local env = nil
     local t27 = cmds
     for i27 = 1, #t27 do
       local c = t27[i27]
       local words = c.words
+      env = C.env_step(env, t27, i27)
       if relevant(c) then
         -- a command named by a key needs no unwrapping (the common case)
         local first = words[1] and lower(words[1])
         local w = (first and is_direct(first)) and words or unwrap(words)
-        if printed or from then
-          c = { words = words, assigns = c.assigns, redirects = c.redirects, depth = c.depth, fed = printed and concat(printed, "\n"), from = from }
+        local list = (env or inherited) and C.env_list(env, nil, inherited) or NO_ENV
+        if printed or from or #list > 0 then
+          c = { words = words, assigns = c.assigns, redirects = c.redirects, depth = c.depth, fed = printed and concat(printed, "\n"), from = from, env = list }
         end
         best = check_runners(c, w, best, depth)
         if best and best.rank == 2 then

@@ -34,6 +34,13 @@
 --- versioned names (`python3.12`). It leaves alone the same tools used to
 --- read (`list`, `get`, `describe`, `status`, `plan`, `--dry-run`, `GET`),
 --- a manual (`--help`, `-help`), and text that only mentions a command.
+--- A rule that reads a command's environment (a local or test database:
+--- `RAILS_ENV=test`, a `localhost` URL; a variable that skips git hooks)
+--- reads its own assignments and what the line exported before it
+--- (`export RAILS_ENV=test && rails db:drop`, `declare -x`, `set -a`),
+--- as the shell does: not what a subshell, a pipeline or a function body
+--- exported, nor what `unset` or `export -n` took back, nor what `env
+--- -i`, `env -u NAME` or `sudo` (without `-E`) keep from the program.
 
 local PACK = "ask-irreversible"
 

@@ -54,7 +54,9 @@
 ---   `aws s3 rb`, `aws ... delete-*`/`terminate-*`, `gcloud ... delete`,
 ---   `az ... delete`, `docker compose down -v`, `rails db:drop`, ...), but
 ---   not a test database (`RAILS_ENV=test`, also exported earlier on the
----   line, `--env=testing`, `app_test`,
+---   line by `export`, `declare -x` or `set -a`, and not taken back by
+---   `unset` or `export -n` nor set in a subshell, a pipeline or a
+---   function body, `--env=testing`, `app_test`,
 ---   `test_db`, the volumes of `docker compose -f docker-compose.test.yml`,
 ---   when nothing names production or staging).
 ---
@@ -105,9 +107,15 @@
 --- `IFS` of other characters than blanks splitting expanded words (`f(){
 --- local IFS=,; set -- $1; rm -rf $2; }; f "x,/"`, `IFS=, read -ra`), a
 --- value with blanks expanded outside quotes split into words
---- (`DIRS="build ~"; rm -rf $DIRS`), substitutions that only print
+--- (`DIRS="build ~"; rm -rf $DIRS`, also inside a longer word,
+--- `rm -rf build$v`, and where the line quotes it elsewhere, `echo "$v";
+--- rm -rf $v`), substitutions that only print
 --- (`"$(echo "$v")"`, `$(printf %s "$v")`, `$(cat <<<"$v")`, `$(realpath
---- "$v")`, backticks), arrays
+--- "$v")`, backticks), substitutions that run a program printing the
+--- paths it is given when one is critical (`rm -rf $(find / -maxdepth
+--- 0)`, `$(ls -d ~)`, `$(cd .. && pwd)`, `$(echo / | tr -d x)`; not
+--- `$(mktemp -d)`, `$(git ls-files -d)` or a `find` narrowed by `-name`),
+--- arrays
 --- (`a=(rm -rf ~); "${a[@]}"`, `declare -a`) and positional parameters
 --- (`set -- rm -rf /; "$@"`, `shift`, `${@:2}`) set earlier on the line,
 --- also by `read -a`, `readarray` and `mapfile` from a here-string or
@@ -180,13 +188,10 @@ local C = require("monad.commands")
 local commands, split = C.commands, C.split
 local command_texts, basename, unwrap, parse_flags = C.command_texts, C.basename, C.unwrap, C.parse_flags
 
-local function join(words, from)
-  local parts = {}
-  for k = from or 1, #words do
-    parts[#parts + 1] = words[k]
-  end
-  return table.concat(parts, " ")
-end
+-- The values of variables as the shell puts them in (stdlib/lib/expand.lua),
+-- shared with protect-paths.
+local E = require("monad.expand")
+local join = E.join
 
 ---------------------------------------------------------------------------
 -- Paths
@@ -349,6 +354,7 @@ local function relative_to_cwd(p)
 end
 
 local critical
+local printed_by
 
 -- history_file says whether a path is a shell's or a REPL's history file
 -- (deleting or emptying it covers the agent's tracks).
@@ -399,6 +405,13 @@ end
 -- critical says why deleting path p (recursively when rec) is destructive,
 -- or returns nil. mode "perm" (chmod/chown) ignores . and .git.
 critical = function(raw, rec, mode)
+  -- a path a command prints: rm -rf $(find / -maxdepth 0)
+  if type(raw) == "string" and (string.find(raw, "$(", 1, true) or string.find(raw, "`", 1, true)) then
+    local why = printed_by(raw, rec, mode)
+    if why then
+      return why
+    end
+  end
   local p = norm(raw)
   if p == nil then
     return nil
@@ -2047,15 +2060,90 @@ local function bind_args(script, name, args)
   end))
 end
 
--- SUBST bounds the resolution of values: the passes that put values in
--- for variables in one word (passes: a value may name another variable,
--- and eval "$c" expands it again), the substitutions that only print
--- (see printed) put in for one word (printed), the length of a word they
--- are put in for (printed_word: a here-document's body may be long), and
--- the checks of an sh -c script that shifts through its arguments, one
--- per argument (shifts); SUBST.param_op (below) applies ${NAME<op>}
--- (a field: the chunk is at Lua's 200 locals).
-local SUBST = { passes = 3, printed = 64, printed_word = 16384, shifts = 64 }
+-- ECHOERS are the programs that print the paths they are given (find its
+-- start points, ls -d its operands, cd DIR && pwd the folder, echo and
+-- printf their words, realpath, readlink, basename, stat, du).
+local ECHOERS = { find = true, ls = true, echo = true, printf = true, realpath = true, readlink = true, basename = true,
+  stat = true, du = true, cd = true, pushd = true }
+
+-- printed_by says why the word raw names a critical path (as critical
+-- says) through a substitution the line cannot resolve (it runs another
+-- program than those that only print, see monad.expand): when a program
+-- of the substitution prints the paths it is given (ECHOERS) and one of
+-- them, put in for the substitution, is critical (rm -rf $(find /
+-- -maxdepth 0), rm -rf $(ls -d ~), rm -rf $(echo / | tr -d x)). find
+-- narrowed by a name test or -mindepth, ls without -d or a glob, and cd
+-- without pwd print no path they were given; any other program (mktemp,
+-- git ls-files, npm root, pgrep) prints paths the pack cannot know, which
+-- are left alone. Bounded: four substitutions a word, eight paths each,
+-- the other substitutions read as one segment.
+printed_by = function(raw, rec, mode)
+  local from, seen = 1, 0
+  while seen < 4 do
+    local a, b = string.find(raw, "%$%b()", from)
+    local ta, tb = string.find(raw, "`[^`]*`", from)
+    if ta and (not a or ta < a) then
+      a, b = ta, tb
+    end
+    if not a then
+      return nil
+    end
+    seen = seen + 1
+    from = b + 1
+    local body = string.sub(raw, a, b)
+    body = string.sub(body, 1, 1) == "`" and string.sub(body, 2, -2) or string.sub(body, 3, -2)
+    local ok, cmds = pcall(commands, body)
+    if ok and type(cmds) == "table" then
+      local pwd = false
+      for _, c in ipairs(cmds) do
+        local n = basename((c.words or {})[1])
+        pwd = pwd or n == "pwd" or n == "dirs"
+      end
+      for _, c in ipairs(cmds) do
+        local w = unwrap(c.words or {})
+        local name = basename(w[1])
+        if ECHOERS[name] and (c.depth or 0) == 0 and ((name ~= "cd" and name ~= "pushd") or pwd) then
+          local ops, narrowed, listed = {}, false, name ~= "ls"
+          for k = 2, #w do
+            local x = w[k]
+            if name == "find" and (#ops > 0 or k > 2) and re.match(x, "^[-(!]") then
+              -- the expression: a name test or -mindepth narrows what find prints
+              for j = k, #w - 1 do
+                local t = string.match(w[j], "^%-(%a+)$")
+                if (t and NAME_TESTS[t] and not TRIVIAL_NAME[w[j + 1]]) or (t == "mindepth" and (tonumber(w[j + 1]) or 0) >= 1) then
+                  narrowed = true
+                end
+              end
+              break
+            elseif string.sub(x, 1, 1) == "-" and x ~= "-" then
+              listed = listed or re.match(x, "^(-[A-Za-z]*d[A-Za-z]*|--directory)$")
+            elseif #ops < 8 and not (name == "printf" and k == 2) then
+              ops[#ops + 1] = x
+              listed = listed or string.find(x, "*", 1, true) ~= nil
+            end
+          end
+          if listed and not narrowed then
+            local before = re.gsub(string.sub(raw, 1, a - 1), [[\$\([^()]*\)|`[^`]*`]], "_")
+            local after = re.gsub(string.sub(raw, b + 1), [[\$\([^()]*\)|`[^`]*`]], "_")
+            for _, op in ipairs(ops) do
+              local why = critical(before .. op .. after, rec, mode)
+              if why then
+                return "what " .. name .. " prints there, which may be " .. why
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+  return nil
+end
+
+-- SUBST bounds the checks of an sh -c script that shifts through its
+-- arguments, one per argument (shifts), and holds the functions below
+-- that are fields (the chunk is near Lua's 200 locals). The resolution of
+-- values is monad.expand's, bounded by its BOUNDS.
+local SUBST = { shifts = 64 }
 
 local function shell_c(w, ctx)
   for k = 2, #w do
@@ -3156,63 +3244,6 @@ end
 local SUBST_FETCH = [[(\$\(|<\(|`)\s*(sudo\s+)?(curl|wget|fetch|iwr|irm|http|xh)\b]]
 local SUBST_SINK = [[(?i)(^|[\s;&|(])((ba|z|da|k|fi|a|c|tc|mk)?sh|source|eval|python[0-9.]*|perl|ruby|node|php|\.)\s]]
 
--- printf_output is what printf FMT ARGS prints, for FMT's %s and %b
--- (the quote around FMT first, from the pattern that found it).
--- printf_fill is FMT with its %s and %b filled in by args in turn (the
--- format used again while arguments are left, as printf does).
-local function printf_fill(fmt, args)
-  local out, n = {}, 0
-  repeat
-    out[#out + 1] = (string.gsub(fmt, "%%[sb]", function()
-      n = n + 1
-      return args[n] or ""
-    end))
-  until n >= #args or not string.find(fmt, "%%[sb]")
-  return table.concat(out)
-end
-
-local function printf_output(_, fmt, argtext)
-  local args = {}
-  for a in string.gmatch(argtext, "%S+") do
-    args[#args + 1] = (string.gsub(a, "^['\"](.*)['\"]$", "%1"))
-  end
-  return printf_fill(fmt, args)
-end
-
-local ESCAPES = { n = "\n", t = "\t", r = "\r", ["\\"] = "\\", a = "", b = "", e = "", f = "", v = "" }
-
--- unescape decodes the backslash escapes printf and echo -e expand (\xHH,
--- \NNN, \0NNN, \n, ...), so that the text they feed a shell is seen.
-local function unescape(s)
-  if not string.find(s, "\\", 1, true) then
-    return s
-  end
-  local out, i, n = {}, 1, string.len(s)
-  while i <= n do
-    local c = string.sub(s, i, i)
-    local d = string.sub(s, i + 1, i + 1)
-    if c ~= "\\" or d == "" then
-      out[#out + 1] = c
-      i = i + 1
-    elseif d == "x" and string.match(s, "^%x", i + 2) then
-      local h = string.match(s, "^%x%x?", i + 2)
-      out[#out + 1] = string.char(tonumber(h, 16))
-      i = i + 2 + string.len(h)
-    elseif string.match(d, "[0-7]") then
-      local o = string.match(s, "^0?[0-7][0-7]?[0-7]?", i + 1)
-      out[#out + 1] = string.char(tonumber(o, 8) % 256)
-      i = i + 1 + string.len(o)
-    elseif ESCAPES[d] then
-      out[#out + 1] = ESCAPES[d]
-      i = i + 2
-    else
-      out[#out + 1] = c
-      i = i + 1
-    end
-  end
-  return table.concat(out)
-end
-
 -- SUBST.frame is what a call of the function name starts from: its
 -- arguments, a copy of the variables and arrays (but FUNCNAME, which grows
 -- with each call) and the directory, and the frame of the call it was made
@@ -3276,228 +3307,19 @@ SUBST.same_call = function(frame, name, args, vars, arrays, cwd)
   return false
 end
 
--- SUBST.param_op returns what ${NAME<op>} gives for the value val: op
--- is %PAT, %%PAT, #PAT, ##PAT (PAT a glob of * and ?), /PAT/REP and
--- //PAT/REP (PAT literal), :OFF and :OFF:LEN, ^^ or ,,; nil for another
--- op, a pattern that holds an expansion, or a value longer than 1 KiB
--- (each trim tries every prefix or suffix).
-SUBST.param_op = function(val, op)
-  if string.len(val) > 1024 or string.find(op, "[%$`{]") then
-    return nil
-  end
-  local c = string.sub(op, 1, 1)
-  if c == "#" or c == "%" then
-    local long = string.sub(op, 2, 2) == c
-    local glob = string.sub(op, long and 3 or 2)
-    local lp = "^" .. string.gsub(string.gsub(glob, "[%^%$%(%)%%%.%[%]%+%-]", "%%%0"), "[*?]", { ["*"] = ".*", ["?"] = "." }) .. "$"
-    local n = string.len(val)
-    if c == "#" then
-      for i = long and n or 0, long and 0 or n, long and -1 or 1 do
-        if string.match(string.sub(val, 1, i), lp) then
-          return string.sub(val, i + 1)
-        end
-      end
-    else
-      for i = long and 1 or n + 1, long and n + 1 or 1, long and 1 or -1 do
-        if string.match(string.sub(val, i), lp) then
-          return string.sub(val, 1, i - 1)
-        end
-      end
-    end
-    return val
-  elseif c == "/" then
-    local all = string.sub(op, 2, 2) == "/"
-    local pat, rep = string.match(string.sub(op, all and 3 or 2), "^([^/]*)/?(.*)$")
-    if not pat or pat == "" or string.find(pat, "[*?%[]") then
-      return nil
-    end
-    local out, from = {}, 1
-    while true do
-      local a, b = string.find(val, pat, from, true)
-      if not a then
-        break
-      end
-      out[#out + 1] = string.sub(val, from, a - 1) .. rep
-      from = b + 1
-      if not all then
-        break
-      end
-    end
-    out[#out + 1] = string.sub(val, from)
-    return table.concat(out)
-  elseif c == ":" then
-    local off, len = string.match(op, "^:(%d+):?(%d*)$")
-    if not off then
-      return nil
-    end
-    return string.sub(val, tonumber(off) + 1, len ~= "" and tonumber(off) + tonumber(len) or -1)
-  elseif op == "^^" then
-    return string.upper(val)
-  elseif op == ",," then
-    return string.lower(val)
-  end
-  return nil
-end
+-- XST is the state of monad.expand for one tool call: over is set when a
+-- word grew past the length a line's values can give it (a=$a$a
+-- doubling), or held more substitutions than monad.expand reads: the rest
+-- is left as written, and the handler denies the line when it names a
+-- program the rules know; root is what $(git rev-parse --show-toplevel)
+-- prints.
+local XST = { over = false, root = ROOT }
 
--- printed returns what the command of a substitution ($(BODY), `BODY`)
--- prints when it only prints text the line gives (echo, printf FMT ARGS
--- with %s and %b, cat <<< WORD, realpath P, readlink -f P, dirname P),
--- its trailing newlines cut and the others
--- read as blanks; nil for any other command or one that still holds an
--- expansion but $HOME.
-local function printed(body)
-  if string.find(body, "`", 1, true) or (string.find(body, "$", 1, true) and string.find(re.gsub(body, [[\$\{?HOME\}?]], ""), "$", 1, true)) then
-    return nil
-  end
-  local w = split(body)
-  if not w or #w < 2 then
-    return nil
-  end
-  -- cat <<< WORD, <<< WORD cat: the here-string
-  if #w == 3 and (w[1] == "cat" and w[2] == "<<<" or w[1] == "<<<" and w[3] == "cat") then
-    return w[1] == "cat" and w[3] or w[2]
-  end
-  for k = 2, #w do
-    if re.match(w[k], [[^([;&|<>()]+|[0-9]*[<>].*)$]]) then
-      return nil
-    end
-  end
-  local out
-  if w[1] == "echo" then
-    local k, esc = 2, false
-    while w[k] and re.match(w[k], "^-[neE]+$") do
-      esc = esc or string.find(w[k], "e", 1, true) ~= nil
-      k = k + 1
-    end
-    out = join(w, k)
-    if esc then
-      out = unescape(out)
-    end
-  elseif w[1] == "printf" then
-    local k = w[2] == "--" and 3 or 2
-    local fmt = w[k]
-    if not fmt or string.sub(fmt, 1, 1) == "-" or re.find(fmt, [=[%[^sb%]]=]) then
-      return nil
-    end
-    local args = {}
-    for j = k + 1, #w do
-      args[#args + 1] = w[j]
-    end
-    out = unescape(string.gsub(printf_fill(fmt, args), "%%%%", "%%"))
-  elseif (w[1] == "realpath" or (w[1] == "readlink" and re.match(w[2], "^-[femn]+$"))) and #w == (w[1] == "realpath" and 2 or 3) then
-    -- realpath P, readlink -f P: the path itself (norm resolves it)
-    out = w[#w]
-  elseif w[1] == "dirname" and #w == 2 and string.sub(w[2], 1, 1) ~= "-" then
-    out = string.match(w[2], "^(.*[^/])/+[^/]+/*$") or (string.sub(w[2], 1, 1) == "/" and "/" or ".")
-  else
-    return nil
-  end
-  out = string.gsub(string.gsub(out, "\n+$", ""), "\n", " ")
-  return out
-end
-
-
--- OVERFLOW is set (per tool call) when a word grew past the length a
--- line's values can give it (a=$a$a doubling), or held more substitutions
--- than SUBST lets subst read: the rest is left as written, and the
--- handler denies the line when it names a program the rules know.
-local OVERFLOW = false
-
--- subst is the text of the word w with what the line knows put in: its
--- variables (vars), ${NAME:-DEFAULT}, $IFS as a blank, and the output of
--- the substitutions that only print (see printed), which, $(which rm) and
--- $(pwd). limit bounds the length of the result.
+-- subst is the text of the word w with what the line knows put in
+-- (monad.expand subst): its variables (vars), ${NAME:-DEFAULT}, the
+-- output of the substitutions that only print; limit bounds its length.
 local function subst(w, vars, limit)
-  if not (string.find(w, "$", 1, true) or string.find(w, "`", 1, true)) then
-    return w
-  end
-  w = re.gsub(w, [[\$\{?IFS\}?]], " ")
-  -- ${!NAME}: the variable NAME names (x=cmd; ${!x})
-  if string.find(w, "${!", 1, true) then
-    w = string.gsub(w, "%${!([%a_][%w_]*)}", function(n)
-      local target = vars[n]
-      if type(target) == "string" and string.match(target, "^[%a_][%w_]*$") then
-        return "${" .. target .. "}"
-      end
-      return nil
-    end)
-  end
-  for _ = 1, SUBST.passes do
-    local before = w
-    for name, val in pairs(vars) do
-      if string.find(w, name, 1, true) and name ~= "IFS" then
-        if limit and string.len(w) + string.len(val) > limit then
-          OVERFLOW = true
-          break
-        end
-        local v = string.gsub(val, "%$", "$$")
-        if val ~= "" then
-          w = re.gsub(w, [[\$\{]] .. name .. [[:?[-=][^{}]*\}]], v)
-        end
-        w = re.gsub(w, [[\$\{]] .. name .. [[\}|\$]] .. name .. [[\b]], v)
-        -- ${NAME%/}, ${NAME#*/}, ${NAME/a/b}, ${NAME:1}: the operator on
-        -- the value
-        if string.find(w, "${" .. name, 1, true) then
-          w = string.gsub(w, "%${" .. name .. "([%%#/:^,][^{}]*)}", function(op)
-            return SUBST.param_op(val, op)
-          end)
-        end
-      end
-    end
-    if w == before or not string.find(w, "$", 1, true) then
-      break
-    end
-  end
-  -- ${NAME:-DEFAULT} of a variable the line does not set: the default
-  -- (but $HOME and $PWD, which the pack knows)
-  if string.find(w, "${", 1, true) then
-    w = string.gsub(w, "%${([%a_][%w_]*):?[-=]([^{}$]*)}", function(n, d)
-      if n == "HOME" or n == "PWD" then
-        return "$" .. n
-      end
-      return d
-    end)
-  end
-  -- $(printf 'rm -rf %s' "$HOME"), $(echo "$v"), `cat <<< /`: what they
-  -- print, innermost first ($(echo $(echo /))): the last SUBST.printed
-  -- of a word no longer than SUBST.printed_word (each copies the word)
-  -- (past them the word keeps the rest as written, and the handler denies
-  -- the line when it names a program the pack checks: see OVERFLOW)
-  if string.find(w, "$(", 1, true) and string.len(w) > SUBST.printed_word then
-    OVERFLOW = true
-  elseif string.find(w, "$(", 1, true) then
-    local ats, from = {}, 1
-    while true do
-      local at = string.find(w, "$(", from, true)
-      if not at then
-        break
-      end
-      ats[#ats + 1] = at
-      from = at + 2
-    end
-    if #ats > SUBST.printed then
-      OVERFLOW = true
-    end
-    -- (a replacement moves nothing before it)
-    for k = #ats, math.max(1, #ats - SUBST.printed + 1), -1 do
-      local at = ats[k]
-      local body = string.match(w, "^%b()", at + 1)
-      local out = body and printed(string.sub(body, 2, -2))
-      if out then
-        w = string.sub(w, 1, at - 1) .. out .. string.sub(w, at + 1 + string.len(body))
-      end
-    end
-  end
-  if string.find(w, "`", 1, true) then
-    w = string.gsub(w, "`([^`]*)`", function(body)
-      return printed(body)
-    end)
-  end
-  -- $(which rm), $(command -v rm), `type -P rm`: the program's path
-  w = re.gsub(w, [=[\$\(\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*\)|`\s*(?:which|command\s+-[vV]|type\s+-[pP]|whence\s+-p)\s+([A-Za-z0-9_.+-]+)\s*`]=], "${1}${2}")
-  w = re.gsub(w, [[\$\{PWD(?::?[-?=+][^}]*)?\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`]], ".")
-  w = re.gsub(w, [[\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|`\s*git\s+rev-parse\s+--show-toplevel\s*`]], (string.gsub(ROOT or ".", "%$", "$$")))
-  return w
+  return E.subst(w, vars, limit, XST)
 end
 
 -- ifs_field is the Lua pattern of one field of a word split at the
@@ -3517,12 +3339,15 @@ end
 -- ways is left out (the parser's words do not say which use is which: rm
 -- -rf "$v" after echo $v is one path). A quote inside a substitution
 -- inside quotes ("$(echo "$v")") counts as closing the outer one. nil
--- when there are none.
+-- when there are none. Second, when a name is expanded both ways or
+-- outside quotes inside a longer word (x$v), the line's expansions in
+-- text order, true for those outside quotes (see SUBST.word_flags).
 local function bare_names(line)
   if not string.find(line, "$", 1, true) then
     return nil
   end
   local set, quoted, q, i = nil, {}, nil, 1
+  local occ, need = {}, false
   while true do
     -- the next quote, backslash or $ (in single quotes, the closing one)
     local at = string.find(line, q == "'" and "'" or "[\\'\"$]", i)
@@ -3549,15 +3374,139 @@ local function bare_names(line)
       elseif name then
         quoted[name] = true
       end
+      if name then
+        occ[#occ + 1] = q == nil
+        -- outside quotes inside a longer word (x$v, $v/x): the line needs
+        -- a reading word by word (SUBST.word_flags)
+        if q == nil and not need then
+          local prev = string.sub(line, i - 1, i - 1)
+          local close = string.sub(line, i + 1, i + 1) == "{" and string.find(line, "}", i, true) or (i + string.len(name))
+          local nxt = string.sub(line, close + 1, close + 1)
+          need = (prev ~= "" and not string.find(prev, "[%s;&|(=]")) or (nxt ~= "" and not string.find(nxt, "[%s;&|)]"))
+        end
+      end
     end
     i = i + 1
   end
   for name in pairs(quoted) do
-    if set then
+    if set and set[name] then
+      -- expanded inside and outside quotes
       set[name] = nil
+      need = true
     end
   end
-  return set
+  return set, need and occ or nil
+end
+
+-- SUBST.word_flags tells, word by word, which expansions the shell splits
+-- at blanks where the line's words cannot say (the parser resolves
+-- quotes): a variable expanded both inside and outside quotes (echo
+-- "$v"; rm -rf $v) or outside quotes inside a longer word (rm -rf x$v).
+-- occ is the line's expansions in text order, true for those outside
+-- quotes (bare_names). The commands the line lists in text order (not
+-- those inside substitutions or command strings) hold the expansions of
+-- their assignments, words and redirection targets in that order; when
+-- their count is occ's, the i-th is the i-th of occ, and a word is split
+-- when its expansions are all outside quotes and it is one expansion or
+-- holds no blank as written. It returns, per command, the raw words that
+-- hold expansions with their decisions in order (words[raw] = {bool...}),
+-- or nil when the count differs (single quotes, here-documents, case
+-- words, backslashes: the line-wide reading of bare_names stands).
+SUBST.word_flags = function(cmds, occ, line)
+  if #occ > 256 or string.find(line, "<<", 1, true) then
+    return nil
+  end
+  local refs = SUBST.refs
+  local total, listed = 0, {}
+  for _, c in ipairs(cmds) do
+    local via = c.via or ""
+    if via == "" or via == "(" or via == "{" then
+      listed[#listed + 1] = c
+      for _, v in pairs(type(c.assigns) == "table" and c.assigns or {}) do
+        total = total + refs(v, 0)
+      end
+      for _, w in ipairs(c.words or {}) do
+        total = total + refs(w, 0)
+      end
+      for _, r in ipairs(type(c.redirects) == "table" and c.redirects or {}) do
+        total = total + refs(type(r.target) == "string" and r.target or "", 0)
+      end
+    end
+  end
+  if total ~= #occ then
+    return nil
+  end
+  local flags, n = {}, 0
+  for _, c in ipairs(listed) do
+    for _, v in pairs(type(c.assigns) == "table" and c.assigns or {}) do
+      n = n + refs(v, 0)
+    end
+    local words = nil
+    for _, w in ipairs(c.words or {}) do
+      local k = refs(w, 0)
+      if k > 0 then
+        local split = not string.find(w, "%s") or re.match(w, [[^\$\{?([A-Za-z_][A-Za-z0-9_]*|[0-9])\}?$]])
+        for j = n + 1, n + k do
+          split = split and occ[j]
+        end
+        n = n + k
+        words = words or {}
+        words[w] = words[w] or {}
+        local list = words[w]
+        list[#list + 1] = split and true or false
+      end
+    end
+    for _, r in ipairs(type(c.redirects) == "table" and c.redirects or {}) do
+      n = n + refs(type(r.target) == "string" and r.target or "", 0)
+    end
+    flags[c] = words
+  end
+  return flags
+end
+
+-- SUBST.refs is out plus the number of expansions ($NAME, ${NAME...},
+-- $N) in word.
+SUBST.refs = function(word, out)
+  local i = 1
+  while true do
+    local at = string.find(word, "$", i, true)
+    if not at then
+      return out
+    end
+    if string.match(word, "^{?[%a_][%w_]*", at + 1) or string.match(word, "^{?[0-9]", at + 1) then
+      out = out + 1
+    end
+    i = at + 1
+  end
+end
+
+-- SUBST.bare_of is the split reading of one command: the line's set of
+-- names expanded only outside quotes (bare), with the command's word
+-- decisions (flags) under the key "$w" (no name holds a $).
+SUBST.bare_of = function(bare, flags)
+  if flags == nil then
+    return bare
+  end
+  local out = { ["$w"] = flags }
+  for k, v in pairs(bare or {}) do
+    out[k] = v
+  end
+  return out
+end
+
+-- SUBST.rewind starts the reading of a command's word decisions over
+-- (expand and positional read them in word order), and SUBST.next_word
+-- moves to the next use of the raw word w.
+SUBST.rewind = function(bare)
+  for _, q in pairs(bare and bare["$w"] or {}) do
+    q.i = 0
+  end
+end
+SUBST.next_word = function(bare, w)
+  local q = bare and bare["$w"] and bare["$w"][w]
+  if q then
+    q.i = (q.i or 0) + 1
+  end
 end
 
 -- split_fields appends to out the fields of the word w and returns true
@@ -3574,9 +3523,15 @@ local function split_fields(out, w, raw, field, bare)
   end
   local at = field
   if not at and bare and raw and #out > 0 and string.find(w, "%s") then
-    local name = string.match(raw, "^%${?([%a_][%w_]*)}?$") or string.match(raw, "^%${?([0-9])}?$")
-    if name and bare[name] then
-      at = "%S+"
+    local q = bare["$w"] and bare["$w"][raw]
+    if q then
+      -- the decision for this use of the word (SUBST.word_flags)
+      at = q[q.i or 1] and "%S+" or nil
+    else
+      local name = string.match(raw, "^%${?([%a_][%w_]*)}?$") or string.match(raw, "^%${?([0-9])}?$")
+      if name and bare[name] then
+        at = "%S+"
+      end
     end
   end
   if not at then
@@ -3592,7 +3547,9 @@ end
 local function expand(words, vars, bare)
   local out = {}
   local field = ifs_field(vars)
+  SUBST.rewind(bare)
   for _, raw in ipairs(words) do
+    SUBST.next_word(bare, raw)
     local w = subst(raw, vars)
     -- brace expansion of a whole word: {rm,-rf,/}
     local body = string.match(w, "^{([^{}]*,[^{}]*)}$")
@@ -3804,7 +3761,9 @@ local DECLARERS = { export = true, declare = true, typeset = true, ["local"] = t
 local function positional(words, args, arrays, vars, bare)
   local out = {}
   local field = ifs_field(vars)
+  SUBST.rewind(bare)
   for _, w in ipairs(words) do
+    SUBST.next_word(bare, w)
     local raw = w
     local whole = args and (w == "$@" or w == "$*" or w == "${@}" or w == "${*}") and args
     if args and not whole then
@@ -3905,9 +3864,8 @@ local NOT_TEST = [[(?i)(^|[=_.:/-])(prod|production|live|staging)([_.:/-]|$)]]
 
 -- test_target says whether a command's words name a test database or
 -- environment and nothing of production: its words, its own assignments
--- and the current values (vars) of the variables exported earlier on the
--- line (the names of exported).
-local function test_target(words, assigns, vars, exported)
+-- and its environment (env: NAME=value words, see SUBST.env_of).
+local function test_target(words, assigns, env)
   local list = {}
   for _, x in ipairs(words) do
     list[#list + 1] = x
@@ -3917,10 +3875,8 @@ local function test_target(words, assigns, vars, exported)
       list[#list + 1] = k .. "=" .. tostring(v)
     end
   end
-  for k in pairs(vars and exported or {}) do
-    if type(assigns) ~= "table" or assigns[k] == nil then
-      list[#list + 1] = k .. "=" .. tostring(vars[k] or "")
-    end
+  for _, x in ipairs(env or {}) do
+    list[#list + 1] = x
   end
   local seen = false
   for _, x in ipairs(list) do
@@ -4048,7 +4004,7 @@ check_argv = function(words, ctx, eff)
   -- resolved ("${FUNCNAME[0]%_*}_x"): the handler denies the line when it
   -- names a program the pack checks
   if (ctx.fdepth or 0) > 0 and string.find(w[1], "FUNCNAME", 1, true) and string.find(w[1], "$", 1, true) then
-    OVERFLOW = true
+    XST.over = true
   end
   -- command NAME and builtin NAME run no function (ls() { command ls
   -- "$@"; } calls the program, not itself)
@@ -4149,7 +4105,7 @@ check_argv = function(words, ctx, eff)
         end
       end
       local make = function()
-        return expand(positional(bc.words, args, next(arrays) and arrays, vars, ctx.bare), vars, ctx.bare)
+        return expand(positional(bc.words, args, next(arrays) and arrays, vars, bc.bare or ctx.bare), vars, bc.bare or ctx.bare)
       end
       local bw = make()
       local bn = basename(bw[1])
@@ -4220,7 +4176,7 @@ check_argv = function(words, ctx, eff)
   end
   if fn then
     local rule, detail = fn(w, ctx)
-    if rule == "drop-database" and test_target(words, ctx.assigns_now, ctx.vars, ctx.exported) then
+    if rule == "drop-database" and test_target(words, not C.env_cut(words) and ctx.assigns_now or nil, SUBST.env_of(ctx, words)) then
       rule = nil -- a test database is made to be dropped
     end
     if rule then
@@ -4302,7 +4258,7 @@ local function remember_writes(words, w, redirects)
           while name == "echo" and w[from] and re.match(w[from], "^-[neE]+$") do
             from = from + 1
           end
-          text = unescape(table.concat(w, " ", from))
+          text = E.unescape(table.concat(w, " ", from))
         elseif name == "cat" then
           for _, d in ipairs(redirects) do
             if (d.op == "<<" or d.op == "<<-") and type(d.body) == "string" then
@@ -4390,7 +4346,7 @@ local function loop_values(line, name, nth, ctx, pargs)
   return out
 end
 
-check_line = function(line, depth)
+SUBST.check_line = function(line, depth)
   if type(line) ~= "string" or line == "" then
     return nil
   end
@@ -4426,7 +4382,16 @@ check_line = function(line, depth)
     end
   end
   local cmds = commands(line)
-  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {}, budget = { n = 0 }, bare = bare_names(line) }
+  -- envt: the variables exported so far (export RAILS_ENV=test && rails
+  -- db:drop), made when a command first sets one; up: the ctx of the
+  -- command that runs this line (RAILS_ENV=test bash -c '...'), whose
+  -- environment SUBST.env_of reads as inherit
+  local up = SUBST.env_ctx
+  local bare, occ = bare_names(line)
+  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {}, budget = { n = 0 }, bare = bare,
+    up = up }
+  -- flags: per command, which words the shell splits (SUBST.word_flags)
+  local flags = occ and SUBST.word_flags(cmds, occ, line)
   local vars, aliases, funcs, arrays = ctx.vars, ctx.aliases, ctx.funcs, ctx.arrays
   -- loops: the values of loop variables (for d in a b c); seen: how many
   -- loops bound each name so far
@@ -4542,7 +4507,7 @@ check_line = function(line, depth)
     end
     if type(c.func) == "string" and c.func ~= "" and ((type(c.words) == "table" and #c.words > 0) or type(c.assigns) == "table") then
       local body = funcs[c.func] or {}
-      body[#body + 1] = { words = c.words, assigns = c.assigns, redirects = c.redirects }
+      body[#body + 1] = { words = c.words, assigns = c.assigns, redirects = c.redirects, bare = SUBST.bare_of(ctx.bare, flags and flags[c]) }
       funcs[c.func] = body
     end
     local words = c.words or {}
@@ -4557,10 +4522,13 @@ check_line = function(line, depth)
     -- set -- ARGS and arrays earlier on the line: "$@", $1, "${a[@]}" (a
     -- function's body has its own $1..)
     local pargs = not (type(c.func) == "string" and c.func ~= "") and ctx.posargs or nil
+    -- which of its words the shell splits at blanks (bare_names, SUBST.word_flags)
+    local cbare = SUBST.bare_of(ctx.bare, flags and flags[c])
     if pargs or next(arrays) then
-      words = positional(words, pargs, next(arrays) and arrays, vars, ctx.bare)
+      words = positional(words, pargs, next(arrays) and arrays, vars, cbare)
     end
-    words = xargs_replace(expand(words, vars, ctx.bare))
+    words = xargs_replace(expand(words, vars, cbare))
+    ctx.envt = C.env_step(ctx.envt, cmds, idx)
     local first = basename(words[1])
     if first == "set" and words[2] and (words[2] == "--" or not string.find(words[2], "^[-+]")) then
       -- set -- ARGS (set ARGS): the positional parameters from here on;
@@ -4586,17 +4554,6 @@ check_line = function(line, depth)
       for k = 2, #words do
         if re.match(words[k], "^-[a-zA-Z]*n[a-zA-Z]*$") then
           nameref = true
-        end
-      end
-      -- export NAME[=v]: the programs run after it see NAME (export
-      -- RAILS_ENV=test && rails db:drop is a test database)
-      if first == "export" then
-        for k = 2, #words do
-          local n = string.match(words[k], "^([A-Za-z_][A-Za-z0-9_]*)")
-          if n then
-            ctx.exported = ctx.exported or {}
-            ctx.exported[n] = true
-          end
         end
       end
       for k = 2, #words do
@@ -4634,7 +4591,7 @@ check_line = function(line, depth)
       for k = 5, #words do
         args[#args + 1] = words[k]
       end
-      remember(words[3], unescape(printf_fill(words[4], args)))
+      remember(words[3], E.unescape(E.printf_fill(words[4], args)))
     elseif first == "alias" then
       for k = 2, #words do
         local n, v = string.match(words[k], "^([^=]+)=(.*)$")
@@ -4660,14 +4617,14 @@ check_line = function(line, depth)
         while pn == "echo" and prev[from] and re.match(prev[from], "^-[neE]+$") do
           from = from + 1
         end
-        ctx.stdin_text = unescape(table.concat(prev, " ", from))
+        ctx.stdin_text = E.unescape(table.concat(prev, " ", from))
         if pn == "printf" and prev[2] and string.find(prev[2], "%", 1, true) then
           -- printf FMT ARGS prints FMT with ARGS put in (printf %s 'rm -rf ~')
           local args = {}
           for k = 3, #prev do
             args[#args + 1] = prev[k]
           end
-          ctx.stdin_text = unescape(printf_fill(prev[2], args))
+          ctx.stdin_text = E.unescape(E.printf_fill(prev[2], args))
         end
         ctx.stdin_paths = {}
         for k = 2, #prev do
@@ -4749,6 +4706,7 @@ check_line = function(line, depth)
     end
     -- the command's own assignments (RAILS_ENV=test rails db:drop)
     ctx.assigns_now = c.assigns
+    SUBST.env_ctx = ctx
     local rule, detail = check_argv(words, ctx, eff_now)
     if rule then
       ctx.assigns_now = nil
@@ -4760,9 +4718,9 @@ check_line = function(line, depth)
       rule, detail = per_value(ctx, loops, c.words, vars, function()
         local vw = c.words
         if pargs or next(arrays) then
-          vw = positional(vw, pargs, next(arrays) and arrays, vars, ctx.bare)
+          vw = positional(vw, pargs, next(arrays) and arrays, vars, cbare)
         end
-        return xargs_replace(expand(vw, vars, ctx.bare))
+        return xargs_replace(expand(vw, vars, cbare))
       end)
       if rule then
         ctx.assigns_now = nil
@@ -4835,6 +4793,51 @@ check_line = function(line, depth)
     end
   end
   return nil
+end
+
+-- check_line is SUBST.check_line that gives back the command whose
+-- environment a line started from its own runs (SUBST.env_ctx) when it
+-- ends: a line run by another inherits that command's environment, not
+-- the one a line run before it ended with.
+check_line = function(line, depth)
+  local up = SUBST.env_ctx
+  local rule, detail = SUBST.check_line(line, depth)
+  SUBST.env_ctx = up
+  return rule, detail
+end
+
+-- SUBST.env_of is the environment (NAME=value words) of the command a
+-- ctx checks: its own assignments, the variables the line exported
+-- before it and the environment the line was given; with the command's
+-- words, less what their wrappers clear or remove (env -i, env -u NAME,
+-- sudo: monad.commands env_cut).
+SUBST.env_of = function(ctx, words)
+  local own = type(ctx.assigns_now) == "table" and ctx.assigns_now or nil
+  local cleared, _, removed = false, 0, nil
+  if words then
+    cleared, _, removed = C.env_cut(words)
+  end
+  if cleared then
+    return {}
+  end
+  -- the environment the line was given, read when first needed
+  if ctx.inherit == nil and ctx.up then
+    ctx.inherit = SUBST.env_of(ctx.up)
+  end
+  local list = C.env_list(ctx.envt, own, ctx.inherit)
+  for k, v in pairs(own or {}) do
+    list[#list + 1] = k .. "=" .. tostring(v)
+  end
+  if removed then
+    local kept = {}
+    for _, x in ipairs(list) do
+      if not removed[string.match(x, "^([^=]*)=")] then
+        kept[#kept + 1] = x
+      end
+    end
+    list = kept
+  end
+  return list
 end
 
 -- NAMES and HIDING make a cheap prefilter: a line that names none of the
@@ -4979,9 +4982,9 @@ C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
             CWD = clean(input.cwd)
           end
         end
-        OVERFLOW = false
+        XST.over, SUBST.env_ctx = false, nil
         local rule, detail = check_line(line, 0)
-        if not rule and OVERFLOW and names_rule_program(line) then
+        if not rule and XST.over and names_rule_program(line) then
           rule, detail = deny("too-complex", "the line builds values longer than the pack expands, and names a program it checks")
         end
         if rule == "exfiltrate" then

@@ -85,7 +85,14 @@
 --- `scp`, `sftp` (`-i KEY`, `-o IdentityFile=KEY`, `rsync -e "ssh -i
 --- KEY"`), loaded by `ssh-add` or fingerprinted (`ssh-keygen -l`, `-y`).
 --- A `cd` or `pushd` moves the relative paths of the commands after it
---- (`cd .. && rm -rf other` deletes `../other`).
+--- (`cd .. && rm -rf other` deletes `../other`). Variables set earlier
+--- on the line (`NAME=VALUE`, `export`, `declare`, `local`) are put in
+--- as the shell does, their values expanded when they are set (chains of
+--- variables, `${NAME}`, defaults and operators, substitutions that only
+--- print): `D=~/.ssh; cat "$D/id_rsa"` reads a key, `HOME=/etc; cat
+--- "$HOME/shadow"` reads `/etc/shadow`, and `HOME=$(mktemp -d); rm -rf
+--- "$HOME"` deletes a new folder, not the home directory (a command's
+--- own `HOME=... cmd "$HOME"` is not yet set for its words).
 
 local re = require("re")
 
@@ -143,6 +150,10 @@ local command_texts, basename, unwrap, parse_flags = C.command_texts, C.basename
 -- The credential files and directories (stdlib/lib/paths.lua), shared with
 -- deny-destructive.
 local PATHS = require("monad.paths")
+
+-- The values of variables as the shell puts them in (stdlib/lib/expand.lua),
+-- shared with deny-destructive.
+local E = require("monad.expand")
 
 ---------------------------------------------------------------------------
 -- Paths
@@ -703,13 +714,82 @@ local function shell_paths(words, redirects, acts)
   end
 end
 
+-- ROOT is the host's project root (the sandbox root): the cwd and root of
+-- a call whose input has no cwd.
+local ROOT = path.root()
+if ROOT == "" then
+  ROOT = nil
+end
+
+-- DECLARERS set the variables their NAME=VALUE words name.
+local DECLARERS = { export = true, declare = true, typeset = true, ["local"] = true, readonly = true }
+
+-- expanded returns the words and redirections of a command with the
+-- values of the variables set earlier on the line put in (monad.expand:
+-- D=~/.ssh; cat "$D/id_rsa" reads ~/.ssh/id_rsa, HOME=$(mktemp -d); rm
+-- -rf "$HOME" deletes a new folder, not the home directory), within
+-- limit; a command's own assignments (HOME=/x cmd "$HOME") are not yet
+-- set when its words are expanded, as in the shell.
+local function expanded(c, vars, limit, st)
+  local words = c.words or {}
+  if vars == nil then
+    return words, c.redirects
+  end
+  local any = false
+  for k = 1, #words do
+    any = any or string.find(words[k], "[$`]") ~= nil
+  end
+  for _, r in ipairs(type(c.redirects) == "table" and c.redirects or {}) do
+    any = any or (type(r.target) == "string" and string.find(r.target, "[$`]") ~= nil)
+  end
+  if not any then
+    return words, c.redirects
+  end
+  local w = {}
+  for k = 1, #words do
+    w[k] = E.subst(words[k], vars, limit, st)
+  end
+  local rs = c.redirects
+  if type(rs) == "table" then
+    local out = {}
+    for k, r in ipairs(rs) do
+      out[k] = { op = r.op, fd = r.fd, body = r.body, target = type(r.target) == "string" and E.subst(r.target, vars, limit, st) or r.target }
+    end
+    rs = out
+  end
+  return w, rs
+end
+
 -- shell_acts adds the acts of every command of line. A cd (or pushd)
 -- moves the folder the relative paths of the commands after it are in:
--- cd .. && rm -rf other deletes ../other.
+-- cd .. && rm -rf other deletes ../other. Variables set on the line (NAME=VALUE,
+-- export, declare, local; a loop variable its first value) are put in
+-- the words of the commands after, expanded when they are set, as the
+-- shell does (monad.expand, bounded by four times the line's length and
+-- 4 KiB a value).
 local function shell_acts(line, acts, depth)
   local dir = nil
+  -- vars and st: made at the first assignment
+  local vars, st = nil, nil
+  local limit = 4 * string.len(line) + 4096
   for _, c in ipairs(commands(line)) do
-    local w = c.words or {}
+    local w, redirects = expanded(c, vars, limit, st)
+    if #w == 0 and type(c.assigns) == "table" then
+      for n, v in pairs(c.assigns) do
+        if type(v) == "string" then
+          vars, st = vars or {}, st or { root = ROOT }
+          E.assign(vars, n, v, limit, st)
+        end
+      end
+    elseif w[1] and DECLARERS[w[1]] then
+      for k = 2, #w do
+        local n, v = string.match(w[k], "^([%a_][%w_]*)=(.*)$")
+        if n then
+          vars, st = vars or {}, st or { root = ROOT }
+          vars[n] = v
+        end
+      end
+    end
     local name = w[1] and basename(w[1])
     if name == "cd" or name == "pushd" then
       local t = w[2]
@@ -727,7 +807,7 @@ local function shell_acts(line, acts, depth)
       end
     else
       local n = #acts
-      shell_paths(w, c.redirects, acts)
+      shell_paths(w, redirects, acts)
       if dir then
         for k = n + 1, #acts do
           local p = acts[k][2]
@@ -782,13 +862,6 @@ local function shell_trigger(line)
 end
 
 local RANK = { ask = 1, deny = 2 }
-
--- ROOT is the host's project root (the sandbox root): the cwd and root of
--- a call whose input has no cwd.
-local ROOT = path.root()
-if ROOT == "" then
-  ROOT = nil
-end
 
 -- path_env is what check needs of a call: its cwd, the home directory and
 -- the root.
