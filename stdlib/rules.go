@@ -134,6 +134,7 @@ type httpPredicate struct {
 
 // programSpec is what a file says about how a program reads its options.
 type programSpec struct {
+	global     bool     // options before the subcommand are the program's own (git -C DIR)
 	singleDash bool     // options are -long words, not clusters of letters
 	values     []string // options whose value is the next word
 	manual     []string // last words that make a command print its manual (aws ... help)
@@ -416,6 +417,12 @@ func (p *ruleParser) programs(field string, v any, f *RuleFile) {
 					p.fail(kf, "want true or false, got %s", kind(pt[k]))
 				}
 				spec.singleDash = b
+			case "globalOptions":
+				b, ok := pt[k].(bool)
+				if !ok {
+					p.fail(kf, "want true or false, got %s", kind(pt[k]))
+				}
+				spec.global = b
 			case "values":
 				list, ok := p.strs(kf, pt[k])
 				if !ok {
@@ -439,7 +446,7 @@ func (p *ruleParser) programs(field string, v any, f *RuleFile) {
 				}
 				spec.manual = list
 			default:
-				p.unknown(kf, k, []string{"manual", "singleDash", "values"})
+				p.unknown(kf, k, []string{"globalOptions", "manual", "singleDash", "values"})
 			}
 		}
 		f.programs[strings.ToLower(name)] = spec

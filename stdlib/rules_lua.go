@@ -294,7 +294,7 @@ func (b *luaWriter) family(f *RuleFile) {
 		s := f.programs[n]
 		b.WriteByte('[')
 		b.quote(n)
-		b.WriteString("]={sd=" + strconv.FormatBool(s.singleDash) + ",v=")
+		b.WriteString("]={sd=" + strconv.FormatBool(s.singleDash) + ",g=" + strconv.FormatBool(s.global) + ",v=")
 		b.set(s.values)
 		if len(s.manual) > 0 {
 			b.WriteString(",m=")

@@ -202,6 +202,7 @@ local SCHEDULERS = set("at batch")
 -- unless the program reads -long options) and the text.
 local function parse(w, start, spec)
   local pos, low, maybe, fset, flist = {}, {}, {}, {}, {}
+  local fpos = {} -- fpos[k]: how many positional words come before flist[k]
   local clusters = nil -- the letters of -abc clusters, which name -a, -b, -c
   local vals = spec and spec.v
   local single = spec and spec.sd
@@ -227,6 +228,7 @@ local function parse(w, start, spec)
       if not (eq and OFF[lower(sub(a, eq + 1))]) then
         fset[name] = true
         flist[#flist + 1] = name
+        fpos[#flist] = #pos
       end
       if not single and byte(name, 2) ~= 45 and #name > 2 then
         clusters = clusters and clusters .. sub(name, 2) or sub(name, 2)
@@ -240,7 +242,10 @@ local function parse(w, start, spec)
     end
     i = i + 1
   end
-  return { pos = pos, low = low, maybe = maybe, fset = fset, flist = flist, clusters = clusters, w = w, start = start }
+  return {
+    pos = pos, low = low, maybe = maybe, fset = fset, flist = flist, fpos = fpos, clusters = clusters,
+    w = w, start = start, global = spec and spec.g, single = single,
+  }
 end
 
 local function word_ok(p, x)
@@ -303,10 +308,40 @@ local function match_path(path, v)
   return nil
 end
 
+-- has_flag_after is has_flag for the options that come after the first
+-- skip positional words only (the subcommand's, for a program whose
+-- options before its subcommand are its own: git -C DIR switch main gives
+-- git's -C, not switch's).
+local function has_flag_after(v, fp, skip)
+  local fl, fpos = v.flist, v.fpos
+  for k = 1, #fl do
+    if fpos[k] >= skip then
+      local name = fl[k]
+      local cluster = not v.single and byte(name, 2) ~= 45 and #name > 2
+      for i = 1, #fp do
+        local alt = fp[i]
+        local ex = alt.exact
+        if ex then
+          if name == ex or (alt.letter and cluster and find(name, alt.letter, 2, true)) then
+            return true
+          end
+        elseif sub(name, 1, #alt.pre) == alt.pre then
+          return true
+        end
+      end
+    end
+  end
+  return false
+end
+
 -- has_flag says whether the command gives an option of flag pattern fp:
 -- a list of alternatives, each {exact = "-x"} or {pre = "--delete"} (see
--- compile_flags).
-local function has_flag(v, fp)
+-- compile_flags); with skip, only the options after the first skip
+-- positional words count (has_flag_after).
+local function has_flag(v, fp, skip)
+  if skip and skip > 0 then
+    return has_flag_after(v, fp, skip)
+  end
   for i = 1, #fp do
     local alt = fp[i]
     local ex = alt.exact
@@ -618,12 +653,14 @@ local function matches(r, prog, v, c, w, state)
       return false
     end
   end
+  -- a program whose options before its subcommand are its own (globalOptions)
+  local skip = v.global and r.sub and rest - 1 or nil
   if r.fl then
     local ok = false
     local t16 = r.fl
     for i16 = 1, #t16 do
       local f = t16[i16]
-      if has_flag(v, f) then
+      if has_flag(v, f, skip) then
         ok = true
         break
       end
@@ -636,7 +673,7 @@ local function matches(r, prog, v, c, w, state)
     local t17 = r.af
     for i17 = 1, #t17 do
       local f = t17[i17]
-      if not has_flag(v, f) then
+      if not has_flag(v, f, skip) then
         return false
       end
     end
@@ -645,7 +682,7 @@ local function matches(r, prog, v, c, w, state)
     local t18 = r.nf
     for i18 = 1, #t18 do
       local f = t18[i18]
-      if has_flag(v, f) then
+      if has_flag(v, f, skip) then
         return false
       end
     end
@@ -861,6 +898,7 @@ local function register(pack, P, load)
       if sp then
         spec = spec or { sd = false, v = {} }
         spec.sd = spec.sd or sp.sd
+        spec.g = spec.g or sp.g
         for k in pairs(sp.v) do
           spec.v[k] = true
         end
