@@ -305,14 +305,18 @@ func (l *pipeListener) dial(t *testing.T) (net.Conn, *bufio.Reader) {
 // body memory for ever: the write gives up, the request fails, and the
 // next client's dispatch runs, and the connection closes at once (its
 // body is not waited for). A client that never reads its answer does not
-// keep its connection for ever either.
+// keep its connection for ever either. The write timeout is far above
+// what the client that reads takes to read its answer (a net.Pipe write
+// waits for the reader): at 50 ms, a loaded machine that paused the
+// test's goroutine that long before it read timed the answer out (a
+// 150 ms pause there failed the test every time).
 func TestConnServerClientThatNeverReads(t *testing.T) {
 	t.Parallel()
 	h := testHandler(t)
 	h.slots = make(chan struct{}, 1)
 	ln := newPipeListener()
 	s := &connServer{handler: h.mux(), base: h.workCtx, readHeaderTimeout: hangGuard, readTimeout: hangGuard,
-		idleTimeout: hangGuard, maxHeaderBytes: 64 << 10, writeTimeout: 50 * time.Millisecond}
+		idleTimeout: hangGuard, maxHeaderBytes: 64 << 10, writeTimeout: time.Second}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
 	t.Cleanup(func() {
@@ -438,14 +442,18 @@ func TestConnServerLogsAHandlerPanic(t *testing.T) {
 // needs them still bound each wait: a connection idle between requests
 // closes after the idle timeout, a request whose header stops coming is
 // closed after the header timeout (no answer, as net/http), and a request
-// that came whole in one read is answered.
+// that came whole in one read is answered. The idle timeout is far above
+// what the client takes between reading an answer and sending the next
+// request: at 100 ms, a loaded machine that paused the test's goroutine
+// that long between the two requests closed the connection under the
+// second (a 150 ms pause there failed the test every time).
 func TestConnServerDeadlines(t *testing.T) {
 	t.Parallel()
 	h := testHandler(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	s := &connServer{handler: h.mux(), base: h.workCtx, readHeaderTimeout: 50 * time.Millisecond, readTimeout: hangGuard,
-		idleTimeout: 100 * time.Millisecond, maxHeaderBytes: 64 << 10}
+		idleTimeout: time.Second, maxHeaderBytes: 64 << 10}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
 	t.Cleanup(func() {
