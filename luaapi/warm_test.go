@@ -87,7 +87,7 @@ func TestPoolOnDemand(t *testing.T) {
 	p.put(d, true)
 	p.waitWarm()
 	require.EqualValues(t, 3, p.Stats().Created)
-	_, err = p.Call(context.Background(), 0, bashInput("ls"))
+	_, err = p.Call(context.Background(), 1, bashInput("ls"))
 	require.NoError(t, err)
 }
 
