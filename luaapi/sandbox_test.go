@@ -344,7 +344,7 @@ func TestHotReload(t *testing.T) {
 	mk := func(version string) *Pool {
 		return newTestPool(t, Options{PoolSize: 2}, "r.lua", `
 hook{ event = "BeforeTool", handler = function(i)
-  if i.toolName == "slow" then local t = os.clock() while os.clock() < 0.1 do end end
+  if i.toolName == "slow" then local t = os.clock() while os.clock() - t < 0.1 do end end
   return { reason = "`+version+`", decision = "deny" }
 end }`)
 	}
