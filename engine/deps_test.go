@@ -57,7 +57,7 @@ func listPackages(t *testing.T) []listedPackage {
 // each other (luaapi may use shell/syntax and shell/pwsh, the pure command-line parsers,
 // its own luaapi/luapattern, the pure Lua pattern matcher, and the leaf
 // helpers under internal/); tools (the
-// tool table) knows events and shell/syntax; stdlib imports nothing of ours
+// tool table) knows events, shell/syntax and shell/pwsh; stdlib imports nothing of ours
 // but the leaf helpers under internal/ (which import nothing of ours);
 // engine/hosts (the agents' hook contracts, which the engine's command
 // hooks use) knows events and shell, not engine; nothing outside cmd imports
@@ -72,7 +72,7 @@ func TestImportRules(t *testing.T) {
 		"luaapi":                {"internal", "events", "shell/syntax", "shell/pwsh"},
 		"luaapi/luapattern":     nil,
 		"luaapi/ahocorasick":    nil,
-		"tools":                 {"events", "shell/syntax"},
+		"tools":                 {"events", "shell/syntax", "shell/pwsh"},
 		"stdlib":                {"internal"},
 		"engine":                {"internal", "events", "shell", "luaapi", "stdlib", "tools"},
 		"engine/hosts":          {"events", "shell"},

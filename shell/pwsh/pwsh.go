@@ -642,55 +642,14 @@ func init() {
 	}
 }
 
-// descend lists the commands of the command string c runs: cmd /c TEXT
-// (/k, /r), powershell or pwsh -Command TEXT (also the words after the
-// options, and -EncodedCommand decoded), Invoke-Expression TEXT.
+// descend lists the commands of the command string c runs: cmd /c TEXT,
+// powershell or pwsh -Command TEXT (see Script), Invoke-Expression TEXT.
 func (p *parser) descend(c Command) {
 	w := c.Words
-	switch {
-	case !c.Cmdlet && w[0] == "cmd":
-		for k := 1; k < len(w); k++ {
-			a := strings.ToLower(w[k])
-			if a == "/c" || a == "/k" || a == "/r" {
-				p.again(strings.Join(w[k+1:], " "), true, "cmd")
-				return
-			}
-			if len(a) > 2 && (strings.HasPrefix(a, "/c") || strings.HasPrefix(a, "/k")) && !strings.HasPrefix(a, "/c:") {
-				// cmd /c"rd /s /q x"
-				p.again(a[2:]+" "+strings.Join(w[k+1:], " "), true, "cmd")
-				return
-			}
+	if c.Cmdlet {
+		if w[0] != "Invoke-Expression" {
+			return
 		}
-	case !c.Cmdlet && (w[0] == "powershell" || w[0] == "pwsh" || w[0] == "powershell_ise"):
-		for k := 1; k < len(w); k++ {
-			a := strings.ToLower(w[k])
-			if a == "" || a[0] != '-' && a[0] != '/' {
-				p.again(strings.Join(w[k:], " "), false, "powershell")
-				return
-			}
-			o := a[1:]
-			switch {
-			case o == "" || o == "-":
-				continue
-			case strings.HasPrefix("command", o):
-				p.again(strings.Join(w[k+1:], " "), false, "powershell")
-				return
-			case o == "e" || o == "ec" || len(o) > 1 && strings.HasPrefix("encodedcommand", o):
-				if k+1 < len(w) {
-					if text, ok := decodeCommand(w[k+1]); ok {
-						p.again(text, false, "powershell")
-					} else {
-						p.emit(Command{Words: []string{w[k+1]}, Expr: true, Malformed: true})
-					}
-				}
-				return
-			case strings.HasPrefix("file", o):
-				return
-			case psTakes[o]:
-				k++
-			}
-		}
-	case c.Cmdlet && w[0] == "Invoke-Expression":
 		var args []string
 		for _, a := range w[1:] {
 			if !strings.HasPrefix(a, "-") {
@@ -700,7 +659,82 @@ func (p *parser) descend(c Command) {
 		if len(args) > 0 {
 			p.again(strings.Join(args, " "), false, "Invoke-Expression")
 		}
+		return
 	}
+	text, dialect, err := script(w)
+	switch {
+	case err != nil:
+		p.emit(Command{Words: []string{text}, Expr: true, Malformed: true})
+	case dialect == "cmd":
+		p.again(text, true, "cmd")
+	case dialect == "powershell":
+		p.again(text, false, "powershell")
+	}
+}
+
+// Script returns the command string an argv runs when argv[0] is a
+// Windows shell, and its dialect ("powershell" or "cmd"): for cmd (and
+// cmd.exe, any case, any directory), the words after /c, /k or /r joined
+// with blanks; for powershell, pwsh and powershell_ise, the words after
+// -Command (any abbreviation: -c, -com; also /Command), the text of
+// -EncodedCommand (-e, -ec, -enc: base64 of UTF-16LE, decoded), or the
+// words after the options when the first of them is not an option (as
+// powershell reads them). Dialect is "" when argv runs no command string
+// (another program, -File, options only); an -EncodedCommand that does
+// not decode is an error, with the text as given.
+func Script(argv []string) (text, dialect string, err error) {
+	if len(argv) == 0 {
+		return "", "", nil
+	}
+	w := append([]string{baseName(argv[0])}, argv[1:]...)
+	return script(w)
+}
+
+// ErrEncoding is Script's error for an -EncodedCommand that is not base64
+// of UTF-16LE text.
+var ErrEncoding = errors.New("pwsh: -EncodedCommand is not base64 of UTF-16LE text")
+
+func script(w []string) (string, string, error) {
+	switch w[0] {
+	case "cmd":
+		for k := 1; k < len(w); k++ {
+			a := strings.ToLower(w[k])
+			if a == "/c" || a == "/k" || a == "/r" {
+				return strings.Join(w[k+1:], " "), "cmd", nil
+			}
+			if len(a) > 2 && (strings.HasPrefix(a, "/c") || strings.HasPrefix(a, "/k")) && !strings.HasPrefix(a, "/c:") {
+				// cmd /c"rd /s /q x"
+				return strings.TrimSpace(w[k][2:] + " " + strings.Join(w[k+1:], " ")), "cmd", nil
+			}
+		}
+	case "powershell", "pwsh", "powershell_ise":
+		for k := 1; k < len(w); k++ {
+			a := strings.ToLower(w[k])
+			if a == "" || a[0] != '-' && a[0] != '/' {
+				return strings.Join(w[k:], " "), "powershell", nil
+			}
+			o := a[1:]
+			switch {
+			case o == "" || o == "-":
+			case strings.HasPrefix("command", o):
+				return strings.Join(w[k+1:], " "), "powershell", nil
+			case o == "e" || o == "ec" || len(o) > 1 && strings.HasPrefix("encodedcommand", o):
+				if k+1 >= len(w) {
+					return "", "", nil
+				}
+				text, ok := decodeCommand(w[k+1])
+				if !ok {
+					return w[k+1], "", ErrEncoding
+				}
+				return text, "powershell", nil
+			case strings.HasPrefix("file", o):
+				return "", "", nil
+			case psTakes[o]:
+				k++
+			}
+		}
+	}
+	return "", "", nil
 }
 
 // decodeCommand decodes the text of -EncodedCommand: base64 of UTF-16LE.
