@@ -160,6 +160,7 @@ local function winpath(p)
   s = string.lower(s)
   s = re.gsub(s, [[^\$home\b]], "~")
   s = re.gsub(s, [[^\$pwd\b]], ".")
+  s = re.gsub(s, [[^\$profile(\.[a-z]+)?$]], "~/documents/powershell/microsoft.powershell_profile.ps1")
   s = re.gsub(s, [[^(microsoft\.powershell\.core/)?filesystem::]], "")
   s = re.gsub(s, [[^//[?.]/]], "")
   s = re.gsub(s, [[(.)/+]], "$1/")
@@ -575,6 +576,123 @@ end
 NAMES[#NAMES + 1] = "powershell_ise"
 local TRIGGER = scan.any({ scan.keywords(NAMES, { token = "[a-z0-9_.+-]" }) }, { lower = true })
 
+-- posix maps a Windows path to the POSIX form the path packs read:
+-- winpath's, with a drive made a root folder (C:\Users\me is
+-- /c:/users/me), so that it is absolute.
+local function posix(p)
+  local s = winpath(p)
+  if re.match(s, "^[a-z]:(/|$)") then
+    return "/" .. s
+  end
+  return s
+end
+
+-- FILE_OPS: what cmdlets do to the files they name. Each entry: the
+-- parameters that name the file (beside -Path and -LiteralPath), the
+-- parameters that take a value, which operand names it ("first", "all",
+-- or nil for none), and the operation (read, write, delete); dest names
+-- the operation of a destination (-Destination, the second operand).
+local VALUE_TAKES = { value = true, encoding = true, totalcount = true, tail = true, head = true, first = true, last = true,
+  delimiter = true, readcount = true, stream = true, filter = true, include = true, exclude = true, credential = true,
+  pattern = true, context = true, itemtype = true, type = true, name = true, newname = true, inputobject = true,
+  width = true, method = true, uri = true, body = true, headers = true, contenttype = true, useragent = true,
+  destination = true, destinationpath = true, outfile = true, infile = true, filepath = true, source = true,
+  compressionlevel = true, aclobject = true, depth = true, variable = true, append = false }
+local FILE_OPS = {
+  ["Get-Content"] = { op = "read", operands = "all" },
+  ["Format-Hex"] = { op = "read", operands = "all" },
+  ["Import-Csv"] = { op = "read", operands = "first" },
+  ["Import-Clixml"] = { op = "read", operands = "first" },
+  ["Select-String"] = { op = "read", operands = "pattern" },
+  ["Copy-Item"] = { op = "read", operands = "first", dest = "write" },
+  ["Move-Item"] = { op = "delete", operands = "first", dest = "write" },
+  ["Rename-Item"] = { op = "delete", operands = "first" },
+  ["Compress-Archive"] = { op = "read", operands = "first", dest = "write", destparam = "destinationpath" },
+  ["Expand-Archive"] = { op = "read", operands = "first", dest = "write", destparam = "destinationpath" },
+  ["Set-Content"] = { op = "write", operands = "first" },
+  ["Add-Content"] = { op = "write", operands = "first" },
+  ["Clear-Content"] = { op = "write", operands = "all" },
+  ["Out-File"] = { op = "write", operands = "first", param = "filepath" },
+  ["Tee-Object"] = { op = "write", operands = "first", param = "filepath" },
+  ["Export-Csv"] = { op = "write", operands = "first" },
+  ["Export-Clixml"] = { op = "write", operands = "first" },
+  ["New-Item"] = { op = "write", operands = "first" },
+  ["Set-Acl"] = { op = "write", operands = "first" },
+  ["Remove-Item"] = { op = "delete", operands = "all" },
+  ["Invoke-WebRequest"] = { op = "read", param = "infile", dest = "write", destparam = "outfile" },
+  ["Invoke-RestMethod"] = { op = "read", param = "infile", dest = "write", destparam = "outfile" },
+  ["Start-BitsTransfer"] = { dest = "write", destparam = "destination", destoperand = 2 },
+}
+-- DOTNET: the .NET file methods called with a literal path.
+local DOTNET = [=[(?i)\[(?:system\.)?io\.file\]::(readall\w*|openread|opentext|readlines|writeall\w*|appendall\w*|create|delete|copy|move|replace|opentext|openwrite)\s*\(\s*['"]([^'"]+)['"]]=]
+
+-- file_ops appends to acts the {operation, path} pairs of the commands of
+-- cmds (a PowerShell or cmd.exe line), paths in posix form: what the
+-- cmdlets of FILE_OPS read, write and delete, redirections (> and >>, but
+-- to $null), and .NET file methods of the line; each program's command
+-- (git, cat, cp, ...) goes to program(words, redirects) instead.
+local function file_ops(cmds, line, acts, program)
+  local function add(op, p)
+    if type(p) == "string" and p ~= "" and not re.match(p, PIPE_REF) then
+      acts[#acts + 1] = { op, posix(p) }
+    end
+  end
+  for _, c in ipairs(cmds) do
+    for _, r in ipairs(c.redirects) do
+      if (r.op == ">" or r.op == ">>") and string.lower(r.target) ~= "$null" then
+        add("write", r.target)
+      end
+    end
+    local f = not c.expr and FILE_OPS[c.words[1]]
+    if f then
+      local explicit = false
+      for _, n in ipairs({ "path", "literalpath", f.param or "path" }) do
+        local v = param(c, n, n == "path" and 1 or 2, true)
+        if type(v) == "string" then
+          explicit = true
+          add(f.op, v)
+        end
+      end
+      local ops = args(c, VALUE_TAKES, {})
+      if f.operands == "pattern" then
+        if not param(c, "pattern", 2) then
+          table.remove(ops, 1)
+        end
+        for k = 1, #ops do
+          add(f.op, ops[k])
+        end
+      elseif f.operands == "all" then
+        for k = 1, #ops do
+          add(f.op, ops[k])
+        end
+      elseif f.operands == "first" and not explicit and ops[1] then
+        add(f.op, ops[1])
+      end
+      if f.dest then
+        local d = param(c, f.destparam or "destination", 2, true)
+        if type(d) == "string" then
+          add(f.dest, d)
+        elseif ops[f.destoperand or (explicit and 1 or 2)] then
+          add(f.dest, ops[f.destoperand or (explicit and 1 or 2)])
+        end
+      end
+    elseif not c.expr and c.words[1] and not c.cmdlet then
+      program(c.words, c.redirects)
+    end
+  end
+  local rest = line
+  while rest ~= "" do
+    local a, b, method, p = re.find(rest, DOTNET)
+    if not a then
+      break
+    end
+    method = string.lower(method)
+    add((string.find(method, "read", 1, true) or method == "opentext") and "read" or (method == "delete" and "delete" or "write"), p)
+    rest = string.sub(rest, b + 1)
+  end
+  return acts
+end
+
 -- quote joins words (read by a POSIX shell) into a PowerShell line that
 -- gives the same words: each that is not a bare word in single quotes.
 local function quote(words)
@@ -591,6 +709,10 @@ end
 return {
   ---@type fun(words: string[]): string
   quote = quote,
+  ---@type fun(p: string): string
+  posix = posix,
+  ---@type fun(cmds: table[], line: string, acts: table[], program: fun(words: string[], redirects: table[])): table[]
+  file_ops = file_ops,
   ---shell.commands(line, dialect)
   commands = shell.commands,
   ---@type fun(tool: table?, line: string): string?

@@ -86,6 +86,24 @@
 --- KEY"`), loaded by `ssh-add` or fingerprinted (`ssh-keygen -l`, `-y`).
 --- A `cd` or `pushd` moves the relative paths of the commands after it
 --- (`cd .. && rm -rf other` deletes `../other`).
+---
+--- PowerShell and cmd.exe lines (a tool whose commands are PowerShell,
+--- such as Claude Code's `PowerShell`; an argv of `powershell -Command` or
+--- `cmd /c`; a line sent as POSIX that names what only PowerShell runs)
+--- are parsed too: `Get-Content`/`gc`/`type`/`cat`, `Select-String`,
+--- `Import-Csv`, `Copy-Item` sources, `Invoke-WebRequest -InFile` and
+--- `[IO.File]::ReadAllText('...')` read; `Set-Content`, `Add-Content`,
+--- `Out-File`, `Tee-Object`, `New-Item`, `Export-Csv`, `Copy-Item` and
+--- `Move-Item` destinations, `-OutFile` and `>`/`>>` write; `Remove-Item`
+--- deletes. Windows paths are read in the same notions: backslashes,
+--- drive letters (`C:\Users\me\.ssh\id_rsa`), `~`, `$HOME`,
+--- `$env:USERPROFILE`, `%USERPROFILE%`, `$env:APPDATA` and `%APPDATA%`,
+--- `$env:LOCALAPPDATA`, and `$PROFILE` (the PowerShell profile, which
+--- every new shell runs, is protected like agent configuration); Windows
+--- stores of credentials (`%APPDATA%\Microsoft\Credentials`, `Protect`,
+--- `Vault`, `%APPDATA%\gcloud`, GitHub CLI's `hosts.yml`) and
+--- PowerShell's history (`PSReadLine\ConsoleHost_history.txt`) are
+--- credentials. Variables set on the line are not followed.
 
 local re = require("re")
 
@@ -755,6 +773,8 @@ local TRIGGER_WORDS = {
   "claude", "cursor", "codex", "gemini", "mcp", "vscode", "agents.", "opencode",
   "adminsdk", "keychain", "rclone", "dev.vars", ".kdb", ".1pux", "opvault",
   "accesskeys", "sops", "apply_patch", "applypatch",
+  -- Windows: profiles, application data, PowerShell's history
+  "profile", "appdata", "psreadline",
 }
 -- TRIGGER_PATH is (^|[\s'"=@:<>(])(/|~|\$\{?HOME|\.\.|file:)|\\|\$\(|` as two
 -- keyword sets (one Go pass each; the RE2 alternation cost more than the
@@ -879,6 +899,18 @@ C.on_kind({ event = "BeforeTool", kind = "patch", matcher = P.patchMatcher,
     return strongest(acts, path_env(input))
   end)
 
+-- PowerShell and cmd.exe lines (monad.pwsh): the files their cmdlets,
+-- redirections and .NET calls read, write and delete, Windows paths in
+-- the pack's notation (C:\Users\me\.ssh\id_rsa, $env:USERPROFILE,
+-- %APPDATA%, $PROFILE), and the programs' paths as in a POSIX line.
+local PW = require("monad.pwsh")
+local function pwsh_acts(line, dialect, acts)
+  local cmds = PW.commands(line, dialect)
+  PW.file_ops(cmds, line, acts, function(words, redirects)
+    shell_paths(words, redirects, acts)
+  end)
+end
+
 -- A line in which shell_trigger finds nothing adds no act (unless extra
 -- paths are set), and no act is no decision.
 C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.shellMatcher,
@@ -886,10 +918,22 @@ C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.shellMatcher,
   texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
   function(lines, input)
     local acts = {}
+    local env = path_env(input)
     for _, line in ipairs(lines) do
       if #EXTRA > 0 or #EXTRA_CONFIG > 0 or shell_trigger(line) then
-        shell_acts(line, acts, 0)
+        local dialect = PW.dialect(input.tool, line)
+        if not (input.tool and input.tool.shell) then
+          shell_acts(line, acts, 0)
+        end
+        if dialect then
+          pwsh_acts(line, dialect, acts)
+          -- a Windows working directory: the paths are under its POSIX form
+          if type(input.cwd) == "string" and re.match(input.cwd, [=[^[A-Za-z]:[\\/]]=]) then
+            env.cwd = PW.posix(input.cwd)
+            env.root = P.root ~= "" and P.root or env.cwd
+          end
+        end
       end
     end
-    return strongest(acts, path_env(input))
+    return strongest(acts, env)
   end)
