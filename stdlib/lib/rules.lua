@@ -16,6 +16,9 @@
 
 local re = require("re")
 local C = require("monad.commands")
+-- PowerShell lines (a PowerShell tool, or what only PowerShell runs) are
+-- read by the PowerShell parser, so that the rules meet their programs
+local PW = require("monad.pwsh")
 local commands, unwrap, basename, command_texts = C.commands, C.unwrap, C.basename, C.command_texts
 
 local lower, sub, find, byte, concat = string.lower, string.sub, string.find, string.byte, table.concat
@@ -808,7 +811,9 @@ local function register(pack, P, load)
   -- and backslashes dropped, as hits does), which is also the hook's
   -- prefilter (hook{ prefilter }, a Go search that skips the call without
   -- a VM, BenchmarkDefaultSetBeforeTool).
-  local TRIGGERED = scan.any({ trigger_set }, { lower = true, drop = "\\'\"" })
+  -- A second pass keeps backslashes as separators: a PowerShell path
+  -- (C:\tools\terraform.exe) names its program after one.
+  local TRIGGERED = scan.any({ scan.any({ trigger_set }, { lower = true, drop = "\\'\"" }), scan.any({ trigger_set }, { lower = true }) })
 
   -- families[i]: family i, compiled (loaded on first use)
   local families = {}
@@ -1147,8 +1152,10 @@ local function register(pack, P, load)
     return false
   end
 
-  check_line = function(line, best, depth)
-    local cmds = commands(line)
+  -- dialect: nil for POSIX, "powershell" or "cmd" (a PowerShell line's
+  -- programs, normalised by the parser: terraform.exe is terraform)
+  check_line = function(line, best, depth, dialect)
+    local cmds = commands(line, dialect)
     -- printed: what echo and printf print since the last command that
     -- ended a pipeline at the top level; from: the command before, when
     -- it pipes into this one
@@ -1186,12 +1193,19 @@ local function register(pack, P, load)
   -- a line on which hits is false proceeds
   C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher, prefilter = TRIGGERED,
     texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
-    function(lines)
+    function(lines, input)
       local best = nil
       for i = 1, #lines do
         local line = lines[i]
-        if hits(line) and not C.matches_any(line, P.exempt or NONE) then
-          local ok, found = pcall(check_line, line, best, 0)
+        local dialect = PW.dialect(input.tool, line)
+        if (hits(line) or dialect and hits((string.gsub(line, "\\", "/")))) and not C.matches_any(line, P.exempt or NONE) then
+          local ok, found = true, best
+          if not (input.tool and input.tool.shell) then
+            ok, found = pcall(check_line, line, best, 0)
+          end
+          if ok and dialect and not (found and found.rank == 2) then
+            ok, found = pcall(check_line, line, found, 0, dialect)
+          end
           if not ok then
             if find(tostring(found), "shell.commands", 1, true) then
               -- beyond the parser's bounds: the line names a guarded
