@@ -41,12 +41,15 @@
 //
 // # What is not done
 //
-// Nothing is expanded or evaluated: variables ($x, $env:USERPROFILE,
+// Nothing is evaluated: environment variables ($env:USERPROFILE,
 // %USERPROFILE%), splatting (@params) and the values of expressions stay as
-// written; parameters are not bound to a cmdlet's parameter set, so an
-// abbreviation (-Rec, -fo) is for the caller to resolve;
-// aliases defined on the line (Set-Alias) are not followed; -EncodedCommand
-// is decoded, other encodings ([Convert]::FromBase64String) are not.
+// written; a variable assigned one value on the line ($p = 'C:\x', a
+// here-string) is put in where it is used ($p, $p\sub), and aliases defined
+// on the line (Set-Alias) are followed, but loop variables (foreach) and
+// values built by expressions are not. Parameters are not bound to a
+// cmdlet's parameter set, so an abbreviation (-Rec, -fo) is for the caller
+// to resolve. -EncodedCommand is decoded, other encodings
+// ([Convert]::FromBase64String) are not.
 //
 // All functions are pure and safe for concurrent use.
 package pwsh

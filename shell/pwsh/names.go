@@ -38,7 +38,7 @@ func init() {
 		"Get-PSDrive gdr", "New-PSDrive ndr mount", "Remove-PSDrive rdr", "Remove-Variable rv", "Get-Alias gal",
 		"Push-Location pushd", "Pop-Location popd", "Invoke-History ihy r", "Start-Sleep sleep",
 		"Resolve-Path rvpa", "Get-Unique gu", "Convert-Path cvpa", "Get-Help help man", "Set-Alias sal",
-		"New-Alias nal", "Get-Date", "Get-Disk", "Get-Volume", "Get-Partition", "Format-Volume", "Clear-Disk",
+		"New-Alias nal", "Test-NetConnection tnc", "Get-Date", "Get-Disk", "Get-Volume", "Get-Partition", "Format-Volume", "Clear-Disk",
 		"Initialize-Disk", "Remove-Partition", "Set-Partition", "Resize-Partition", "New-Partition",
 		"Clear-RecycleBin", "Remove-Computer", "Restart-Computer", "Stop-Computer", "Out-File", "Out-String",
 		"Out-Null", "Export-Csv", "Import-Csv", "ConvertTo-Json", "ConvertFrom-Json", "Test-Path", "Split-Path",

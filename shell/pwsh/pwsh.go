@@ -3,6 +3,7 @@ package pwsh
 import (
 	"encoding/base64"
 	"errors"
+	"slices"
 	"strings"
 	"unicode/utf16"
 )
@@ -171,6 +172,10 @@ type state struct {
 	steps  int
 	budget int // bytes of command strings that may still be read again
 	done   bool
+	// aliases defined on the line (Set-Alias NAME VALUE), lower-case
+	aliases map[string]string
+	// variables assigned one value on the line ($p = 'C:\x'), lower-case
+	vars map[string]string
 }
 
 func (st *state) fail(err error) {
@@ -210,7 +215,8 @@ type pending struct {
 	invoke    string
 	redirects []Redirect
 	bad       bool
-	piped     bool // the statement follows a |
+	piped     bool   // the statement follows a |
+	assign    string // the variable a $x = VALUE statement assigns, lower-case
 }
 
 func isBlank(c byte) bool {
@@ -278,6 +284,9 @@ func (p *parser) list(closer byte) {
 			p.i++
 		case len(cur.words) == 1 && cur.invoke == "" && strings.HasPrefix(cur.words[0], "$") && assignOp(p.s[p.i:]) > 0:
 			// $x = command: the command is what runs
+			if strings.HasPrefix(p.s[p.i:], "=") {
+				cur.assign = strings.ToLower(strings.Trim(cur.words[0], "${}"))
+			}
 			p.i += assignOp(p.s[p.i:])
 			cur.words, cur.quoted = cur.words[:0], false
 		case c == '>' || c == '<' || (('1' <= c && c <= '6' || c == '*') && next == '>'):
@@ -369,6 +378,26 @@ func (p *parser) word(first bool) (w string, quoted, bad bool) {
 			}
 			continue
 		}
+		if c == '@' && (next == '\'' || next == '"') && p.i == start {
+			// a here-string: @' or @" at the end of a line, up to '@ or "@
+			// at the start of a line
+			if k := strings.IndexByte(p.s[p.i+2:], '\n'); k >= 0 && strings.TrimSpace(p.s[p.i+2:p.i+2+k]) == "" {
+				body := p.i + 3 + k
+				end := strings.Index(p.s[body:], "\n"+string(next)+"@")
+				if strings.HasPrefix(p.s[body:], string(next)+"@") {
+					end = -1
+				}
+				if end < 0 {
+					b.WriteString(p.s[body:])
+					p.i = len(p.s)
+					return b.String(), true, true
+				}
+				b.WriteString(p.s[body : body+end])
+				p.i = body + end + 3
+				quoted = true
+				continue
+			}
+		}
 		switch {
 		case isBlank(c) || strings.IndexByte("\n;|&)},><", c) >= 0:
 			return b.String(), quoted, bad
@@ -376,6 +405,9 @@ func (p *parser) word(first bool) (w string, quoted, bad bool) {
 			return b.String(), quoted, bad
 		case c == '{':
 			b.WriteString(p.group(1, '}', "{"))
+		case c == '(' && first && !quoted && p.i > start:
+			// IEX(...): a command's name ends where its argument begins
+			return b.String(), quoted, bad
 		case c == '(':
 			b.WriteString(p.group(1, ')', "("))
 		case (c == '$' || c == '@') && next == '(':
@@ -599,18 +631,53 @@ func (p *parser) flush(cur *pending, op string) {
 		}
 		return
 	}
+	p.substitute(words)
+	if cur.assign != "" && cur.quoted && cur.invoke == "" && len(words) == 1 && op != "|" {
+		// $x = 'text' (or $env:Y, a number): later $x are its value
+		if p.st.vars == nil {
+			p.st.vars = map[string]string{}
+		}
+		if len(p.st.vars) < 64 && len(words[0]) <= 4096 {
+			p.st.vars[cur.assign] = words[0]
+		}
+	}
 	c := Command{Words: words, Invoke: cur.invoke, Op: op, Redirects: cur.redirects, Malformed: cur.bad}
 	if len(words) > 0 {
 		if cur.quoted && cur.invoke == "" {
 			c.Expr = true
 		} else {
 			c.Written = words[0]
-			words[0], c.Cmdlet = normalize(words[0], p.cmd)
+			name := words[0]
+			if a, ok := p.st.aliases[strings.ToLower(name)]; ok && !p.cmd {
+				name = a
+			}
+			words[0], c.Cmdlet = normalize(name, p.cmd)
 		}
 	}
 	p.emit(c)
 	if len(words) > 0 && !c.Expr {
 		p.descend(c)
+	}
+}
+
+// substitute puts the values of the variables assigned on the line in
+// the words that are one of them ($p, ${p}) or begin with one before a
+// path separator ($p\x).
+func (p *parser) substitute(words []string) {
+	if len(p.st.vars) == 0 {
+		return
+	}
+	for i, w := range words {
+		if len(w) < 2 || w[0] != '$' {
+			continue
+		}
+		name, rest := w[1:], ""
+		if k := strings.IndexAny(name, `\/`); k >= 0 {
+			name, rest = name[:k], name[k:]
+		}
+		if v, ok := p.st.vars[strings.ToLower(strings.Trim(name, "{}"))]; ok {
+			words[i] = v + rest
+		}
 	}
 }
 
@@ -646,6 +713,14 @@ func init() {
 // powershell or pwsh -Command TEXT (see Script), Invoke-Expression TEXT.
 func (p *parser) descend(c Command) {
 	w := c.Words
+	if c.Cmdlet && (w[0] == "Set-Alias" || w[0] == "New-Alias") {
+		p.alias(c)
+		return
+	}
+	if c.Cmdlet && w[0] == "Start-Process" {
+		p.startProcess(c)
+		return
+	}
 	if c.Cmdlet {
 		if w[0] != "Invoke-Expression" {
 			return
@@ -669,6 +744,104 @@ func (p *parser) descend(c Command) {
 		p.again(text, true, "cmd")
 	case dialect == "powershell":
 		p.again(text, false, "powershell")
+	}
+}
+
+// operands returns the words of c after its name that are not
+// parameters, and the values of the parameters named (by lower-case
+// prefix of at least two letters, -Name value or -Name:value); params
+// lists every parameter of the cmdlet that takes a value. The value of a
+// list parameter (-ArgumentList a, '-b') is every word up to the next
+// parameter of params or switches.
+func operands(c Command, named, params, switches []string) (ops []string, vals map[string][]string) {
+	vals = map[string][]string{}
+	w := c.Words
+	match := func(a string, list []string) (string, string, bool, bool) {
+		if !strings.HasPrefix(a, "-") || len(a) < 3 {
+			return "", "", false, false
+		}
+		n, v, colon := strings.Cut(strings.ToLower(a[1:]), ":")
+		for _, full := range list {
+			if strings.HasPrefix(full, n) {
+				return full, v, colon, true
+			}
+		}
+		return "", "", false, false
+	}
+	for k := 1; k < len(w); k++ {
+		a := w[k]
+		full, v, colon, ok := match(a, params)
+		if !ok {
+			if _, _, _, sw := match(a, switches); !sw {
+				ops = append(ops, a)
+			}
+			continue
+		}
+		switch {
+		case colon:
+			vals[full] = append(vals[full], v)
+		case slices.Contains(named, full) && full == named[len(named)-1]:
+			for k+1 < len(w) {
+				_, _, _, p1 := match(w[k+1], params)
+				_, _, _, s1 := match(w[k+1], switches)
+				if p1 || s1 {
+					break
+				}
+				k++
+				vals[full] = append(vals[full], w[k])
+			}
+		case k+1 < len(w):
+			k++
+			vals[full] = append(vals[full], w[k])
+		}
+	}
+	return ops, vals
+}
+
+// alias records Set-Alias NAME VALUE (or -Name, -Value): the commands
+// after it that use NAME run VALUE.
+func (p *parser) alias(c Command) {
+	ops, vals := operands(c, []string{"name", "value"}, []string{"name", "value", "description", "option", "scope"}, []string{"force", "passthru", "whatif", "confirm"})
+	name, value := append(vals["name"], ops...), append(vals["value"], ops...)
+	if len(vals["name"]) == 0 && len(ops) > 1 {
+		value = ops[1:]
+	}
+	if len(name) == 0 || len(value) == 0 || len(p.st.aliases) >= 64 {
+		return
+	}
+	if p.st.aliases == nil {
+		p.st.aliases = map[string]string{}
+	}
+	p.st.aliases[strings.ToLower(name[0])] = value[0]
+}
+
+// startProcess lists the commands of Start-Process SHELL -ArgumentList
+// ARGS when SHELL is cmd, powershell or pwsh (see Script).
+func (p *parser) startProcess(c Command) {
+	ops, vals := operands(c, []string{"filepath", "argumentlist"},
+		[]string{"filepath", "argumentlist", "args", "verb", "workingdirectory", "windowstyle", "credential",
+			"redirectstandardoutput", "redirectstandardinput", "redirectstandarderror", "environment"},
+		[]string{"wait", "nonewwindow", "passthru", "loaduserprofile", "usenewenvironment", "whatif", "confirm"})
+	vals["argumentlist"] = append(vals["argumentlist"], vals["args"]...)
+	file := append(vals["filepath"], ops...)
+	if len(file) == 0 {
+		return
+	}
+	argv := []string{baseName(file[0])}
+	if len(vals["filepath"]) == 0 {
+		ops = ops[1:]
+	}
+	argv = append(argv, append(vals["argumentlist"], ops...)...)
+	if len(argv) == 2 && strings.ContainsAny(argv[1], " \t") {
+		// one string of arguments: the words it holds
+		argv = append(argv[:1], strings.Fields(argv[1])...)
+	}
+	text, dialect, err := script(argv)
+	switch {
+	case err != nil:
+		p.emit(Command{Words: []string{text}, Expr: true, Malformed: true})
+	case dialect != "":
+		p.again(text, dialect == "cmd", dialect)
 	}
 }
 

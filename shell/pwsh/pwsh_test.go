@@ -74,7 +74,7 @@ func TestCommands(t *testing.T) {
 		{"Remove-Item `\n -Recurse C:\\ # rm -rf /\n<# ri C:\\ #> ls", []string{`Remove-Item | -Recurse | C:\ ;`, `Get-ChildItem`}},
 		{`if (Test-Path x) { rd x -Recurse } elseif ($a) { } else { del y }`, []string{`^1:( Test-Path | x`, `^1:{ Remove-Item | x | -Recurse`, `^1:( !$a`, `^1:{ Remove-Item | y`}},
 		{`foreach ($f in gci) { ri $f }; function f { rm -r C:\ }`, []string{`^1:( !$f | in | gci`, `^1:{ Remove-Item | $f`, `^1:{ Remove-Item | -r | C:\`}},
-		{`Write-Host "$(Remove-Item C:\x)" $(gci) @(ls) @{a=(rm y)}`, []string{`^1:$( Remove-Item | C:\x`, `^1:$( Get-ChildItem`, `^1:@( Get-ChildItem`, `^2:( Remove-Item | y`, `^1:@{ a=(rm y)`, `Write-Host | $(Remove-Item C:\x) | $(gci) | @(ls) | @{a=(rm y)}`}},
+		{`Write-Host "$(Remove-Item C:\x)" $(gci) @(ls) @{a=(rm y)}`, []string{`^1:$( Remove-Item | C:\x`, `^1:$( Get-ChildItem`, `^1:@( Get-ChildItem`, `^2:( Remove-Item | y`, `^1:@{ a= | (rm y)`, `Write-Host | $(Remove-Item C:\x) | $(gci) | @(ls) | @{a=(rm y)}`}},
 		{`cmd /c "rd /s /q C:\Windows & del /f /s /q C:\* && echo ok ^& x"`, []string{`cmd | /c | rd /s /q C:\Windows & del /f /s /q C:\* && echo ok ^& x`, `^1:cmd Remove-Item | /s | /q | C:\Windows ;`, `^1:cmd Remove-Item | /f | /s | /q | C:\* &&`, `^1:cmd Write-Output | ok | & | x`}},
 		{`cmd.exe /C if exist build rd /s /q build`, []string{`cmd | /C | if | exist | build | rd | /s | /q | build`, `^1:cmd Remove-Item | /s | /q | build`}},
 		{`powershell.exe -NoProfile -ExecutionPolicy Bypass -Command "Remove-Item -Recurse $HOME"`, []string{`powershell | -NoProfile | -ExecutionPolicy | Bypass | -Command | Remove-Item -Recurse $HOME`, `^1:powershell Remove-Item | -Recurse | $HOME`}},
@@ -204,5 +204,48 @@ func TestLinear(t *testing.T) {
 			assert.LessOrEqual(t, big, 10*small+100, "%s (cmd %v): %d then %d steps", name, cmd, small, big)
 			assert.LessOrEqual(t, big, 3*len(unit)*8000*2+100, "%s (cmd %v)", name, cmd)
 		}
+	}
+}
+
+// TestBlindRoundReasons: the parser's part of what the PowerShell blind
+// round missed: a command name ends at its argument's parenthesis
+// (IEX(...)), aliases defined on the line are followed, Start-Process of a
+// shell runs its arguments, tnc is Test-NetConnection.
+func TestBlindRoundReasons(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{`IEX(New-Object Net.WebClient).DownloadString('u')`, []string{`^1:( New-Object | Net.WebClient`, `^1:( !u`, `Invoke-Expression | (New-Object Net.WebClient).DownloadString('u')`, `^2:( New-Object | Net.WebClient`, `^2:( !u`, `^1:Invoke-Expression !(New-Object Net.WebClient).DownloadString('u')`}},
+		{`Set-Alias zap Remove-Item; zap -Recurse $HOME; New-Alias -Name k -Value Stop-Process; k -Name x`, []string{`Set-Alias | zap | Remove-Item ;`, `Remove-Item | -Recurse | $HOME ;`, `New-Alias | -Name | k | -Value | Stop-Process ;`, `Stop-Process | -Name | x`}},
+		{`Start-Process cmd -ArgumentList '/c rd /s /q C:\Windows' -Verb RunAs`, []string{`Start-Process | cmd | -ArgumentList | /c rd /s /q C:\Windows | -Verb | RunAs`, `^1:cmd Remove-Item | /s | /q | C:\Windows`}},
+		{`Start-Process powershell -ArgumentList '-NoProfile', '-Command', 'Remove-Item -Recurse $HOME'`, []string{`Start-Process | powershell | -ArgumentList | -NoProfile | -Command | Remove-Item -Recurse $HOME`, `^1:powershell Remove-Item | -Recurse | $HOME`}},
+		{`Start-Process -FilePath pwsh.exe -ArgumentList '-c gci'; Start-Process notepad x.txt`, []string{`Start-Process | -FilePath | pwsh.exe | -ArgumentList | -c gci ;`, `^1:powershell Get-ChildItem`, `Start-Process | notepad | x.txt`}},
+		{`tnc db.example -Port 5432`, []string{`Test-NetConnection | db.example | -Port | 5432`}},
+		{`$x.Method(1); [T]::M(2)`, []string{`^1:( !1`, `!$x.Method(1) ;`, `^1:( !2`, `![T]::M(2)`}},
+	} {
+		cmds, err := pwsh.Commands(tc.line, pwsh.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, renderAll(cmds), tc.line)
+	}
+}
+
+// TestVariablesAndHereStrings: a variable assigned one value on the line
+// is that value where it is used (whole, or before a path separator);
+// here-strings are one word.
+func TestVariablesAndHereStrings(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{`$p = $env:USERPROFILE; Remove-Item -Path $p -Recurse; ri ${p}\x`, []string{`!$env:USERPROFILE ;`, `Remove-Item | -Path | $env:USERPROFILE | -Recurse ;`, `Remove-Item | $env:USERPROFILE\x`}},
+		{`$c = 'Remove-Item C:\Users'; Invoke-Expression $c`, []string{`!Remove-Item C:\Users ;`, `Invoke-Expression | Remove-Item C:\Users`, `^1:Invoke-Expression Remove-Item | C:\Users`}},
+		{"$s = @'\nRemove-Item -Recurse $HOME\n'@\niex $s", []string{`!Remove-Item -Recurse $HOME ;`, `Invoke-Expression | Remove-Item -Recurse $HOME`, `^1:Invoke-Expression Remove-Item | -Recurse | $HOME`}},
+		{"Write-Output @\"\nline `$x\n\"@", []string{"Write-Output | line `$x"}},
+		{`$x = gci; $y = 1 + 2; ri $y`, []string{`Get-ChildItem ;`, `!1 | + | 2 ;`, `Remove-Item | $y`}},
+	} {
+		cmds, err := pwsh.Commands(tc.line, pwsh.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, renderAll(cmds), tc.line)
 	}
 }

@@ -16,6 +16,7 @@
 local re = require("re")
 local shell = require("shell")
 local scan = require("scan")
+local PATHS = require("monad.paths")
 
 -- dialect says how to read a command line of a tool call: the dialect
 -- the engine's view gives (a PowerShell tool, an argv of powershell or
@@ -91,8 +92,8 @@ local function args(c, takes, paths)
           is_path = true
         end
       end
-      for full in pairs(takes or {}) do
-        if string.sub(full, 1, string.len(n)) == n then
+      for full, yes in pairs(takes or {}) do
+        if yes and string.sub(full, 1, string.len(n)) == n then
           takes_value = true
         end
       end
@@ -161,6 +162,12 @@ local function winpath(p)
   s = re.gsub(s, [[^\$home\b]], "~")
   s = re.gsub(s, [[^\$pwd\b]], ".")
   s = re.gsub(s, [[^\$profile(\.[a-z]+)?$]], "~/documents/powershell/microsoft.powershell_profile.ps1")
+  s = re.gsub(s, [[^\(get-psreadlineoption\)\.historysavepath$]], "~/appdata/roaming/microsoft/windows/powershell/psreadline/consolehost_history.txt")
+  s = re.gsub(s, [[^(microsoft\.powershell\.core/)?registry::]], "")
+  s = re.gsub(s, [[^hkey_local_machine\b]], "hklm")
+  s = re.gsub(s, [[^hkey_current_user\b]], "hkcu")
+  s = re.gsub(s, [[^hkey_classes_root\b]], "hkcr")
+  s = re.gsub(s, [[^hkey_users\b]], "hku")
   s = re.gsub(s, [[^(microsoft\.powershell\.core/)?filesystem::]], "")
   s = re.gsub(s, [[^//[?.]/]], "")
   s = re.gsub(s, [[(.)/+]], "$1/")
@@ -215,8 +222,11 @@ local function critical(s)
   if re.match(t, [[^[a-z]:/(program files|program files \(x86\)|programdata|recovery|boot|efi|system volume information|\$recycle\.bin)$]]) then
     return "a system folder (" .. t .. ")"
   end
-  if re.match(t, [[^(registry::)?(hklm|hkcu|hkcr|hku|hkcc|hkey_[a-z_]+):?(/[^/]+)?$]]) then
-    return "a registry hive or top key (" .. t .. ")"
+  -- a hive, its top keys, and the keys the system runs on (services,
+  -- drivers, Windows' own settings)
+  if re.match(t, [[^(hklm|hkcu|hkcr|hku|hkcc|hkey_[a-z_]+):?(/[^/]+)?$]])
+    or re.match(t, [[^hklm:?/(system/(currentcontrolset|controlset00[0-9])(/(services|control|enum))?|software/(microsoft|classes|policies|wow6432node)(/windows( nt)?(/currentversion)?)?)$]]) then
+    return "a registry hive or a key the system runs on (" .. t .. ")"
   end
   if re.find(t, [[(^|/)\.git$]]) then
     return "a .git directory (" .. t .. ")"
@@ -276,6 +286,7 @@ local function holder(cmds, i)
 end
 
 local LISTERS = { ["Get-ChildItem"] = true, ["Get-Item"] = true, ["Resolve-Path"] = true, ["Convert-Path"] = true }
+local NAME_TEST = [[(?i)\b(name|basename|extension|fullname|path)\b|\$_\s+-(i|c)?(like|match|eq)]]
 local NARROWERS = { ["Where-Object"] = true, ["Select-Object"] = true, ["Select-String"] = true, ["Sort-Object"] = true }
 local LIST_TAKES = { filter = true, include = true, exclude = true, depth = true, attributes = true }
 local PATH_PARAMS = { path = true, literalpath = true, lp = true, pspath = true }
@@ -297,8 +308,11 @@ local function piped(cmds, i)
   if #up == 0 then
     return nil
   end
+  -- only a test of the name narrows what is deleted (as find's -name):
+  -- Where-Object LastWriteTime -lt ... is every old file of the tree
   for k = 2, #up do
-    if NARROWERS[up[k].words[1]] then
+    local u = up[k]
+    if NARROWERS[u.words[1]] and (u.words[1] ~= "Where-Object" or re.find(table.concat(u.words, " ", 2), NAME_TEST)) then
       return nil
     end
   end
@@ -331,7 +345,7 @@ D["Remove-Item"] = function(c, cmds, i, ctx)
   local targets = args(c, REMOVE_TAKES, PATH_PARAMS)
   local refs = #targets == 0
   for _, t in ipairs(targets) do
-    refs = refs or re.match(t, PIPE_REF) ~= nil
+    refs = refs or re.match(t, PIPE_REF)
   end
   if refs then
     for _, t in ipairs(piped(cmds, i) or {}) do
@@ -345,8 +359,14 @@ D["Remove-Item"] = function(c, cmds, i, ctx)
     if why and (p == "." or p == "*" or p == "./*" or string.sub(p, 1, 1) == "*") and ctx.moved then
       why = nil -- the working directory is a folder a cd moved to
     end
+    if why and string.find(why, "registry", 1, true) then
+      return "registry-delete", c.words[1] .. " would delete " .. why
+    end
     if why then
       return "delete-critical", (c.written ~= "" and c.written or c.words[1]) .. (recursive and " recursively" or "") .. " would delete " .. why
+    end
+    if re.find(p, [[psreadline/[^/]*_history\.txt$]]) then
+      return "history-wipe", c.words[1] .. " would delete the PowerShell history (PSReadLine)"
     end
   end
   return nil
@@ -397,12 +417,9 @@ D.reg = function(c)
     return nil
   end
   local key = winpath(c.words[3] or "")
-  key = re.gsub(key, "^hkey_local_machine", "hklm")
-  key = re.gsub(key, "^hkey_current_user", "hkcu")
-  key = re.gsub(key, "^hkey_classes_root", "hkcr")
-  key = re.gsub(key, "^hkey_users", "hku")
-  if re.match(key, [[^(hklm|hkcu|hkcr|hku|hkcc|hkey_[a-z_]+)(/[^/]+)?$]]) then
-    return "registry-delete", "reg delete would delete a registry hive or top key (" .. key .. ")"
+  local why = re.match(key, "^(hklm|hkcu|hkcr|hku|hkcc)") and critical(key)
+  if why then
+    return "registry-delete", "reg delete would delete " .. why
   end
   return nil
 end
@@ -459,7 +476,7 @@ local function perm(c)
     local a = string.lower(c.words[k])
     if a == "/r" or a == "/t" then
       rec = true
-    elseif a == "/grant" or a == "/grant:r" or a == "/reset" or a == "/setowner" or a == "/remove" then
+    elseif a == "/grant" or a == "/grant:r" or a == "/reset" or a == "/setowner" or a == "/remove" or a == "/deny" or string.sub(a, 1, 13) == "/inheritance:" then
       grant = true
     end
   end
@@ -508,7 +525,9 @@ D["Set-PSReadLineOption"] = function(c)
 end
 
 -- iex: Invoke-Expression (and a script block made of text) run what a
--- download upstream, or in their arguments, gives.
+-- download upstream, or in their arguments, gives; text decoded from
+-- base64 is run unseen too (run-decoded).
+local DECODED = [[(?i)frombase64string|\bconvert\]::frombase64|\.getstring\s*\(]]
 D["Invoke-Expression"] = function(c, cmds, i)
   for _, u in ipairs(pipeline(cmds, i)) do
     if fetcher(u) then
@@ -517,6 +536,9 @@ D["Invoke-Expression"] = function(c, cmds, i)
   end
   if re.find(table.concat(c.words, " ", 2), FETCH_TEXT) then
     return "pipe-to-shell", "Invoke-Expression would run downloaded code unseen"
+  end
+  if re.find(table.concat(c.words, " ", 2), DECODED) then
+    return "run-decoded", "Invoke-Expression would run text decoded from base64 unseen"
   end
   return nil
 end
@@ -530,6 +552,70 @@ local function shell_sink(c, cmds, i)
 end
 D.powershell, D.pwsh, D.cmd = shell_sink, shell_sink, shell_sink
 
+-- the host's history: its event logs
+local function clear_logs(c)
+  if c.words[1] == "wevtutil" and not re.match(string.lower(c.words[2] or ""), "^(cl|clear-log)$") then
+    return nil
+  end
+  return "history-wipe", c.words[1] .. " would erase the host's event logs"
+end
+D.wevtutil, D["Clear-EventLog"], D["Remove-EventLog"] = clear_logs, clear_logs, clear_logs
+
+-- every scheduled task (crontab -r)
+D.schtasks = function(c)
+  local a = " " .. string.lower(table.concat(c.words, " ", 2)) .. " "
+  if string.find(a, " /delete ", 1, true) and string.find(a, " /tn * ", 1, true) then
+    return "crontab-replace", "schtasks /delete /tn * would delete every scheduled task"
+  end
+  return nil
+end
+D["Unregister-ScheduledTask"] = function(c)
+  local n = param(c, "taskname", 1, true) or args(c, { taskpath = true }, {})[1]
+  if n == "*" or n == nil and not param(c, "inputobject", 2) then
+    return "crontab-replace", "Unregister-ScheduledTask would delete every scheduled task"
+  end
+  return nil
+end
+
+-- taskkill of every process a filter selects, or of every image
+D.taskkill = function(c)
+  local a = " " .. string.lower(table.concat(c.words, " ", 2)) .. " "
+  if string.find(a, " /im * ", 1, true) or (string.find(a, " /fi ", 1, true) and not string.find(a, " /pid ", 1, true) and not string.find(a, " /im ", 1, true)
+    and re.find(a, [[status eq running|username (eq|ne)|memusage|cputime|pid (gt|ge|ne)]])) then
+    return "kill-all", "taskkill would stop every process its filter selects"
+  end
+  return nil
+end
+
+-- the host's protection turned off: its firewall, its antivirus
+D["Set-NetFirewallProfile"] = function(c)
+  local v = param(c, "enabled", 2, true)
+  if type(v) == "string" and re.match(string.lower(v), [[^(\$?false|0|no)$]]) then
+    return "disable-protection", "Set-NetFirewallProfile -Enabled False would turn the host's firewall off"
+  end
+  return nil
+end
+D.netsh = function(c)
+  if re.find(string.lower(table.concat(c.words, " ", 2)), [[advfirewall\s+set\s+\S+\s+state\s+off|firewall\s+set\s+opmode\s+(mode=)?disable]]) then
+    return "disable-protection", "netsh would turn the host's firewall off"
+  end
+  return nil
+end
+D["Set-MpPreference"] = function(c)
+  for i = 2, #c.words do
+    local a = string.lower(c.words[i])
+    if re.match(a, [[^-disable[a-z]*(:\$?true)?$]]) and not re.match(string.lower(c.words[i + 1] or ""), [[^\$?false$]]) then
+      return "disable-protection", "Set-MpPreference would turn Microsoft Defender's protection off"
+    end
+  end
+  return nil
+end
+
+-- the PowerShell modules of the clouds (Az, AWS Tools) that remove
+-- resources, as the aws and az clients do
+local CLOUD_REMOVE = [=[^Remove-(Az|AzureRm|S3|EC2|RDS|DDB|LM|EKS|ECS|ECR|IAM|CFN|KMS|SQS|SNS|EFS|CW|R53|ELB|ELB2|ASA|Gcs|Gce)[A-Z]]=]
+
+
 -- scriptblock: [scriptblock]::Create(TEXT) made of a download, run.
 local SCRIPTBLOCK = [[(?i)\[scriptblock\]::create\s*\(|\.invokecommand\.invokescript\s*\(|\.addscript\s*\(]]
 
@@ -542,8 +628,46 @@ local function destructive(cmds, line)
   if re.find(line, SCRIPTBLOCK) and re.find(line, FETCH_TEXT) then
     return "pipe-to-shell", "a script block made of downloaded text would run it unseen"
   end
+  -- .NET deletion of a literal path or variable: [IO.Directory]::Delete(P, $true)
+  local rest = line
+  while true do
+    local a, b, target = re.find(rest, [=[(?i)\[(?:system\.)?io\.(?:directory|file)\]::delete\s*\(\s*['"]?([^'",)]+)]=])
+    if not a then
+      break
+    end
+    local why = critical(winpath(target))
+    if why then
+      return "delete-critical", "[IO.Directory]::Delete would delete " .. why
+    end
+    rest = string.sub(rest, b + 1)
+  end
+  -- files a command downloads, by path (run-download: running one)
+  local fetched = {}
   for i, c in ipairs(cmds) do
     if not c.expr and c.words[1] then
+      local name = winpath(c.written ~= "" and c.written or c.words[1])
+      if fetched[name] or (c.words[1] == "Start-Process" or c.words[1] == "Invoke-Item") and fetched[winpath(args(c, { argumentlist = true, verb = true }, { filepath = true })[1] or "")] then
+        return "run-download", "a file downloaded on the line would be run unseen"
+      end
+      if re.match(c.words[1], CLOUD_REMOVE) and not param(c, "whatif", 2) then
+        return "destroy-cloud", c.words[1] .. " would delete a cloud resource"
+      end
+      if fetcher(c) then
+        for _, n in ipairs({ "outfile", "destination" }) do
+          local v = param(c, n, 2, true)
+          if type(v) == "string" then
+            fetched[winpath(v)] = true
+          end
+        end
+        for k = 2, #c.words - 1 do
+          if c.words[k] == "-o" or c.words[k] == "--output" or string.lower(c.words[k]) == "-outfile" then
+            fetched[winpath(c.words[k + 1])] = true
+          end
+        end
+        if c.words[1] == "certutil" or c.words[1] == "bitsadmin" then
+          fetched[winpath(c.words[#c.words])] = true
+        end
+      end
       local check = D[c.words[1]]
       if check then
         local rule, detail = check(c, cmds, i, ctx)
@@ -574,6 +698,11 @@ for n in pairs(D) do
   end
 end
 NAMES[#NAMES + 1] = "powershell_ise"
+for n in string.gmatch("remove-azresourcegroup remove-azvm remove-azsqldatabase remove-azsqlserver remove-azstorageaccount "
+  .. "remove-azkeyvault remove-azaksCluster remove-azwebapp remove-s3bucket remove-ec2instance remove-rdsdbinstance "
+  .. "remove-rdsdbcluster remove-ddbtable remove-lmfunction remove-ekscluster remove-cfnstack remove-iamuser", "%S+") do
+  NAMES[#NAMES + 1] = string.lower(n)
+end
 local TRIGGER = scan.any({ scan.keywords(NAMES, { token = "[a-z0-9_.+-]" }) }, { lower = true })
 
 -- posix maps a Windows path to the POSIX form the path packs read:
@@ -668,7 +797,8 @@ local function file_ops(cmds, line, acts, program)
       elseif f.operands == "first" and not explicit and ops[1] then
         add(f.op, ops[1])
       end
-      if f.dest then
+      local template = c.words[1] == "Copy-Item" and ops[1] and PATHS.env_template(string.match(winpath(ops[1]), "([^/]*)$") or "")
+      if f.dest and not template then
         local d = param(c, f.destparam or "destination", 2, true)
         if type(d) == "string" then
           add(f.dest, d)

@@ -841,7 +841,7 @@ for n in string.gmatch("Get-ChildItem Get-Content Select-String Get-Location Tes
   .. "Convert-Path Format-Table Format-List Format-Wide Select-Object Sort-Object Group-Object Get-Unique "
   .. "Compare-Object Out-String Write-Output Write-Host ConvertTo-Json ConvertFrom-Json Get-Member Get-Alias "
   .. "Get-Host Get-PSDrive Get-Volume Get-Disk Get-Partition Get-Module Get-Uptime Get-ComputerInfo "
-  .. "Get-TimeZone Get-Culture Get-Verb Format-Hex Out-Null", "%S+") do
+  .. "Get-TimeZone Get-Culture Get-Verb Format-Hex Out-Null Get-Acl Import-Csv", "%S+") do
   READ_CMDLETS[n] = true
 end
 READ_CMDLETS["Where-Object"] = "block"
@@ -890,7 +890,8 @@ local function pwsh_readonly(line, dialect)
       end
     elseif c.cmdlet then
       local kind = READ_CMDLETS[w[1]]
-      if not kind or PW.param(c, "command", 3) or PW.param(c, "encodedcommand", 2) then
+      -- -Online and -ShowWindow (Get-Help) open a browser or a window
+      if not kind or PW.param(c, "command", 3) or PW.param(c, "encodedcommand", 2) or PW.param(c, "online", 2) or PW.param(c, "showwindow", 2) then
         return false
       end
       for k = 2, #w do
@@ -911,9 +912,14 @@ local function pwsh_readonly(line, dialect)
         end
       end
     else
-      -- a program: the POSIX rules, on words a POSIX shell reads the same
+      -- a program: the POSIX rules, on words a POSIX shell reads the same;
+      -- not a Windows program of the same name (sort.exe /o writes, find.exe
+      -- is not find), which takes /X switches or is written with .exe
+      if string.find(string.lower(c.written), ".exe", 1, true) then
+        return false
+      end
       for k = 1, #w do
-        if re.find(w[k], [=[['"$`\{}()@]]=]) then
+        if re.find(w[k], [=[['"$`\{}()@]]=]) or k > 1 and re.match(w[k], [=[^/[A-Za-z?]]=]) then
           return false
         end
       end

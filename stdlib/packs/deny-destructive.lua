@@ -2164,6 +2164,9 @@ check_pwsh = function(line, depth, dialect)
     local w = c.words
     if c.expr or w[1] == nil or w[1] == "powershell" or w[1] == "pwsh" or w[1] == "cmd" then
       w = nil
+    elseif c.words[1] == "Invoke-Sqlcmd" then
+      -- SQL Server's cmdlet: the rules of its client, sqlcmd
+      w = { "sqlcmd", "-S", PW.param(c, "serverinstance", 2, true) or "", "-d", PW.param(c, "database", 2, true) or "", "-Q", PW.param(c, "query", 1, true) or "" }
     elseif c.cmdlet then
       -- an alias that is a program of its own in PowerShell on Linux and
       -- macOS (rm, cp, mv, kill, curl): that program's rules too
@@ -3958,6 +3961,14 @@ local function test_target(words, assigns, vars, exported)
       return false
     end
     seen = seen or re.find(x, TEST_DB) ~= nil
+    -- a statement's words (-Q "DROP DATABASE app_test"): the names in it
+    if not seen and string.find(x, " ", 1, true) then
+      for tok in string.gmatch(x, "[%w_.-]+") do
+        if re.match(tok, [[(?i)^([a-z0-9_-]*_test|test_[a-z0-9_]+)$]]) then
+          seen = true
+        end
+      end
+    end
   end
   return seen
 end

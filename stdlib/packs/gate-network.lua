@@ -360,7 +360,10 @@ local PS_NET = {
 }
 local PS_HOST_PARAMS = { "computername", "cn", "targetname", "smtpserver", "hostname", "proxy", "connectionuri", "uri", "source" }
 local PS_DOTNET = [[(?i)net\.webclient|httpclient|net\.webrequest|net\.sockets|system\.net\.|\.download(string|file|data)|\.upload(string|file|data)]]
-local PS_DOWNLOADERS = { certutil = true, bitsadmin = true }
+-- programs that reach every URL they are given (package sources too)
+local PS_DOWNLOADERS = { certutil = true, bitsadmin = true, choco = true, winget = true, scoop = true, nuget = true }
+-- programs that reach the host they are given (probes)
+local PS_PROBES = { tracert = true, pathping = true }
 
 local function pwsh_hosts(line, dialect, out)
   local ok, cmds = pcall(PW.commands, line, dialect)
@@ -388,7 +391,15 @@ local function pwsh_hosts(line, dialect, out)
         end
       end
     elseif not c.expr and not c.cmdlet and w[1] then
-      if PS_DOWNLOADERS[w[1]] then
+      if PS_PROBES[w[1]] then
+        local a = PW.args(c, {}, {})
+        for k = #a, 1, -1 do
+          if not re.match(a[k], "^[0-9]+$") then
+            out[#out + 1] = { bare_host(a[k]) or a[k], w[1] }
+            break
+          end
+        end
+      elseif PS_DOWNLOADERS[w[1]] then
         for k = 2, #w do
           local h = url_host(w[k])
           if h then
@@ -397,6 +408,15 @@ local function pwsh_hosts(line, dialect, out)
         end
       else
         hosts_of(unwrap(w), out)
+      end
+    end
+  end
+  -- a UNC path (\\host\share, //host/share) reaches an SMB host
+  for _, c in ipairs(cmds) do
+    for k = 2, #c.words do
+      local h = string.match(c.words[k], "^[\\/][\\/]([%w][%w.-]*)[\\/]")
+      if h and h ~= "localhost" and h ~= "." and h ~= "?" then
+        out[#out + 1] = { h, c.words[1] or "a UNC path" }
       end
     end
   end

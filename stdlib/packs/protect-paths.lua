@@ -141,7 +141,7 @@ local SPEC = {
   -- The sandbox root; empty means the input's cwd, or the host's project root (Files.Root, --root) when the input has none.
   root = { "string", "" },
   -- Globs (** crosses directories) outside the root that may be written.
-  writableOutside = { "[]string", { "/tmp/**", "/var/tmp/**", "/private/tmp/**", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "~/.cache/**", "~/Library/Caches/**" } },
+  writableOutside = { "[]string", { "/tmp/**", "/var/tmp/**", "/private/tmp/**", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "~/.cache/**", "~/Library/Caches/**", "~/AppData/Local/Temp/**" } },
   -- Extra globs of credential files (matched case-insensitively against the absolute path, or the base name when the glob has no slash).
   extraSecrets = { "[]string", {} },
   -- Globs that are never protected (they win over every rule).
