@@ -865,5 +865,7 @@ return {
   destructive = destructive,
   ---the prefilter of the names destructive checks (a scan.any)
   TRIGGER = TRIGGER,
+  ---those names, lower case (a pack's own prefilter may take them in)
+  NAMES = NAMES,
   PATH_PARAMS = PATH_PARAMS,
 }

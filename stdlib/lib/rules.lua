@@ -811,9 +811,12 @@ local function register(pack, P, load)
   -- and backslashes dropped, as hits does), which is also the hook's
   -- prefilter (hook{ prefilter }, a Go search that skips the call without
   -- a VM, BenchmarkDefaultSetBeforeTool).
-  -- A second pass keeps backslashes as separators: a PowerShell path
-  -- (C:\tools\terraform.exe) names its program after one.
-  local TRIGGERED = scan.any({ scan.any({ trigger_set }, { lower = true, drop = "\\'\"" }), scan.any({ trigger_set }, { lower = true }) })
+  -- A PowerShell path (C:\tools\terraform.exe) names its program after a
+  -- backslash, which that test drops: a word that ends after one passes
+  -- too, and hits reads such a line with its backslashes made slashes (an
+  -- expression tried only where a backslash is: a POSIX line without one
+  -- costs nothing more, BenchmarkDefaultSetBeforeTool).
+  local TRIGGERED = scan.any({ scan.any({ trigger_set }, { lower = true, drop = "\\'\"" }), [=[\\[A-Za-z0-9_.-]+(["'\s]|$)]=] })
 
   -- families[i]: family i, compiled (loaded on first use)
   local families = {}

@@ -4893,6 +4893,11 @@ local MORE_NAMES = {
   -- loops that may fork without bound, variables of the shell history
   "while", "until", "for", "histfile", "histsize", "histfilesize", "savehist",
 }
+-- (and the cmdlets and Windows programs monad.pwsh checks, in NAME_SET's
+-- one pass)
+for _, n in ipairs(PW.NAMES) do
+  MORE_NAMES[#MORE_NAMES + 1] = n
+end
 local NAMES = nil
 local function names()
   if NAMES == nil then
@@ -4957,10 +4962,10 @@ NAME_LIST = nil
 -- TRIGGERS is the hook's prefilter (hook{ prefilter }, a Go search that
 -- skips the call without a VM, BenchmarkDefaultSetBeforeTool): triggers
 -- is false for a line in which it finds nothing.
-local TRIGGERS = scan.any({ HIDING, NAME_SET, PW.TRIGGER })
+local TRIGGERS = scan.any({ HIDING, NAME_SET })
 
 local function triggers(line)
-  if hiding(line) or PW.TRIGGER:test(line) then
+  if hiding(line) then
     return true
   end
   if not NAME_SET:test(line) then
