@@ -4937,6 +4937,10 @@ local NAME_LIST = { "mkfs" }
 for _, t in ipairs(NAMED) do
   for n in pairs(t) do
     NAME_LIST[#NAME_LIST + 1] = n
+    -- and as Windows names them (git.exe, kubectl.exe)
+    if not string.find(n, "[.-]") then
+      NAME_LIST[#NAME_LIST + 1] = n .. ".exe"
+    end
   end
 end
 for _, n in ipairs(MORE_NAMES) do
@@ -4974,7 +4978,7 @@ local function triggers(line)
   local lower = string.lower(line)
   local known = names()
   for _, w in ipairs(re.split(lower, "[^a-z0-9_.+-]+")) do
-    if known[w] then
+    if known[w] or string.sub(w, -4) == ".exe" and known[string.sub(w, 1, -5)] then
       return true
     end
     local last = string.byte(w, -1)
