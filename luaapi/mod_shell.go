@@ -134,23 +134,15 @@ func (v *vm) shellCommands(L *lua.LState) int {
 		L.RaiseError("shell.commands: %s", err.Error())
 		return 0
 	}
-	list := L.CreateTable(len(cmds), 0)
-	list.Metatable = v.arrayMT
+	tables := make([]*lua.LTable, len(cmds))
 	malformed := false
 	for i, c := range cmds {
 		malformed = malformed || c.Malformed
-		t := L.CreateTable(0, 9)
-		t.Metatable = v.objectMT
-		t.RawSetString("words", v.stringList(c.Words, line))
-		t.RawSetString("op", lua.LString(c.Op))
+		t := v.commandTable(line, c.Words, c.Op, c.Depth, c.Via, c.Malformed, 9)
 		rs := L.CreateTable(len(c.Redirects), 0)
 		rs.Metatable = v.arrayMT
 		for j, r := range c.Redirects {
-			rt := L.CreateTable(0, 4)
-			rt.Metatable = v.objectMT
-			rt.RawSetString("op", lua.LString(r.Op))
-			rt.RawSetString("fd", lua.LString(r.Fd))
-			rt.RawSetString("target", lua.LString(r.Target))
+			rt := v.redirectTable(r.Op, r.Fd, r.Target)
 			if r.Op == "<<" || r.Op == "<<-" {
 				rt.RawSetString("body", lua.LString(r.Body))
 			}
@@ -163,11 +155,42 @@ func (v *vm) shellCommands(L *lua.LState) int {
 			as.RawSetString(k, lua.LString(val))
 		}
 		t.RawSetString("assigns", as)
-		t.RawSetString("depth", lua.LNumber(c.Depth))
-		t.RawSetString("via", lua.LString(c.Via))
 		t.RawSetString("func", lua.LString(c.Func))
 		t.RawSetString("forkloop", lua.LBool(c.ForkLoop))
-		t.RawSetString("malformed", lua.LBool(c.Malformed))
+		tables[i] = t
+	}
+	return v.pushCommands(L, tables, malformed)
+}
+
+// commandTable makes the table of one command with the keys of every
+// dialect (words, op, depth, via, malformed); size is its number of keys.
+func (v *vm) commandTable(line string, words []string, op string, depth int, via string, malformed bool, size int) *lua.LTable {
+	t := v.L.CreateTable(0, size)
+	t.Metatable = v.objectMT
+	t.RawSetString("words", v.stringList(words, line))
+	t.RawSetString("op", lua.LString(op))
+	t.RawSetString("depth", lua.LNumber(depth))
+	t.RawSetString("via", lua.LString(via))
+	t.RawSetString("malformed", lua.LBool(malformed))
+	return t
+}
+
+// redirectTable makes the table of one redirection.
+func (v *vm) redirectTable(op, fd, target string) *lua.LTable {
+	rt := v.L.CreateTable(0, 4)
+	rt.Metatable = v.objectMT
+	rt.RawSetString("op", lua.LString(op))
+	rt.RawSetString("fd", lua.LString(fd))
+	rt.RawSetString("target", lua.LString(target))
+	return rt
+}
+
+// pushCommands pushes the list of command tables, and errMalformed as a
+// second value when a command is malformed.
+func (v *vm) pushCommands(L *lua.LState, tables []*lua.LTable, malformed bool) int {
+	list := L.CreateTable(len(tables), 0)
+	list.Metatable = v.arrayMT
+	for i, t := range tables {
 		list.RawSetInt(i+1, t)
 	}
 	L.Push(list)
@@ -192,47 +215,30 @@ func (v *vm) pwshCommands(L *lua.LState, line string, cmd bool) int {
 		L.RaiseError("shell.commands: %s", err.Error())
 		return 0
 	}
-	list := L.CreateTable(len(cmds), 0)
-	list.Metatable = v.arrayMT
+	tables := make([]*lua.LTable, len(cmds))
 	malformed := false
 	for i, c := range cmds {
 		malformed = malformed || c.Malformed
-		t := L.CreateTable(0, 14)
-		t.Metatable = v.objectMT
-		t.RawSetString("words", v.stringList(c.Words, line))
-		t.RawSetString("op", lua.LString(c.Op))
+		t := v.commandTable(line, c.Words, c.Op, c.Depth, c.Via, c.Malformed, 14)
 		rs := L.CreateTable(len(c.Redirects), 0)
 		rs.Metatable = v.arrayMT
 		for j, r := range c.Redirects {
-			rt := L.CreateTable(0, 3)
-			rt.Metatable = v.objectMT
-			rt.RawSetString("op", lua.LString(r.Op))
-			rt.RawSetString("fd", lua.LString(r.Fd))
-			rt.RawSetString("target", lua.LString(r.Target))
-			rs.RawSetInt(j+1, rt)
+			rs.RawSetInt(j+1, v.redirectTable(r.Op, r.Fd, r.Target))
 		}
 		t.RawSetString("redirects", rs)
 		as := L.CreateTable(0, 0)
 		as.Metatable = v.objectMT
 		t.RawSetString("assigns", as)
-		t.RawSetString("depth", lua.LNumber(c.Depth))
-		t.RawSetString("via", lua.LString(c.Via))
 		t.RawSetString("func", lua.LString(""))
 		t.RawSetString("forkloop", lua.LFalse)
-		t.RawSetString("malformed", lua.LBool(c.Malformed))
 		t.RawSetString("written", lua.LString(c.Written))
 		t.RawSetString("cmdlet", lua.LBool(c.Cmdlet))
 		t.RawSetString("invoke", lua.LString(c.Invoke))
 		t.RawSetString("expr", lua.LBool(c.Expr))
 		t.RawSetString("dialect", lua.LString(c.Dialect))
-		list.RawSetInt(i+1, t)
+		tables[i] = t
 	}
-	L.Push(list)
-	if malformed {
-		L.Push(lua.LString(errMalformed))
-		return 2
-	}
-	return 1
+	return v.pushCommands(L, tables, malformed)
 }
 
 // shell.likely(line) -> boolean
