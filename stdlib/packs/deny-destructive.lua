@@ -154,17 +154,28 @@
 --- (`vssadmin delete shadows`, `wmic shadowcopy delete`, `wbadmin
 --- delete`, `bcdedit /delete`, `recoveryenabled No`), take over system
 --- folders (`takeown /r`, `icacls /grant ... /T`), stop the host
---- (`Stop-Computer`, `Restart-Computer`) or every process, stop the
---- history (`Set-PSReadLineOption -HistorySaveStyle SaveNothing`), or run
---- downloaded code (`irm URL | iex`, `iex (New-Object
+--- (`Stop-Computer`, `Restart-Computer`) or every process (`Get-Process
+--- | Stop-Process`, `taskkill /FI "STATUS eq RUNNING"`), wipe the history
+--- (`Set-PSReadLineOption -HistorySaveStyle SaveNothing`, the PSReadLine
+--- history file, `wevtutil cl`, `Clear-EventLog`), delete every
+--- scheduled task (`schtasks /delete /tn *`), turn the firewall or
+--- Defender off (`disable-protection`: `Set-NetFirewallProfile -Enabled
+--- False`, `netsh advfirewall set allprofiles state off`,
+--- `Set-MpPreference -Disable...`), remove cloud resources through the
+--- clouds' modules (`Remove-AzResourceGroup`, `Remove-S3Bucket`, ...), or
+--- run downloaded or decoded code (`irm URL | iex`, `iex (New-Object
 --- Net.WebClient).DownloadString(URL)`, `[scriptblock]::Create((irm
---- URL))`, a download piped into `powershell`). The programs the rules
---- above know (`git`, `kubectl`, `terraform`, `psql`, ...) meet the same
---- rules in a PowerShell line. A PowerShell line beyond the parser's
---- bounds is denied when it names a program the pack checks. Not read:
---- variables and splatting (`$p = 'C:\'; Remove-Item $p -Recurse`),
---- aliases defined on the line, .NET calls (`[IO.Directory]::Delete`),
---- scripts run from files.
+--- URL))`, a download piped into `powershell`, a file downloaded and run
+--- on the same line, `iex` of `[Convert]::FromBase64String(...)`). It
+--- follows `Start-Process` of `cmd` or `powershell`, aliases defined on
+--- the line (`Set-Alias`), variables assigned one value (`$p =
+--- $env:USERPROFILE; Remove-Item $p -Recurse`, here-strings) and
+--- `[IO.Directory]::Delete(...)`. The programs the rules above know
+--- (`git`, `kubectl`, `terraform`, `psql`, ...; `Invoke-Sqlcmd` as
+--- `sqlcmd`) meet the same rules in a PowerShell line. A PowerShell line
+--- beyond the parser's bounds is denied when it names a program the pack
+--- checks. Not read: loop variables (`foreach`), values built by
+--- expressions, splatting, scripts run from files.
 ---
 --- It leaves alone ordinary work: deleting build output and dependencies
 --- (`rm -rf ./build node_modules /tmp/x`), text that merely mentions a
