@@ -52,12 +52,12 @@ func listPackages(t *testing.T) []listedPackage {
 
 // TestImportRules enforces the package boundaries of ARCHITECTURE.md by
 // listing, for each package tree, the trees of ours it may depend on (the
-// most specific rule applies): events, shell/syntax, luaapi/luapattern and
+// most specific rule applies): events, shell/syntax, shell/pwsh, luaapi/luapattern and
 // luaapi/ahocorasick import nothing of ours; shell and luaapi know events but not engine or
-// each other (luaapi may use shell/syntax, the pure command-line parser,
+// each other (luaapi may use shell/syntax and shell/pwsh, the pure command-line parsers,
 // its own luaapi/luapattern, the pure Lua pattern matcher, and the leaf
 // helpers under internal/); tools (the
-// tool table) knows events and shell/syntax; stdlib imports nothing of ours
+// tool table) knows events, shell/syntax and shell/pwsh; stdlib imports nothing of ours
 // but the leaf helpers under internal/ (which import nothing of ours);
 // engine/hosts (the agents' hook contracts, which the engine's command
 // hooks use) knows events and shell, not engine; nothing outside cmd imports
@@ -67,11 +67,12 @@ func TestImportRules(t *testing.T) {
 		"internal":              nil,
 		"events":                nil,
 		"shell/syntax":          nil,
+		"shell/pwsh":            nil,
 		"shell":                 {"events"},
-		"luaapi":                {"internal", "events", "shell/syntax"},
+		"luaapi":                {"internal", "events", "shell/syntax", "shell/pwsh"},
 		"luaapi/luapattern":     nil,
 		"luaapi/ahocorasick":    nil,
-		"tools":                 {"events", "shell/syntax"},
+		"tools":                 {"events", "shell/syntax", "shell/pwsh"},
 		"stdlib":                {"internal"},
 		"engine":                {"internal", "events", "shell", "luaapi", "stdlib", "tools"},
 		"engine/hosts":          {"events", "shell"},

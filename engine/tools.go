@@ -88,7 +88,7 @@ func fileTools(known map[string]string, ts []config.Tool, policy bool) ([]toolDe
 	var decls []toolDecl
 	var errs ConfigErrors
 	for _, t := range ts {
-		d := toolDecl{spec: tools.Spec{Name: t.Name, Kind: t.Kind, Command: t.Command, Paths: t.Paths, Contents: t.Contents, URLs: t.URLs}, pos: t.Pos}
+		d := toolDecl{spec: tools.Spec{Name: t.Name, Kind: t.Kind, Command: t.Command, Paths: t.Paths, Contents: t.Contents, URLs: t.URLs, Shell: t.Shell}, pos: t.Pos}
 		if _, err := tools.Extract(d.spec, nil); err != nil {
 			errs = append(errs, atomError(CodeBadTool, t.Pos, err))
 			continue

@@ -73,9 +73,18 @@ type ToolView struct {
 	Kind ToolKind `json:"kind"`
 	// Command is the command line a shell tool runs: a command given as a
 	// list of words (argv) is joined into one line with shell quoting, and
-	// ["bash", "-lc", "LINE"] is LINE; several commands are joined with
-	// newlines.
+	// ["bash", "-lc", "LINE"] is LINE, ["powershell.exe", "-NoProfile",
+	// "-Command", "LINE"] and ["cmd", "/c", "LINE"] are LINE in the dialect
+	// of Shell; several commands are joined with newlines.
 	Command string `json:"command,omitempty"`
+	// Shell is the dialect of Command: "" for a POSIX shell (sh, bash: the
+	// default), "powershell" for PowerShell (a tool declared so, such as
+	// Claude Code's PowerShell, or an argv of powershell or pwsh
+	// -Command), "cmd" for cmd.exe (an argv of cmd /c). A host on Windows
+	// may still send PowerShell text with no dialect (Gemini CLI runs
+	// run_shell_command through powershell.exe): guards that read commands
+	// also recognise the names only PowerShell runs.
+	Shell string `json:"shell,omitempty"`
 	// Paths are the files and directories the tool reads, writes, edits or
 	// deletes, as written in the input; after them, for a tool that is not
 	// a shell, the target of each that is (or lies under) a symbolic link,

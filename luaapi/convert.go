@@ -1129,7 +1129,7 @@ func (v *vm) luaInputIndex(L *lua.LState) int {
 }
 
 // toolTable converts the engine's view of a tool call to the table
-// input.tool: kind, command (absent when empty) and the lists paths,
+// input.tool: kind, command and shell (absent when empty) and the lists paths,
 // contents and urls (always present, possibly empty).
 func (v *vm) toolTable(tv *events.ToolView) *lua.LTable {
 	t := v.L.CreateTable(0, 5)
@@ -1137,6 +1137,9 @@ func (v *vm) toolTable(tv *events.ToolView) *lua.LTable {
 	t.RawSetString("kind", lua.LString(tv.Kind))
 	if tv.Command != "" {
 		t.RawSetString("command", lua.LString(tv.Command))
+	}
+	if tv.Shell != "" {
+		t.RawSetString("shell", lua.LString(tv.Shell))
 	}
 	for _, f := range [...]struct {
 		key  string

@@ -116,7 +116,7 @@
 // ipairs, unpack, getmetatable, setmetatable (tables only), print (logs),
 // require, hook, params and _G (the script's own environment). Host modules
 // come from require: "re" (Go RE2), "json", "shell" (command lines, on
-// package syntax; mod_shell.go defines the shape of its tables), "path",
+// packages syntax and pwsh: POSIX, PowerShell and cmd.exe; mod_shell.go defines the shape of its tables), "path",
 // "log" and "scan" (keyword sets and redaction rules searched in one pass
 // of a keyword automaton; see mod_scan.go), plus the embedder's own Go values ([Options.Modules], see
 // hostmod.go: converted by gopher-luar, read-only, restricted to what their

@@ -12,7 +12,7 @@ import (
 
 // TestImports keeps the package boundary: luaapi and its subpackages import
 // the standard library, gopher-lua (and gopher-luar), events and their own
-// subpackages, shell/syntax, internal/suggest (the did-you-mean of
+// subpackages, shell/syntax, shell/pwsh, internal/suggest (the did-you-mean of
 // errors) and internal/lazy (package-level values computed on first use),
 // never engine or shell.
 func TestImports(t *testing.T) {
@@ -22,6 +22,7 @@ func TestImports(t *testing.T) {
 		"github.com/monad-hooks/monad-hooks/events",
 		"github.com/monad-hooks/monad-hooks/luaapi",
 		"github.com/monad-hooks/monad-hooks/shell/syntax",
+		"github.com/monad-hooks/monad-hooks/shell/pwsh",
 		"github.com/monad-hooks/monad-hooks/internal/suggest",
 		"github.com/monad-hooks/monad-hooks/internal/lazy",
 	}

@@ -3,6 +3,7 @@ package luaapi
 import (
 	"errors"
 
+	"github.com/monad-hooks/monad-hooks/shell/pwsh"
 	"github.com/monad-hooks/monad-hooks/shell/syntax"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -13,13 +14,18 @@ import (
 //	shell.split(s) -> words [, message]
 //	    syntax.Split; the message (err.Error()) is a second value when a
 //	    quote or substitution is not closed (the words are still returned).
-//	shell.commands(line) -> list of commands [, message]
-//	    syntax.Commands; a message (errMalformed) is a second value
+//	shell.commands(line [, dialect]) -> list of commands [, message]
+//	    syntax.Commands, or with dialect "powershell" pwsh.Commands and
+//	    with "cmd" pwsh.CmdCommands (nil, "" and "sh" are POSIX; another
+//	    value is an error); a message (errMalformed) is a second value
 //	    when a command is malformed (the commands are still returned), so
 //	    that a pack that approves can refuse a line the shell would not
 //	    read as listed. A limit (depth, command count, size) raises a Lua
 //	    error "shell.commands: ...", so that a pack fails closed instead of
-//	    judging a partial parse. A second argument is an error.
+//	    judging a partial parse.
+//	shell.likely(line) -> boolean
+//	    pwsh.Likely: the line, sent as POSIX, names a command only
+//	    PowerShell or cmd.exe runs.
 //	shell.unwrap(words) -> words
 //	    syntax.Unwrap on t[1] .. t[n]; an element that is not a string, or
 //	    more than syntax.DefaultMaxBytes words, raises an error.
@@ -40,6 +46,16 @@ import (
 //	  malformed = false,  -- boolean
 //	}
 //
+// A PowerShell or cmd.exe command (pwsh.Command) has the same keys (assigns
+// empty, func "", forkloop false; words[1] the normalised name: a cmdlet's
+// canonical name, a program's base name) and five more:
+//
+//	written = "rd",     -- the name as written
+//	cmdlet  = true,     -- words[1] is a cmdlet
+//	invoke  = "",       -- "&" or "." when run through one
+//	expr    = false,    -- an expression, not a command
+//	dialect = "powershell",  -- or "cmd": how it was read
+//
 // A redirection's op never includes its descriptor (fd is "" when none is
 // written); body is present for "<<" and "<<-" only. This file is the one
 // definition of the shape; types/monad-hooks.d.lua describes it to editors
@@ -49,6 +65,7 @@ func (v *vm) shellModule() *lua.LTable {
 		"split":    v.shellSplit,
 		"commands": v.shellCommands,
 		"unwrap":   v.shellUnwrap,
+		"likely":   v.shellLikely,
 	})
 }
 
@@ -95,11 +112,19 @@ func (v *vm) shellSplit(L *lua.LState) int {
 // errMalformed is shell.commands' second value for a malformed line.
 const errMalformed = "shell.commands: the line is not well formed (an unclosed quote, substitution or compound command, or a stray operator)"
 
-// shell.commands(line) -> list of {words, op, redirects, assigns, depth, via, func, forkloop, malformed} [, message]
+// shell.commands(line [, dialect]) -> list of {words, op, redirects, assigns, depth, via, func, forkloop, malformed} [, message]
 func (v *vm) shellCommands(L *lua.LState) int {
 	line := L.CheckString(1)
 	if L.GetTop() > 1 && L.Get(2) != lua.LNil {
-		L.ArgError(2, "shell.commands takes one argument (its bounds are fixed)")
+		d, ok := L.Get(2).(lua.LString)
+		switch {
+		case !ok:
+			L.ArgError(2, `shell.commands takes a line and a dialect ("sh", "powershell" or "cmd"); its bounds are fixed`)
+		case d == "powershell" || d == "cmd":
+			return v.pwshCommands(L, line, d == "cmd")
+		case d != "" && d != "sh":
+			L.ArgError(2, `unknown dialect "`+string(d)+`": want "sh", "powershell" or "cmd"`)
+		}
 	}
 	cmds, err := syntax.Commands(line, syntax.Options{Stop: v.shellStop})
 	if errors.Is(err, syntax.ErrStopped) {
@@ -109,23 +134,15 @@ func (v *vm) shellCommands(L *lua.LState) int {
 		L.RaiseError("shell.commands: %s", err.Error())
 		return 0
 	}
-	list := L.CreateTable(len(cmds), 0)
-	list.Metatable = v.arrayMT
+	tables := make([]*lua.LTable, len(cmds))
 	malformed := false
 	for i, c := range cmds {
 		malformed = malformed || c.Malformed
-		t := L.CreateTable(0, 9)
-		t.Metatable = v.objectMT
-		t.RawSetString("words", v.stringList(c.Words, line))
-		t.RawSetString("op", lua.LString(c.Op))
+		t := v.commandTable(line, c.Words, c.Op, c.Depth, c.Via, c.Malformed, 9)
 		rs := L.CreateTable(len(c.Redirects), 0)
 		rs.Metatable = v.arrayMT
 		for j, r := range c.Redirects {
-			rt := L.CreateTable(0, 4)
-			rt.Metatable = v.objectMT
-			rt.RawSetString("op", lua.LString(r.Op))
-			rt.RawSetString("fd", lua.LString(r.Fd))
-			rt.RawSetString("target", lua.LString(r.Target))
+			rt := v.redirectTable(r.Op, r.Fd, r.Target)
 			if r.Op == "<<" || r.Op == "<<-" {
 				rt.RawSetString("body", lua.LString(r.Body))
 			}
@@ -138,11 +155,42 @@ func (v *vm) shellCommands(L *lua.LState) int {
 			as.RawSetString(k, lua.LString(val))
 		}
 		t.RawSetString("assigns", as)
-		t.RawSetString("depth", lua.LNumber(c.Depth))
-		t.RawSetString("via", lua.LString(c.Via))
 		t.RawSetString("func", lua.LString(c.Func))
 		t.RawSetString("forkloop", lua.LBool(c.ForkLoop))
-		t.RawSetString("malformed", lua.LBool(c.Malformed))
+		tables[i] = t
+	}
+	return v.pushCommands(L, tables, malformed)
+}
+
+// commandTable makes the table of one command with the keys of every
+// dialect (words, op, depth, via, malformed); size is its number of keys.
+func (v *vm) commandTable(line string, words []string, op string, depth int, via string, malformed bool, size int) *lua.LTable {
+	t := v.L.CreateTable(0, size)
+	t.Metatable = v.objectMT
+	t.RawSetString("words", v.stringList(words, line))
+	t.RawSetString("op", lua.LString(op))
+	t.RawSetString("depth", lua.LNumber(depth))
+	t.RawSetString("via", lua.LString(via))
+	t.RawSetString("malformed", lua.LBool(malformed))
+	return t
+}
+
+// redirectTable makes the table of one redirection.
+func (v *vm) redirectTable(op, fd, target string) *lua.LTable {
+	rt := v.L.CreateTable(0, 4)
+	rt.Metatable = v.objectMT
+	rt.RawSetString("op", lua.LString(op))
+	rt.RawSetString("fd", lua.LString(fd))
+	rt.RawSetString("target", lua.LString(target))
+	return rt
+}
+
+// pushCommands pushes the list of command tables, and errMalformed as a
+// second value when a command is malformed.
+func (v *vm) pushCommands(L *lua.LState, tables []*lua.LTable, malformed bool) int {
+	list := L.CreateTable(len(tables), 0)
+	list.Metatable = v.arrayMT
+	for i, t := range tables {
 		list.RawSetInt(i+1, t)
 	}
 	L.Push(list)
@@ -150,6 +198,52 @@ func (v *vm) shellCommands(L *lua.LState) int {
 		L.Push(lua.LString(errMalformed))
 		return 2
 	}
+	return 1
+}
+
+// pwshCommands is shell.commands(line, "powershell"|"cmd").
+func (v *vm) pwshCommands(L *lua.LState, line string, cmd bool) int {
+	read := pwsh.Commands
+	if cmd {
+		read = pwsh.CmdCommands
+	}
+	cmds, err := read(line, pwsh.Options{Stop: v.shellStop})
+	if errors.Is(err, pwsh.ErrStopped) {
+		L.RaiseError("shell.commands: %s", errStopped.Error())
+	}
+	if err != nil {
+		L.RaiseError("shell.commands: %s", err.Error())
+		return 0
+	}
+	tables := make([]*lua.LTable, len(cmds))
+	malformed := false
+	for i, c := range cmds {
+		malformed = malformed || c.Malformed
+		t := v.commandTable(line, c.Words, c.Op, c.Depth, c.Via, c.Malformed, 14)
+		rs := L.CreateTable(len(c.Redirects), 0)
+		rs.Metatable = v.arrayMT
+		for j, r := range c.Redirects {
+			rs.RawSetInt(j+1, v.redirectTable(r.Op, r.Fd, r.Target))
+		}
+		t.RawSetString("redirects", rs)
+		as := L.CreateTable(0, 0)
+		as.Metatable = v.objectMT
+		t.RawSetString("assigns", as)
+		t.RawSetString("func", lua.LString(""))
+		t.RawSetString("forkloop", lua.LFalse)
+		t.RawSetString("written", lua.LString(c.Written))
+		t.RawSetString("cmdlet", lua.LBool(c.Cmdlet))
+		t.RawSetString("invoke", lua.LString(c.Invoke))
+		t.RawSetString("expr", lua.LBool(c.Expr))
+		t.RawSetString("dialect", lua.LString(c.Dialect))
+		tables[i] = t
+	}
+	return v.pushCommands(L, tables, malformed)
+}
+
+// shell.likely(line) -> boolean
+func (v *vm) shellLikely(L *lua.LState) int {
+	L.Push(lua.LBool(pwsh.Likely(L.CheckString(1))))
 	return 1
 }
 

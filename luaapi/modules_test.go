@@ -143,12 +143,34 @@ func TestShellCommandShape(t *testing.T) {
 }
 
 // TestShellCommandsOneArgument: shell.commands has no options (its bounds
-// are syntax's defaults), and says so rather than ignore a second argument.
+// are syntax's defaults), and says so rather than ignore a second argument;
+// the only second argument is a dialect.
 func TestShellCommandsOneArgument(t *testing.T) {
 	got := evalLua(t, Options{}, `return { additionalContext = show(pcall(shell.commands, "ls", { maxDepth = 100 })) }`)
 	require.Contains(t, got, "false,")
-	require.Contains(t, got, "shell.commands takes one argument")
+	require.Contains(t, got, "shell.commands takes a line and a dialect")
+	got = evalLua(t, Options{}, `return { additionalContext = show(pcall(shell.commands, "ls", "fish")) }`)
+	require.Contains(t, got, `unknown dialect "fish"`)
 	require.Equal(t, "1", evalLua(t, Options{}, `return { additionalContext = show(#shell.commands("ls", nil)) }`))
+	require.Equal(t, "1", evalLua(t, Options{}, `return { additionalContext = show(#shell.commands("ls", "sh")) }`))
+}
+
+// TestShellCommandsPowerShell pins the shape of a PowerShell line's
+// commands: the POSIX keys and written, cmdlet, invoke, expr and dialect.
+func TestShellCommandsPowerShell(t *testing.T) {
+	got := evalLua(t, Options{}, `return { additionalContext = json.encode(shell.commands("rd -Recurse C:\\x 2>&1 | & git.exe push; 'a'", "powershell")) }`)
+	require.JSONEq(t, `[
+	  {"words": ["Remove-Item", "-Recurse", "C:\\x"], "op": "|", "depth": 0, "via": "", "func": "", "forkloop": false, "malformed": false,
+	   "assigns": {}, "redirects": [{"op": ">&", "fd": "2", "target": "1"}], "written": "rd", "cmdlet": true, "invoke": "", "expr": false, "dialect": "powershell"},
+	  {"words": ["git", "push"], "op": ";", "depth": 0, "via": "", "func": "", "forkloop": false, "malformed": false,
+	   "assigns": {}, "redirects": [], "written": "git.exe", "cmdlet": false, "invoke": "&", "expr": false, "dialect": "powershell"},
+	  {"words": ["a"], "op": "", "depth": 0, "via": "", "func": "", "forkloop": false, "malformed": false,
+	   "assigns": {}, "redirects": [], "written": "", "cmdlet": false, "invoke": "", "expr": true, "dialect": "powershell"}
+	]`, got)
+	require.Equal(t, "Remove-Item,cmd", evalLua(t, Options{}, `local c = shell.commands("del /s x", "cmd") return { additionalContext = show(c[1].words[1], c[1].dialect) }`))
+	require.Equal(t, "1,"+errMalformed, evalLua(t, Options{}, `local c, err = shell.commands("rm 'x", "powershell") return { additionalContext = show(#c, err) }`))
+	require.Contains(t, evalLua(t, Options{}, `return { additionalContext = show(pcall(shell.commands, string.rep("$(", 20), "powershell")) }`), "shell.commands: pwsh: nesting deeper")
+	require.Equal(t, "true,false", evalLua(t, Options{}, `return { additionalContext = show(shell.likely("Remove-Item C:\\"), shell.likely("rm -rf x")) }`))
 }
 
 // TestScanEntropyIsTheLuaLoop: scan.entropy returns the very float of the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -245,4 +246,74 @@ func TestQualityBlind4(t *testing.T) {
 	}
 	t.Logf("fourth blind round:\n%s", strings.Join(rows, "\n"))
 	checkQualitySection(t, "blind4", rows)
+}
+
+// pwshInput is a call of Claude Code's PowerShell tool at event.
+func pwshInput(event events.Event, cmd string) events.Input {
+	return events.Input{Event: event, ToolName: "PowerShell", Cwd: testRoot, ToolInput: map[string]any{"command": cmd}}
+}
+
+// measurePwsh runs the cases of file (readScriptCorpus: `> ` continues a
+// case) through p as PowerShell tool calls at event, and counts those
+// whose decision is one of hits. With want, a case that does not hit is
+// logged; without, one that hits is an error, except in a group whose name
+// starts with "ambiguous" (logged, and left out of the tally), or with
+// logOnly (the caller holds the file to a rate).
+func measurePwsh(t *testing.T, p *pack, file string, event events.Event, want, logOnly bool, hits ...events.Decision) *tally {
+	res := newTally()
+	for _, l := range readScriptCorpus(t, file) {
+		out := p.call(t, pwshInput(event, l.text))
+		hit := slices.Contains(hits, out.Decision)
+		switch {
+		case want && !hit:
+			t.Logf("%s:%d: missed (%s): %s", file, l.num, out.Decision, l.text)
+		case !want && hit && strings.HasPrefix(l.group, "ambiguous"):
+			t.Logf("%s:%d: %s (ambiguous): %s (%s)", file, l.num, out.Decision, l.text, out.Reason)
+			continue
+		case !want && hit && logOnly:
+			t.Logf("%s:%d: %s: %s (%s)", file, l.num, out.Decision, l.text, out.Reason)
+		case !want && hit:
+			t.Errorf("%s:%d: %s: %s (%s)", file, l.num, out.Decision, l.text, out.Reason)
+		}
+		if strings.HasPrefix(l.group, "ambiguous") {
+			continue
+		}
+		res.add(l.group, hit)
+	}
+	return res
+}
+
+// TestQualityBlindPwsh measures the PowerShell blind round (session 25,
+// written before its writer read any pack): PowerShell tool calls on the
+// default set (dangerous: denied or asked; look-alikes: untouched), on
+// gate-network, protect-paths and approve-readonly with their defaults.
+// The dangerous, gated and denied files are held to minDangerousDenied;
+// the default set's look-alikes to maxSafeTouched, as the other blind
+// commands (TestQualityBlind), the other look-alikes to none touched; no
+// write may be approved. The misses are logged (go test -v).
+func TestQualityBlindPwsh(t *testing.T) {
+	var rows []string
+	pair := func(p *pack, bad, good, verb string, maxTouched float64, hits ...events.Decision) {
+		d := measurePwsh(t, p, bad, events.BeforeTool, true, false, hits...)
+		s := measurePwsh(t, p, good, events.BeforeTool, false, maxTouched > 0, hits...)
+		if d.rate() < minDangerousDenied {
+			t.Errorf("%s: %s %.3f, below %.2f", bad, verb, d.rate(), minDangerousDenied)
+		}
+		if s.rate() > maxTouched {
+			t.Errorf("%s: %.3f touched, above %.2f", good, s.rate(), maxTouched)
+		}
+		rows = append(rows, d.report(bad, verb)...)
+		rows = append(rows, s.report(good, "touched")...)
+	}
+	pair(loadDefaultSet(t), "pwsh-blind-dangerous.txt", "pwsh-blind-safe.txt", "caught", maxSafeTouched, events.Deny, events.Ask)
+	pair(mustLoad(t, "gate-network", nil), "pwsh-blind-network-gated.txt", "pwsh-blind-network-free.txt", "asked", 0, events.Deny, events.Ask)
+	pair(mustLoad(t, "protect-paths", nil), "pwsh-blind-secrets-denied.txt", "pwsh-blind-secrets-allowed.txt", "denied", 0, events.Deny, events.Ask)
+
+	ro := mustLoad(t, "approve-readonly", nil)
+	ra := measurePwsh(t, ro, "pwsh-blind-readonly-approve.txt", events.ApprovalRequest, true, false, events.Allow)
+	rw := measurePwsh(t, ro, "pwsh-blind-readonly-writes.txt", events.ApprovalRequest, false, false, events.Allow)
+	rows = append(rows, ra.report("pwsh-blind-readonly-approve.txt", "approved")...)
+	rows = append(rows, rw.report("pwsh-blind-readonly-writes.txt", "approved")...)
+	t.Logf("PowerShell blind round:\n%s", strings.Join(rows, "\n"))
+	checkQualitySection(t, "blind-pwsh", rows)
 }

@@ -362,6 +362,19 @@ func TestQualityCommands(t *testing.T) {
 	checkQualitySection(t, "deny-destructive", rows)
 }
 
+// TestQualityPowerShell measures the default set on the project's own
+// PowerShell corpus (the PowerShell tool): every dangerous line denied or
+// asked, no look-alike touched.
+func TestQualityPowerShell(t *testing.T) {
+	p := loadDefaultSet(t)
+	d := measurePwsh(t, p, "commands-pwsh-dangerous.txt", events.BeforeTool, true, false, events.Deny, events.Ask)
+	s := measurePwsh(t, p, "commands-pwsh-safe.txt", events.BeforeTool, false, false, events.Deny, events.Ask)
+	if n, hit := d.total(); hit < n {
+		t.Errorf("commands-pwsh-dangerous.txt: %d of %d caught", hit, n)
+	}
+	checkQualitySection(t, "powershell", append(d.report("commands-pwsh-dangerous.txt", "caught"), s.report("commands-pwsh-safe.txt", "touched")...))
+}
+
 // checkReason checks the shape of a deny reason: one line, starting with the
 // pack's name, short.
 func checkReason(tb testing.TB, packName, input, reason string) {

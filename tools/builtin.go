@@ -32,6 +32,9 @@ var agentTable = []agentSpecs{
 	// Claude Code: the hook payload's tool_name and tool_input.
 	{"claude-code", []Spec{
 		{Name: "Bash", Kind: shell, Command: []string{"command"}},
+		// PowerShell: Bash's input, run by PowerShell (on Windows without
+		// Git Bash, every shell command goes through it)
+		{Name: "PowerShell", Kind: shell, Command: []string{"command"}, Shell: "powershell"},
 		{Name: "Read", Kind: read, Paths: []string{"file_path"}},
 		{Name: "Write", Kind: write, Paths: []string{"file_path"}, Contents: []string{"content"}},
 		{Name: "Edit", Kind: edit, Paths: []string{"file_path"}, Contents: []string{"new_string"}},
@@ -202,7 +205,7 @@ func merged(name string) (Spec, bool) {
 			}
 			loc := s.Locations()
 			if m == nil {
-				m = &Spec{Name: s.Name, Kind: s.Kind}
+				m = &Spec{Name: s.Name, Kind: s.Kind, Shell: s.Shell}
 			}
 			m.Agents = append(m.Agents, a.agent)
 			m.Command = union(m.Command, loc.Command)

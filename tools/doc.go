@@ -63,9 +63,21 @@
 //   - Command: a string is a command line; a list of strings is an argv,
 //     joined into one line with shell quoting (syntax.Join), except that
 //     ["bash", "-lc", "LINE"] (any sh, bash, zsh, dash or ksh with an
-//     option cluster holding c, and exactly one more word) is LINE itself.
-//     Several lines are joined with newlines, the way a shell reads a
-//     script.
+//     option cluster holding c, and exactly one more word) is LINE itself,
+//     and the argv of a Windows shell is its command string in that
+//     shell's dialect (pwsh.Script: ["powershell.exe", "-NoProfile",
+//     "-Command", "LINE"] and ["pwsh", "-c", "LINE"] are LINE in
+//     PowerShell, ["cmd", "/c", "LINE"] is LINE in cmd.exe). Several lines
+//     are joined with newlines, the way a shell reads a script.
+//
+// # Dialects
+//
+// A shell tool's Spec.Shell says in which shell its command lines are
+// written: "" or "sh" (POSIX, the default), "powershell" (Claude Code's
+// PowerShell tool) or "cmd". The view's Shell is the dialect of its lines:
+// the tool's, or the one an argv names; lines in several dialects are
+// given as POSIX (the stdlib's guards then also read, as PowerShell, a
+// line holding a name only PowerShell runs: pwsh.Likely).
 //   - Paths and Contents: a string, or every string of a list.
 //   - URLs: a string that is a URL, or every http(s) URL written in a text
 //     (a tool such as Gemini CLI's web_fetch takes a prompt that holds

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/monad-hooks/monad-hooks/events"
+	"github.com/monad-hooks/monad-hooks/shell/pwsh"
 	"github.com/monad-hooks/monad-hooks/shell/syntax"
 )
 
@@ -26,6 +27,9 @@ type Spec struct {
 	Paths    []string `json:"paths,omitempty"`
 	Contents []string `json:"contents,omitempty"`
 	URLs     []string `json:"urls,omitempty"`
+	// Shell is the dialect of a shell tool's command lines: "" (a POSIX
+	// shell, the default), "powershell" or "cmd" (see events.ToolView).
+	Shell string `json:"shell,omitempty"`
 	// Agents names the agents whose tool this is (built-in specs only):
 	// "claude-code", "gemini-cli", "codex", "cursor", "opencode", "crush",
 	// "monad".
@@ -151,6 +155,9 @@ type collector struct {
 	first   string   // the first command line
 	lines   []string // the command lines after it
 	out     *[]string
+	base    string // the tool's dialect (of a line given as a string)
+	shell   string // the dialect of the lines
+	mixed   bool   // the lines are not all in one dialect
 }
 
 func (c *collector) add(x any) {
@@ -158,7 +165,16 @@ func (c *collector) add(x any) {
 		*c.out = appendStrings(*c.out, x, c.urls)
 		return
 	}
-	switch l := commandLine(x); {
+	l, d, argv := commandLine(x)
+	if !argv {
+		d = c.base
+	}
+	if l != "" && c.first == "" {
+		c.shell = d
+	} else if l != "" && d != c.shell {
+		c.mixed = true
+	}
+	switch {
 	case l == "":
 	case c.first == "":
 		c.first = l
@@ -186,6 +202,9 @@ func compile(s Spec) (*compiled, error) {
 		_, err := events.ParseToolKind(string(s.Kind))
 		return nil, fmt.Errorf("tool %q: %w", s.Name, err)
 	}
+	if !ValidShell(s.Shell) {
+		return nil, fmt.Errorf("tool %q: unknown shell %q: want \"\", \"sh\", \"powershell\" or \"cmd\"", s.Name, s.Shell)
+	}
 	l := s.Locations()
 	c := &compiled{spec: s}
 	for _, f := range []struct {
@@ -206,7 +225,7 @@ func compile(s Spec) (*compiled, error) {
 // view extracts the normalized view of input into *v.
 func (c *compiled) view(input any, v *events.ToolView) {
 	*v = events.ToolView{Kind: c.spec.Kind}
-	col := collector{command: true}
+	col := collector{command: true, base: dialect(c.spec.Shell)}
 	for _, loc := range c.command {
 		loc.walk(input, &col)
 	}
@@ -214,10 +233,16 @@ func (c *compiled) view(input any, v *events.ToolView) {
 	if len(col.lines) > 0 {
 		v.Command = col.first + "\n" + strings.Join(col.lines, "\n")
 	}
+	// the lines' dialect (lines in several dialects are read as POSIX,
+	// where the guards also look for what only PowerShell runs)
+	if !col.mixed {
+		v.Shell = col.shell
+	}
 	if c.argv != nil {
 		if m, ok := input.(map[string]any); ok {
 			if argv := c.argv(m); len(argv) > 0 {
 				v.Command = syntax.Join(argv)
+				v.Shell = "" // an argv joined with POSIX quoting
 			}
 		}
 	}
@@ -277,12 +302,27 @@ func urlsIn(text string) []string {
 	return out
 }
 
+// ValidShell reports whether s names a dialect a Spec may declare: "",
+// "sh", "powershell" or "cmd".
+func ValidShell(s string) bool {
+	return s == "" || s == "sh" || s == "powershell" || s == "cmd"
+}
+
+// dialect is the view's name of a declared dialect ("sh" is "").
+func dialect(s string) string {
+	if s == "sh" {
+		return ""
+	}
+	return s
+}
+
 // commandLine returns the command line of a command value: a string, or an
-// argv (a list of strings and numbers).
-func commandLine(x any) string {
+// argv (a list of strings and numbers), with the dialect an argv sets and
+// whether it was one.
+func commandLine(x any) (string, string, bool) {
 	switch x := x.(type) {
 	case string:
-		return x
+		return x, "", false
 	case []any:
 		argv := make([]string, 0, len(x))
 		for _, e := range x {
@@ -294,12 +334,13 @@ func commandLine(x any) string {
 			case fmt.Stringer: // json.Number
 				argv = append(argv, e.String())
 			default:
-				return "" // not an argv
+				return "", "", false // not an argv
 			}
 		}
-		return argvLine(argv)
+		l, d := argvLine(argv)
+		return l, d, true
 	}
-	return ""
+	return "", "", false
 }
 
 // isShell reports whether name is a POSIX shell's program name.
@@ -311,13 +352,20 @@ func isShell(name string) bool {
 	return false
 }
 
-// argvLine is the command line of an argv: the script of ["bash", "-lc",
-// SCRIPT], else the words joined with shell quoting.
-func argvLine(argv []string) string {
+// argvLine is the command line of an argv and its dialect: the script of
+// ["bash", "-lc", SCRIPT]; the command string of powershell, pwsh or cmd
+// (pwsh.Script: ["powershell.exe", "-NoProfile", "-Command", LINE] is
+// LINE in PowerShell); else the words joined with shell quoting.
+func argvLine(argv []string) (string, string) {
 	if len(argv) == 3 && isShell(path.Base(argv[0])) && isCOption(argv[1]) {
-		return argv[2]
+		return argv[2], ""
 	}
-	return syntax.Join(argv)
+	if len(argv) > 1 {
+		if text, d, err := pwsh.Script(argv); err == nil && d != "" && strings.TrimSpace(text) != "" {
+			return text, d
+		}
+	}
+	return syntax.Join(argv), ""
 }
 
 // isCOption reports whether w is a cluster of short options holding c

@@ -182,3 +182,33 @@ func FuzzView(f *testing.F) {
 		}
 	})
 }
+
+// TestDialect: a PowerShell tool's lines are PowerShell, an argv of
+// powershell, pwsh or cmd gives its command string in that dialect, and
+// lines in several dialects are POSIX.
+func TestDialect(t *testing.T) {
+	tab, err := tools.NewBuiltinTable()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		tool, input, command, shell string
+	}{
+		{"PowerShell", `{"command": "Remove-Item -Recurse C:\\x", "description": "d", "timeout": 5}`, `Remove-Item -Recurse C:\x`, "powershell"},
+		{"Bash", `{"command": "rm -rf x"}`, "rm -rf x", ""},
+		{"shell", `{"command": ["powershell.exe", "-NoProfile", "-Command", "Remove-Item C:\\x"]}`, `Remove-Item C:\x`, "powershell"},
+		{"shell", `{"command": ["C:\\Program Files\\PowerShell\\7\\PWSH.EXE", "-c", "gci", "-Recurse"]}`, `gci -Recurse`, "powershell"},
+		{"shell", `{"command": ["cmd.exe", "/c", "rd /s /q build"]}`, `rd /s /q build`, "cmd"},
+		{"shell", `{"command": ["bash", "-lc", "ls"]}`, "ls", ""},
+		{"shell", `{"command": ["pwsh", "-File", "x.ps1"]}`, "pwsh -File x.ps1", ""},
+		{"shell", `{"command": ["powershell", "-NoProfile"]}`, "powershell -NoProfile", ""},
+		{"PowerShell", `{"command": ["bash", "-lc", "ls"]}`, "ls", ""},
+		{"local_shell", `{"command": ["cmd", "/c", "dir"], "action": {"command": ["pwsh", "-c", "gci"]}}`, "dir\ngci", ""},
+		{"local_shell", `{"command": ["pwsh", "-c", "gi x"], "action": {"command": ["pwsh", "-c", "gci"]}}`, "gi x\ngci", "powershell"},
+	} {
+		v := tab.View(tc.tool, decode(t, tc.input))
+		require.NotNil(t, v, tc.input)
+		assert.Equal(t, tc.command, v.Command, tc.input)
+		assert.Equal(t, tc.shell, v.Shell, tc.input)
+	}
+	_, err = tools.NewTable(tools.Spec{Name: "x", Kind: events.ToolShell, Shell: "fish"})
+	assert.ErrorContains(t, err, `unknown shell "fish"`)
+}

@@ -25,6 +25,7 @@
 ---@class HookToolView
 ---@field kind ToolKind
 ---@field command? string the command line (an argv joined with shell quoting)
+---@field shell? "powershell"|"cmd" the dialect of command; absent for a POSIX shell
 ---@field paths string[] the files the tool reads, writes, edits or deletes
 ---@field contents string[] the texts it writes (contents, replacements, patches)
 ---@field urls string[] the URLs it reaches
@@ -277,6 +278,11 @@ function json.object(t) end
 ---@field func string the function whose definition holds the command (NAME () BODY), or ""
 ---@field forkloop boolean the command is run in the background by a loop that never ends (while true, until false, for ((;;)))
 ---@field malformed boolean the command's text was not well formed (it is listed with the words read)
+---@field written? string PowerShell and cmd only: the name as written (words[1] is normalised: rd is Remove-Item, git.exe is git)
+---@field cmdlet? boolean PowerShell and cmd only: words[1] is a cmdlet
+---@field invoke? ""|"&"|"." PowerShell only: run through the call operator or dot-sourced
+---@field expr? boolean PowerShell only: an expression ('text', $x, (...)), not a command
+---@field dialect? "powershell"|"cmd" PowerShell and cmd only: how the command was read
 
 ---Shell command lines.
 ---@class shell
@@ -291,10 +297,18 @@ function shell.split(cmd) end
 ---Lists the simple commands of a script, including those inside $(), ``, subshells, groups, sh -c and eval.
 ---A malformed line is parsed as far as it goes (see ShellCommand.malformed); a line beyond the parser's
 ---bounds (nesting, command count, size) raises an error.
+---With dialect "powershell" or "cmd", a PowerShell or cmd.exe line (package shell/pwsh): blocks, subexpressions,
+---cmd /c and powershell -Command are descended into; names are normalised.
 ---@param cmd string
+---@param dialect? "sh"|"powershell"|"cmd"
 ---@return ShellCommand[] commands
 ---@return string? err set when a command is malformed (the commands are still returned)
-function shell.commands(cmd) end
+function shell.commands(cmd, dialect) end
+
+---Whether a line sent as POSIX names a command only PowerShell or cmd.exe runs (Remove-Item, rd, del, cmd, ...).
+---@param line string
+---@return boolean
+function shell.likely(line) end
 
 ---Strips wrappers (sudo, env, nohup, time, nice, timeout, xargs, exec, command, builtin, stdbuf, ionice, doas, ...).
 ---@param words string[]

@@ -23,7 +23,7 @@ local CLI_TOKENS = [[(^|/)(\.terraformrc|terraform\.rc|\.config/github-copilot/(
 
 -- HISTORIES are the history files of shells and database and language
 -- clients.
-local HISTORIES = [[(^|/)(\.(bash|zsh|sh|ksh|ash|psql|mysql|sqlite|python|node_repl|rediscli|irb|mongosh_repl|mongo|dbshell|lesshst|php)_?history|\.zhistory|\.histfile|\.local/share/fish/fish_history|\.mongosh/mongosh_repl_history|\.dbshell)$]]
+local HISTORIES = [[(^|/)(\.(bash|zsh|sh|ksh|ash|psql|mysql|sqlite|python|node_repl|rediscli|irb|mongosh_repl|mongo|dbshell|lesshst|php)_?history|\.zhistory|\.histfile|\.local/share/fish/fish_history|\.mongosh/mongosh_repl_history|\.dbshell|psreadline/[^/]*_history\.txt)$]]
 
 -- secret_kind says what credentials the (lowercased) path holds, or nil.
 local function secret_kind(p)
@@ -67,8 +67,14 @@ local function secret_kind(p)
   if re.find(p, [[(google/chrome|google-chrome|chromium|bravesoftware|microsoft/edge|microsoft edge|vivaldi|\.mozilla/firefox|firefox/profiles)/.*/(login data|cookies|web data|logins\.json|key[34]\.db|cookies\.sqlite)$]]) then
     return "a browser's saved passwords or cookies"
   end
-  if re.find(p, [[(^|/)\.config/gcloud(/|$)]]) then
+  if re.find(p, [[(^|/)(\.config|appdata/roaming)/gcloud(/|$)]]) then
     return "Google Cloud credentials"
+  end
+  if re.find(p, [[(^|/)appdata/(roaming|local)/microsoft/(credentials|protect|vault)/]]) then
+    return "Windows stored credentials or their keys (Credential Manager, DPAPI)"
+  end
+  if re.find(p, [[(^|/)appdata/roaming/github cli/hosts\.yml$]]) then
+    return "a credentials file (hosts.yml)"
   end
   if re.find(p, [[(^|/)\.azure/]]) and re.find(base, [[(token|msal|credential|accesstokens|service_principal)]]) then
     return "Azure credentials"
@@ -125,7 +131,7 @@ end
 
 -- SECRET_DIRS are the directories that hold credentials as a whole (a
 -- tool that archives or copies one sends every key in it).
-local SECRET_DIRS = [[(^|/)(\.ssh|\.gnupg|\.aws|\.kube|\.azure|\.docker|\.password-store|\.config/gcloud|\.config/gh|\.config/op|\.config/rclone|\.codex|\.claude|library/keychains)/?$]]
+local SECRET_DIRS = [[(^|/)(\.ssh|\.gnupg|\.aws|\.kube|\.azure|\.docker|\.password-store|\.config/gcloud|appdata/roaming/gcloud|appdata/(roaming|local)/microsoft/(credentials|protect|vault)|\.config/gh|\.config/op|\.config/rclone|\.codex|\.claude|library/keychains)/?$]]
 
 -- secret_dir says what credentials the (lowercased) directory holds, or nil.
 local function secret_dir(p)
@@ -148,6 +154,7 @@ local AGENT_CONFIG = {
   { [[(^|/)\.mcp\.json$]], "the MCP server configuration" },
   { [[(^|/)\.vscode/(tasks|mcp)\.json$]], "VS Code tasks or MCP servers" },
   { [[(^|/)agents\.(json|toml)$]], "the monad-hooks configuration" },
+  { [[(^|/)(documents/(windows)?powershell|\.config/powershell)/([a-z0-9_.]*profile\.ps1)$]], "a PowerShell profile (every new shell runs it)" },
 }
 
 -- agent_config says which agent or hook configuration the (lowercased)

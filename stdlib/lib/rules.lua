@@ -16,6 +16,9 @@
 
 local re = require("re")
 local C = require("monad.commands")
+-- PowerShell lines (a PowerShell tool, or what only PowerShell runs) are
+-- read by the PowerShell parser, so that the rules meet their programs
+local PW = require("monad.pwsh")
 local commands, unwrap, basename, command_texts = C.commands, C.unwrap, C.basename, C.command_texts
 
 local lower, sub, find, byte, concat = string.lower, string.sub, string.find, string.byte, table.concat
@@ -864,7 +867,12 @@ local function register(pack, P, load)
   -- and backslashes dropped, as hits does), which is also the hook's
   -- prefilter (hook{ prefilter }, a Go search that skips the call without
   -- a VM, BenchmarkDefaultSetBeforeTool).
-  local TRIGGERED = scan.any({ trigger_set }, { lower = true, drop = "\\'\"" })
+  -- A PowerShell path (C:\tools\terraform.exe) names its program after a
+  -- backslash, which that test drops: a word that ends after one passes
+  -- too, and hits reads such a line with its backslashes made slashes (an
+  -- expression tried only where a backslash is: a POSIX line without one
+  -- costs nothing more, BenchmarkDefaultSetBeforeTool).
+  local TRIGGERED = scan.any({ scan.any({ trigger_set }, { lower = true, drop = "\\'\"" }), [=[\\[A-Za-z0-9_.-]+(["'\s]|$)]=] })
 
   -- families[i]: family i, compiled (loaded on first use)
   local families = {}
@@ -1209,9 +1217,11 @@ local function register(pack, P, load)
 
   -- check_line checks the commands of a line; inherited is the
   -- environment (NAME=value words) a line run by a command of another
-  -- line gets from it.
-  check_line = function(line, best, depth, inherited)
-    local cmds = commands(line)
+  -- line gets from it; dialect: nil for POSIX, "powershell" or "cmd" (a
+  -- PowerShell line's programs, normalised by the parser: terraform.exe
+  -- is terraform)
+  check_line = function(line, best, depth, inherited, dialect)
+    local cmds = commands(line, dialect)
     -- printed: what echo and printf print since the last command that
     -- ended a pipeline at the top level; from: the command before, when
     -- it pipes into this one
@@ -1254,12 +1264,19 @@ local function register(pack, P, load)
   -- a line on which hits is false proceeds
   C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher, prefilter = TRIGGERED,
     texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
-    function(lines)
+    function(lines, input)
       local best = nil
       for i = 1, #lines do
         local line = lines[i]
-        if hits(line) and not C.matches_any(line, P.exempt or NONE) then
-          local ok, found = pcall(check_line, line, best, 0)
+        local dialect = PW.dialect(input.tool, line)
+        if (hits(line) or dialect and hits((string.gsub(line, "\\", "/")))) and not C.matches_any(line, P.exempt or NONE) then
+          local ok, found = true, best
+          if not (input.tool and input.tool.shell) then
+            ok, found = pcall(check_line, line, best, 0)
+          end
+          if ok and dialect and not (found and found.rank == 2) then
+            ok, found = pcall(check_line, line, found, 0, nil, dialect)
+          end
           if not ok then
             if find(tostring(found), "shell.commands", 1, true) then
               -- beyond the parser's bounds: the line names a guarded

@@ -24,6 +24,22 @@
 ---   `describe`, `shortlog`, `grep` without `-O`, `branch` and `tag` that only list,
 ---   `remote -v`, `config --get|--list`, `stash list`), plus `commands`.
 ---
+--- A PowerShell line (a tool whose commands are PowerShell, such as Claude
+--- Code's `PowerShell`, or an argv of `powershell -Command`; a line sent as
+--- POSIX that names what only PowerShell runs, when it has no backtick,
+--- backslash before a quote or `$'`, which a POSIX shell reads otherwise)
+--- is approved only when every command is a cmdlet that reads
+--- (`Get-ChildItem`, `Get-Content`, `Select-String`, `Get-Location`,
+--- `Test-Path`, `Get-Item`, `Measure-Object`, `Get-Command`,
+--- `Select-Object`, `Where-Object` and `ForEach-Object` with a block of
+--- comparisons, `Format-Table`, ...; aliases such as `gci`, `gc`, `sls`,
+--- `?`, `%` included) or a program the list above approves with the same
+--- words (`git status`), with no redirection but to `$null` or `2>&1`, no
+--- `-Command` or `-EncodedCommand`, no `&` or `.` invocation, no
+--- variable, splatting (`@params`), provider drive (`env:`, `HKLM:`) or
+--- secret file (`~\.ssh\id_rsa`, `.env`) among its arguments, and no
+--- expression but comparisons inside a block (`$_.Delete()` is a call).
+---
 --- A command is named bare (`ls`) or by its path in `/bin`, `/usr/bin`,
 --- `/usr/local/bin`, `/sbin`, `/usr/sbin` or `/opt/homebrew/bin`, in its
 --- own case (`./ls`, `bin/git`, `LS` run some other file), optionally
@@ -810,6 +826,116 @@ local function line_readonly(line)
   return true
 end
 
+-- PowerShell (and cmd.exe: dir, type) lines: monad.pwsh reads them, and
+-- only a strict list of cmdlets that read is approved.
+local PW = require("monad.pwsh")
+local PATHS = require("monad.paths")
+
+-- READ_CMDLETS read (or only format what they are given); "block" marks
+-- those that run a script block given to them, whose commands must be on
+-- the list too (they are listed with the line's) and which take nothing
+-- else that could run (ForEach-Object -MemberName Delete calls a method).
+local READ_CMDLETS = {}
+for n in string.gmatch("Get-ChildItem Get-Content Select-String Get-Location Test-Path Get-Item Measure-Object "
+  .. "Get-Command Get-Help Get-Date Get-Process Get-Service Get-FileHash Resolve-Path Split-Path Join-Path "
+  .. "Convert-Path Format-Table Format-List Format-Wide Select-Object Sort-Object Group-Object Get-Unique "
+  .. "Compare-Object Out-String Write-Output Write-Host ConvertTo-Json ConvertFrom-Json Get-Member Get-Alias "
+  .. "Get-Host Get-PSDrive Get-Volume Get-Disk Get-Partition Get-Module Get-Uptime Get-ComputerInfo "
+  .. "Get-TimeZone Get-Culture Get-Verb Format-Hex Out-Null Get-Acl Import-Csv", "%S+") do
+  READ_CMDLETS[n] = true
+end
+READ_CMDLETS["Where-Object"] = "block"
+READ_CMDLETS["ForEach-Object"] = "block"
+
+-- PS_PROVIDERS are the drives of providers that are not files (the
+-- environment's secrets, certificates, variables, the registry).
+local PS_PROVIDERS = [[(?i)^(env|cert|variable|function|alias|hklm|hkcu|wsman|registry)::?]]
+
+-- expr_readonly says whether an expression statement (inside a
+-- Where-Object or ForEach-Object block) only compares and reads values:
+-- no call, type, assignment, block or invocation.
+local function expr_readonly(c)
+  for _, x in ipairs(c.words) do
+    if re.find(x, [=[[(\[{@&=]|::|^\.]=]) then
+      return false
+    end
+  end
+  return c.depth > 0 and c.via == "{"
+end
+
+-- pwsh_readonly says whether every command of a PowerShell or cmd.exe
+-- line only reads: a cmdlet of READ_CMDLETS or a program the POSIX list
+-- approves with the same words, with no -Command or -EncodedCommand, no
+-- call operator or dot-sourcing, no redirection but to $null or a stream
+-- merge (2>&1), no secret file, provider drive, variable or splatting
+-- among its arguments, no expression but comparisons inside a block.
+local function pwsh_readonly(line, dialect)
+  local ok, cmds, err = pcall(PW.commands, line, dialect)
+  if not ok or err or #cmds == 0 then
+    return false
+  end
+  for _, c in ipairs(cmds) do
+    local w = c.words
+    if c.malformed or c.invoke ~= "" or #w == 0 then
+      return false
+    end
+    for _, r in ipairs(c.redirects) do
+      if not (r.op == ">&" or (r.op == ">" or r.op == ">>") and string.lower(r.target) == "$null") then
+        return false
+      end
+    end
+    if c.expr then
+      if not expr_readonly(c) then
+        return false
+      end
+    elseif c.cmdlet then
+      local kind = READ_CMDLETS[w[1]]
+      -- -Online and -ShowWindow (Get-Help) open a browser or a window
+      if not kind or PW.param(c, "command", 3) or PW.param(c, "encodedcommand", 2) or PW.param(c, "online", 2) or PW.param(c, "showwindow", 2) then
+        return false
+      end
+      for k = 2, #w do
+        local x = w[k]
+        if kind == "block" and string.sub(x, 1, 1) ~= "{" and string.sub(x, 1, 1) ~= "-" then
+          if w[1] == "ForEach-Object" then
+            return false -- % Delete: a method of each item
+          end
+        end
+        if re.find(x, PS_PROVIDERS) or PATHS.secret_kind(PW.winpath(x)) then
+          return false
+        end
+        -- a variable or a splatted table could name anything (a secret
+        -- file, -Command); a bare wildcard of Get-Content reads .env too
+        if string.sub(x, 1, 1) == "@" or (string.find(x, "$", 1, true) and string.sub(x, 1, 1) ~= "{" and not re.match(x, [[(?i)^-?[a-z]*:?\$(true|false|null)$]]))
+          or (w[1] == "Get-Content" and re.match(x, [[^[.*]*\*[.*]*$]])) then
+          return false
+        end
+      end
+    else
+      -- a program: the POSIX rules, on words a POSIX shell reads the same;
+      -- not a Windows program of the same name (sort.exe /o writes, find.exe
+      -- is not find), which takes /X switches or is written with .exe
+      if string.find(string.lower(c.written), ".exe", 1, true) then
+        return false
+      end
+      for k = 1, #w do
+        if re.find(w[k], [=[['"$`\{}()@]]=]) or k > 1 and re.match(w[k], [=[^/[A-Za-z?]]=]) then
+          return false
+        end
+      end
+      if not line_readonly(table.concat(w, " ")) then
+        return false
+      end
+    end
+  end
+  return true
+end
+
+-- POSIX_DIVERGES: text a POSIX shell and PowerShell read differently
+-- (backtick, backslash before a quote, $'...'): a line sent with no
+-- dialect is approved as PowerShell only without them.
+local POSIX_DIVERGES = [=[`|\["']|\$']=]
+
 hook{
   event = "ApprovalRequest",
   handler = function(input)
@@ -845,7 +971,12 @@ hook{
       return nil
     end
     for _, line in ipairs(lines) do
-      if not line_readonly(line) then
+      local dialect = input.tool and input.tool.shell
+      if dialect then
+        if not pwsh_readonly(line, dialect) then
+          return nil
+        end
+      elseif not line_readonly(line) and not (PW.dialect(nil, line) and not re.find(line, POSIX_DIVERGES) and pwsh_readonly(line, "powershell")) then
         return nil
       end
     end

@@ -31,7 +31,10 @@
 --- run`, `npx`, `aws-vault exec`, `doppler run --`, `op run --`, `docker
 --- exec`, `kubectl exec`, `heroku run`), `sh -c`, `eval`, `ssh host '...'`,
 --- pipelines and here-documents into a shell, absolute program paths and
---- versioned names (`python3.12`). It leaves alone the same tools used to
+--- versioned names (`python3.12`), and PowerShell lines (a tool whose
+--- commands are PowerShell, an argv of `pwsh -c`, or a line that names
+--- what only PowerShell runs: `& 'C:\Program Files\Terraform\terraform.exe'
+--- destroy`, inside blocks and `cmd /c`). It leaves alone the same tools used to
 --- read (`list`, `get`, `describe`, `status`, `plan`, `--dry-run`, `GET`),
 --- a manual (`--help`, `-help`), and text that only mentions a command.
 --- A rule that reads a command's environment (a local or test database:

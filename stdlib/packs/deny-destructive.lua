@@ -132,8 +132,7 @@
 --- NAME` runs the program, not the function; so too for `sh -c SCRIPT
 --- NAME ARGS`, as in `find ~ -exec sh -c 'rm -rf "$1"' _ {} \;`, `$0`
 --- being NAME and a loop without a list running over ARGS), `$(which
---- rm)`, `$(command -v rm)` and `$(printf 'rm -rf %s' ~)`, PowerShell
---- (`pwsh -Command`, `Remove-Item -Recurse -Force`, `irm URL | iex`), and one-line
+--- rm)`, `$(command -v rm)` and `$(printf 'rm -rf %s' ~)`, and one-line
 --- programs (`python -c "shutil.rmtree('/')"`, also through `getattr` and
 --- `__import__`, `node -e`, `bun -e`,
 --- `deno eval`, `perl -e`, `ruby -e`, `php -r`, `lua -e`, `Rscript -e`,
@@ -142,6 +141,49 @@
 --- that delete those paths (`.git` too, and what they list of the home
 --- directory), run such commands, or run code they download
 --- (`exec(urlopen(...).read())`, `fetch(...).then(eval)`).
+---
+--- PowerShell and cmd.exe lines (a tool whose commands are PowerShell,
+--- such as Claude Code's `PowerShell`; an argv of `powershell -Command`,
+--- `pwsh -c` or `cmd /c`; `powershell`, `pwsh` and `cmd` run from a POSIX
+--- line; a line sent as POSIX that names what only PowerShell runs, as
+--- Gemini CLI's `run_shell_command` on Windows) are read by a PowerShell
+--- parser (blocks, subexpressions, pipelines, aliases, abbreviated
+--- parameters, `cmd /c`, `-EncodedCommand`) and denied when they would:
+--- delete (`Remove-Item`, `rm`, `ri`, `del /s`, `rd /s`, also piped from
+--- `Get-ChildItem` or in a `ForEach-Object` block) a drive root (`C:\`,
+--- `C:\*`, `\`, `$env:SystemDrive\`), the Windows directory or
+--- `System32`, `C:\Users` or a home (`~`, `$HOME`, `$env:USERPROFILE`,
+--- `%USERPROFILE%`, `$env:HOMEDRIVE$env:HOMEPATH`) or its main folders,
+--- `Program Files`, `ProgramData`, a registry hive, a `.git` directory or
+--- the working directory itself; erase disks (`Format-Volume`,
+--- `Clear-Disk`, `Initialize-Disk`, `Remove-Partition`, `format D:`,
+--- `diskpart /s` or fed `clean`), wipe free space (`cipher /w:`), delete
+--- registry hives (`reg delete HKLM\SOFTWARE`), backups and recovery
+--- (`vssadmin delete shadows`, `wmic shadowcopy delete`, `wbadmin
+--- delete`, `bcdedit /delete`, `recoveryenabled No`), take over system
+--- folders (`takeown /r`, `icacls /grant ... /T`), stop the host
+--- (`Stop-Computer`, `Restart-Computer`) or every process (`Get-Process
+--- | Stop-Process`, `taskkill /FI "STATUS eq RUNNING"`), wipe the history
+--- (`Set-PSReadLineOption -HistorySaveStyle SaveNothing`, the PSReadLine
+--- history file, `wevtutil cl`, `Clear-EventLog`), delete every
+--- scheduled task (`schtasks /delete /tn *`), turn the firewall or
+--- Defender off (`disable-protection`: `Set-NetFirewallProfile -Enabled
+--- False`, `netsh advfirewall set allprofiles state off`,
+--- `Set-MpPreference -Disable...`), remove cloud resources through the
+--- clouds' modules (`Remove-AzResourceGroup`, `Remove-S3Bucket`, ...), or
+--- run downloaded or decoded code (`irm URL | iex`, `iex (New-Object
+--- Net.WebClient).DownloadString(URL)`, `[scriptblock]::Create((irm
+--- URL))`, a download piped into `powershell`, a file downloaded and run
+--- on the same line, `iex` of `[Convert]::FromBase64String(...)`). It
+--- follows `Start-Process` of `cmd` or `powershell`, aliases defined on
+--- the line (`Set-Alias`), variables assigned one value (`$p =
+--- $env:USERPROFILE; Remove-Item $p -Recurse`, here-strings) and
+--- `[IO.Directory]::Delete(...)`. The programs the rules above know
+--- (`git`, `kubectl`, `terraform`, `psql`, ...; `Invoke-Sqlcmd` as
+--- `sqlcmd`) meet the same rules in a PowerShell line. A PowerShell line
+--- beyond the parser's bounds is denied when it names a program the pack
+--- checks. Not read: loop variables (`foreach`), values built by
+--- expressions, splatting, scripts run from files.
 ---
 --- It leaves alone ordinary work: deleting build output and dependencies
 --- (`rm -rf ./build node_modules /tmp/x`), text that merely mentions a
@@ -566,6 +608,7 @@ end
 
 local H = {}        -- command name -> checker(words, ctx) -> rule, detail
 local check_line    -- forward declarations
+local check_pwsh
 local check_argv
 local names_rule_program
 local lister_deletes
@@ -2195,55 +2238,56 @@ for n in pairs(SHELLS) do
   H[n] = shell_c
 end
 
--- PowerShell: -Command (-c, any case and abbreviation) runs its text; a
--- download handed to Invoke-Expression (irm URL | iex, iex (iwr URL),
--- iex (New-Object Net.WebClient).DownloadString(URL)) runs code unseen.
-local PS_FETCH = [[(?i)\b(irm|iwr|invoke-restmethod|invoke-webrequest|curl|wget|start-bitstransfer)\b|\.download(string|data|file)\s*\(]]
-local PS_EVAL = [[(?i)\b(iex|invoke-expression)\b|\[scriptblock\]::create|\|\s*&\s*$]]
--- PS_TAKES are the options of powershell and pwsh that take a value.
-local PS_TAKES = {}
-for o in string.gmatch("executionpolicy ep ex exec windowstyle w win version v outputformat of o inputformat if inp "
-  .. "configurationname config workingdirectory wd psconsolefile settingsfile", "%S+") do
-  PS_TAKES["-" .. o] = true
-end
-
--- ps_as_sh reads a PowerShell deletion as the rm it is (Remove-Item
--- -Recurse -Force $HOME: rm -r -f ~; C:\ is /, C:\Users\me a home).
-local function ps_as_sh(text)
-  local t = re.gsub(text, [[(?i)\b(remove-item|ri|rd|rmdir|del|erase)\b]], "rm")
-  t = re.gsub(t, [[(?i)\s-(recurse|r)\b]], " -r")
-  t = re.gsub(t, [[(?i)\s-(force|fo)\b]], " -f")
-  t = re.gsub(t, [[(?i)\s-(path|literalpath|lp)\b]], "")
-  t = re.gsub(t, [[(?i)\$(env:userprofile|env:home|home)\b]], "~")
-  t = re.gsub(t, [[(?i)(^|[\s'"])[a-z]:\\]], "$1/")
-  return (string.gsub(t, "\\", "/"))
+-- PowerShell and cmd.exe (monad.pwsh): a line of a PowerShell tool, a
+-- POSIX line that names what only PowerShell runs, and powershell, pwsh
+-- and cmd run from a POSIX line are read by the PowerShell parser; the
+-- cmdlets and Windows programs are checked by monad.pwsh, and the
+-- programs the rules know (git, kubectl, terraform, psql, ...) by the
+-- same rules as in a POSIX line. A line beyond the parser's bounds is
+-- denied when it names a program the pack checks.
+local PW = require("monad.pwsh")
+check_pwsh = function(line, depth, dialect)
+  local ok, cmds = pcall(PW.commands, line, dialect or "powershell")
+  if not ok then
+    if names_rule_program(line) or PW.TRIGGER:test(line) then
+      return deny("too-complex", "the PowerShell line is beyond what the pack reads, and names a program it checks")
+    end
+    return nil
+  end
+  local rule, detail = PW.destructive(cmds, line)
+  if rule then
+    return deny(rule, detail)
+  end
+  local ctx = { depth = depth, vars = {}, aliases = {}, funcs = {}, arrays = {}, budget = { n = 0 }, bare = {} }
+  for _, c in ipairs(cmds) do
+    local w = c.words
+    if c.expr or w[1] == nil or w[1] == "powershell" or w[1] == "pwsh" or w[1] == "cmd" then
+      w = nil
+    elseif c.words[1] == "Invoke-Sqlcmd" then
+      -- SQL Server's cmdlet: the rules of its client, sqlcmd
+      w = { "sqlcmd", "-S", PW.param(c, "serverinstance", 2, true) or "", "-d", PW.param(c, "database", 2, true) or "", "-Q", PW.param(c, "query", 1, true) or "" }
+    elseif c.cmdlet then
+      -- an alias that is a program of its own in PowerShell on Linux and
+      -- macOS (rm, cp, mv, kill, curl): that program's rules too
+      local n = string.lower(c.written)
+      w = H[n] and { n, unpack(c.words, 2) } or nil
+    end
+    if w then
+      rule, detail = check_argv(w, ctx)
+      if rule then
+        return rule, detail
+      end
+    end
+  end
+  return nil
 end
 
 local function powershell(w, ctx)
-  local k = 2
-  while k <= #w do
-    local a = string.lower(w[k])
-    if re.match(a, "^[-/](c|co|com|comm|comma|comman|command)$") and w[k + 1] then
-      local text = table.concat(w, " ", k + 1)
-      if re.find(text, PS_EVAL) and re.find(text, PS_FETCH) then
-        return deny("pipe-to-shell", "PowerShell would run downloaded code (Invoke-Expression)")
-      end
-      local rule, detail = check_line(text, ctx.depth + 1)
-      if rule == nil and re.find(text, [[(?i)\b(remove-item|ri|rd|rmdir|del|erase)\b]]) then
-        rule, detail = check_line(ps_as_sh(text), ctx.depth + 1)
-      end
-      return rule, detail
-    end
-    if string.sub(a, 1, 1) ~= "-" then
-      return nil -- a script file
-    end
-    if PS_TAKES[a] then
-      k = k + 1
-    end
-    k = k + 1
-  end
+  return check_pwsh(PW.quote(w), ctx.depth + 1)
 end
 H.pwsh, H.powershell, H["powershell.exe"], H["pwsh.exe"] = powershell, powershell, powershell, powershell
+-- (cmd is not a name of H: ./cmd/x is a folder of most Go modules, and a
+-- POSIX line that runs cmd is read as PowerShell, shell.likely)
 
 H.eval = function(w, ctx)
   return check_line(join(w, 2), ctx.depth + 1)
@@ -3884,6 +3928,14 @@ local function test_target(words, assigns, env)
       return false
     end
     seen = seen or re.find(x, TEST_DB) ~= nil
+    -- a statement's words (-Q "DROP DATABASE app_test"): the names in it
+    if not seen and string.find(x, " ", 1, true) then
+      for tok in string.gmatch(x, "[%w_.-]+") do
+        if re.match(tok, [[(?i)^([a-z0-9_-]*_test|test_[a-z0-9_]+)$]]) then
+          seen = true
+        end
+      end
+    end
   end
   return seen
 end
@@ -4855,6 +4907,11 @@ local MORE_NAMES = {
   -- loops that may fork without bound, variables of the shell history
   "while", "until", "for", "histfile", "histsize", "histfilesize", "savehist",
 }
+-- (and the cmdlets and Windows programs monad.pwsh checks, in NAME_SET's
+-- one pass)
+for _, n in ipairs(PW.NAMES) do
+  MORE_NAMES[#MORE_NAMES + 1] = n
+end
 local NAMES = nil
 local function names()
   if NAMES == nil then
@@ -4894,6 +4951,10 @@ local NAME_LIST = { "mkfs" }
 for _, t in ipairs(NAMED) do
   for n in pairs(t) do
     NAME_LIST[#NAME_LIST + 1] = n
+    -- and as Windows names them (git.exe, kubectl.exe)
+    if not string.find(n, "[.-]") then
+      NAME_LIST[#NAME_LIST + 1] = n .. ".exe"
+    end
   end
 end
 for _, n in ipairs(MORE_NAMES) do
@@ -4931,7 +4992,7 @@ local function triggers(line)
   local lower = string.lower(line)
   local known = names()
   for _, w in ipairs(re.split(lower, "[^a-z0-9_.+-]+")) do
-    if known[w] then
+    if known[w] or string.sub(w, -4) == ".exe" and known[string.sub(w, 1, -5)] then
       return true
     end
     local last = string.byte(w, -1)
@@ -4983,7 +5044,14 @@ C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
           end
         end
         XST.over, SUBST.env_ctx = false, nil
-        local rule, detail = check_line(line, 0)
+        local rule, detail
+        local dialect = PW.dialect(input.tool, line)
+        if not (input.tool and input.tool.shell) then
+          rule, detail = check_line(line, 0)
+        end
+        if not rule and dialect then
+          rule, detail = check_pwsh(line, 0, dialect)
+        end
         if not rule and XST.over and names_rule_program(line) then
           rule, detail = deny("too-complex", "the line builds values longer than the pack expands, and names a program it checks")
         end

@@ -18,6 +18,18 @@
 --- - URL tools (`urlMatcher`, e.g. `web_fetch`) whose `url` is on another
 ---   host.
 ---
+--- PowerShell and cmd.exe lines (a tool whose commands are PowerShell,
+--- such as Claude Code's `PowerShell`; an argv of `powershell -Command` or
+--- `cmd /c`; a line sent as POSIX that names what only PowerShell runs)
+--- are parsed too: `Invoke-WebRequest`/`iwr`/`curl`/`wget`,
+--- `Invoke-RestMethod`/`irm`, `Start-BitsTransfer` (their URLs and
+--- `-Proxy`), `Test-NetConnection`, `Test-Connection`, `Resolve-DnsName`,
+--- `Invoke-Command`/`Enter-PSSession`/`New-PSSession -ComputerName`,
+--- `Send-MailMessage -SmtpServer`, `certutil -urlcache`, `bitsadmin
+--- /transfer`, .NET web clients (`(New-Object
+--- Net.WebClient).DownloadFile(URL, ...)`, `HttpClient`: every URL of the
+--- line), and `curl.exe`, `git`, `ssh` as in a POSIX line.
+---
 --- A curl proxy (`-x`, `--proxy`, `--socks5`, ...), `--connect-to` and
 --- `--resolve` name a host too: the traffic goes there.
 ---
@@ -333,6 +345,86 @@ local function shell_hosts(line, out)
   end
 end
 
+-- PowerShell and cmd.exe lines (monad.pwsh): the cmdlets that reach a
+-- host (by URL, or by name for the remoting and diagnostic ones), the
+-- Windows programs that download (certutil -urlcache, bitsadmin
+-- /transfer), .NET web clients (New-Object Net.WebClient,
+-- [Net.Http.HttpClient]: every URL of the line), and programs (curl.exe,
+-- git, ssh) as in a POSIX line.
+local PW = require("monad.pwsh")
+local PS_NET = {
+  ["Invoke-WebRequest"] = "url", ["Invoke-RestMethod"] = "url", ["Start-BitsTransfer"] = "url",
+  ["Test-NetConnection"] = "name", ["Test-Connection"] = "name", ["Resolve-DnsName"] = "name",
+  ["Invoke-Command"] = "remote", ["Enter-PSSession"] = "remote", ["New-PSSession"] = "remote",
+  ["Send-MailMessage"] = "remote",
+}
+local PS_HOST_PARAMS = { "computername", "cn", "targetname", "smtpserver", "hostname", "proxy", "connectionuri", "uri", "source" }
+local PS_DOTNET = [[(?i)net\.webclient|httpclient|net\.webrequest|net\.sockets|system\.net\.|\.download(string|file|data)|\.upload(string|file|data)]]
+-- programs that reach every URL they are given (package sources too)
+local PS_DOWNLOADERS = { certutil = true, bitsadmin = true, choco = true, winget = true, scoop = true, nuget = true }
+-- programs that reach the host they are given (probes)
+local PS_PROBES = { tracert = true, pathping = true }
+
+local function pwsh_hosts(line, dialect, out)
+  local ok, cmds = pcall(PW.commands, line, dialect)
+  if not ok then
+    error(cmds, 0)
+  end
+  for _, c in ipairs(cmds) do
+    local w = c.words
+    local kind = not c.expr and PS_NET[w[1]]
+    if kind then
+      for _, n in ipairs(PS_HOST_PARAMS) do
+        local v = PW.param(c, n, string.len(n) <= 3 and string.len(n) or 3, true)
+        if type(v) == "string" and v ~= "" then
+          out[#out + 1] = { url_host(v) or bare_host(v) or v, w[1] }
+        end
+      end
+      for _, a in ipairs(PW.args(c, { method = true, body = true, outfile = true, infile = true, headers = true, contenttype = true,
+        useragent = true, credential = true, timeoutsec = true, count = true, type = true, server = true, destination = true,
+        scriptblock = true, filepath = true, port = true, session = true, from = true, to = true, subject = true }, {})) do
+        local h = url_host(a)
+        if h then
+          out[#out + 1] = { h, w[1] }
+        elseif kind == "name" then
+          out[#out + 1] = { bare_host(a) or a, w[1] }
+        end
+      end
+    elseif not c.expr and not c.cmdlet and w[1] then
+      if PS_PROBES[w[1]] then
+        local a = PW.args(c, {}, {})
+        for k = #a, 1, -1 do
+          if not re.match(a[k], "^[0-9]+$") then
+            out[#out + 1] = { bare_host(a[k]) or a[k], w[1] }
+            break
+          end
+        end
+      elseif PS_DOWNLOADERS[w[1]] then
+        for k = 2, #w do
+          local h = url_host(w[k])
+          if h then
+            out[#out + 1] = { h, w[1] }
+          end
+        end
+      else
+        hosts_of(unwrap(w), out)
+      end
+    end
+  end
+  -- a UNC path (\\host\share, //host/share) reaches an SMB host
+  for _, c in ipairs(cmds) do
+    for k = 2, #c.words do
+      local h = string.match(c.words[k], "^[\\/][\\/]([%w][%w.-]*)[\\/]")
+      if h and h ~= "localhost" and h ~= "." and h ~= "?" then
+        out[#out + 1] = { h, c.words[1] or "a UNC path" }
+      end
+    end
+  end
+  if re.find(line, PS_DOTNET) then
+    code_hosts({ "", line }, ".NET web client", out)
+  end
+end
+
 local function verdict(found)
   for _, f in ipairs(found) do
     local h = f[1]
@@ -345,10 +437,16 @@ end
 
 C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.matcher,
   texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
-  function(lines)
+  function(lines, input)
     local found = {}
     for _, line in ipairs(lines) do
-      shell_hosts(line, found)
+      local dialect = PW.dialect(input.tool, line)
+      if not (input.tool and input.tool.shell) then
+        shell_hosts(line, found)
+      end
+      if dialect then
+        pwsh_hosts(line, dialect, found)
+      end
     end
     return verdict(found)
   end)

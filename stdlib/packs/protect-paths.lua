@@ -93,6 +93,24 @@
 --- "$HOME/shadow"` reads `/etc/shadow`, and `HOME=$(mktemp -d); rm -rf
 --- "$HOME"` deletes a new folder, not the home directory (a command's
 --- own `HOME=... cmd "$HOME"` is not yet set for its words).
+---
+--- PowerShell and cmd.exe lines (a tool whose commands are PowerShell,
+--- such as Claude Code's `PowerShell`; an argv of `powershell -Command` or
+--- `cmd /c`; a line sent as POSIX that names what only PowerShell runs)
+--- are parsed too: `Get-Content`/`gc`/`type`/`cat`, `Select-String`,
+--- `Import-Csv`, `Copy-Item` sources, `Invoke-WebRequest -InFile` and
+--- `[IO.File]::ReadAllText('...')` read; `Set-Content`, `Add-Content`,
+--- `Out-File`, `Tee-Object`, `New-Item`, `Export-Csv`, `Copy-Item` and
+--- `Move-Item` destinations, `-OutFile` and `>`/`>>` write; `Remove-Item`
+--- deletes. Windows paths are read in the same notions: backslashes,
+--- drive letters (`C:\Users\me\.ssh\id_rsa`), `~`, `$HOME`,
+--- `$env:USERPROFILE`, `%USERPROFILE%`, `$env:APPDATA` and `%APPDATA%`,
+--- `$env:LOCALAPPDATA`, and `$PROFILE` (the PowerShell profile, which
+--- every new shell runs, is protected like agent configuration); Windows
+--- stores of credentials (`%APPDATA%\Microsoft\Credentials`, `Protect`,
+--- `Vault`, `%APPDATA%\gcloud`, GitHub CLI's `hosts.yml`) and
+--- PowerShell's history (`PSReadLine\ConsoleHost_history.txt`) are
+--- credentials. Variables set on a PowerShell line are not followed.
 
 local re = require("re")
 
@@ -130,7 +148,7 @@ local SPEC = {
   -- The sandbox root; empty means the input's cwd, or the host's project root (Files.Root, --root) when the input has none.
   root = { "string", "" },
   -- Globs (** crosses directories) outside the root that may be written.
-  writableOutside = { "[]string", { "/tmp/**", "/var/tmp/**", "/private/tmp/**", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "~/.cache/**", "~/Library/Caches/**" } },
+  writableOutside = { "[]string", { "/tmp/**", "/var/tmp/**", "/private/tmp/**", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "~/.cache/**", "~/Library/Caches/**", "~/AppData/Local/Temp/**" } },
   -- Extra globs of credential files (matched case-insensitively against the absolute path, or the base name when the glob has no slash).
   extraSecrets = { "[]string", {} },
   -- Globs that are never protected (they win over every rule).
@@ -835,6 +853,8 @@ local TRIGGER_WORDS = {
   "claude", "cursor", "codex", "gemini", "mcp", "vscode", "agents.", "opencode",
   "adminsdk", "keychain", "rclone", "dev.vars", ".kdb", ".1pux", "opvault",
   "accesskeys", "sops", "apply_patch", "applypatch",
+  -- Windows: profiles, application data, PowerShell's history
+  "profile", "appdata", "psreadline",
 }
 -- TRIGGER_PATH is (^|[\s'"=@:<>(])(/|~|\$\{?HOME|\.\.|file:)|\\|\$\(|` as two
 -- keyword sets (one Go pass each; the RE2 alternation cost more than the
@@ -952,6 +972,18 @@ C.on_kind({ event = "BeforeTool", kind = "patch", matcher = P.patchMatcher,
     return strongest(acts, path_env(input))
   end)
 
+-- PowerShell and cmd.exe lines (monad.pwsh): the files their cmdlets,
+-- redirections and .NET calls read, write and delete, Windows paths in
+-- the pack's notation (C:\Users\me\.ssh\id_rsa, $env:USERPROFILE,
+-- %APPDATA%, $PROFILE), and the programs' paths as in a POSIX line.
+local PW = require("monad.pwsh")
+local function pwsh_acts(line, dialect, acts)
+  local cmds = PW.commands(line, dialect)
+  PW.file_ops(cmds, line, acts, function(words, redirects)
+    shell_paths(words, redirects, acts)
+  end)
+end
+
 -- A line in which shell_trigger finds nothing adds no act (unless extra
 -- paths are set), and no act is no decision.
 C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.shellMatcher,
@@ -959,10 +991,22 @@ C.on_kind({ event = "BeforeTool", kind = "shell", matcher = P.shellMatcher,
   texts = function(input) return command_texts(input.toolInput, P.commandFields) end },
   function(lines, input)
     local acts = {}
+    local env = path_env(input)
     for _, line in ipairs(lines) do
       if #EXTRA > 0 or #EXTRA_CONFIG > 0 or shell_trigger(line) then
-        shell_acts(line, acts, 0)
+        local dialect = PW.dialect(input.tool, line)
+        if not (input.tool and input.tool.shell) then
+          shell_acts(line, acts, 0)
+        end
+        if dialect then
+          pwsh_acts(line, dialect, acts)
+          -- a Windows working directory: the paths are under its POSIX form
+          if type(input.cwd) == "string" and re.match(input.cwd, [=[^[A-Za-z]:[\\/]]=]) then
+            env.cwd = PW.posix(input.cwd)
+            env.root = P.root ~= "" and P.root or env.cwd
+          end
+        end
       end
     end
-    return strongest(acts, path_env(input))
+    return strongest(acts, env)
   end)

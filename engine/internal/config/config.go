@@ -157,6 +157,9 @@ type Tool struct {
 	// The locations given (see package tools); all empty means the kind's
 	// defaults.
 	Command, Paths, Contents, URLs []string
+	// Shell is the dialect of a shell tool's commands: "", "sh",
+	// "powershell" or "cmd" (tools.Spec.Shell).
+	Shell string
 	// Pos is the position of the entry's key in the file.
 	Pos Pos
 }

@@ -51,7 +51,7 @@
 // tool-scoped events only (CodeBadKind otherwise). Its hooks then run only
 // for tools of those kinds in the engine's tool table; with a matcher, both
 // must match. A file (user or policy) may declare the host's tools under
-// "tools", name -> {"kind", "command", "paths", "contents", "urls"}, the
+// "tools", name -> {"kind", "command", "paths", "contents", "urls", "shell"}, the
 // last four being locations (a string or a list of them, see package
 // tools) that the engine checks:
 //

@@ -38,6 +38,7 @@ func TestToolsAndKinds(t *testing.T) {
 [tools.run]
 kind = "shell"
 command = ["cmd"]
+shell = "powershell"
 
 [[policyHooks.ApprovalRequest]]
 kind = "shell"
@@ -46,6 +47,7 @@ hooks = [{ command = "./a.sh" }]
 	f, err = Parse("/w/policy.toml", []byte(toml), TierPolicy)
 	noErr(t, err)
 	equal(t, 1, len(f.Tools))
+	equal(t, "powershell", f.Tools[0].Shell)
 	equal(t, []events.ToolKind{events.ToolShell}, f.Hooks[events.ApprovalRequest][0].Kinds)
 }
 
@@ -66,6 +68,8 @@ func TestToolAndKindProblems(t *testing.T) {
 		{`{"tools":{"x":{"kind":"shell","command":[1]}}}`, CodeBadTool, "a location must be a string"},
 		{`{"tools":{"x":{"kind":"shell","command":{}}}}`, CodeBadTool, "a string or a list of strings"},
 		{`{"tools":{"x":{"kind":"shell","path":["p"]}}}`, CodeUnknownKey, `did you mean "paths"?`},
+		{`{"tools":{"x":{"kind":"shell","shell":"pwsh"}}}`, CodeBadTool, `a tool's shell must be "sh", "powershell" or "cmd"`},
+		{`{"tools":{"x":{"kind":"shell","shell":"powershel"}}}`, CodeBadTool, `did you mean "powershell"?`},
 	} {
 		_, err := Parse("a.json", []byte(tc.doc), TierUser)
 		es, ok := err.(Errors)

@@ -400,6 +400,13 @@ func (v *validator) tools(n *node, field string) []Tool {
 				var good bool
 				t.Kind, good = v.toolKind(d.val, df)
 				ok = ok && good
+			case "shell":
+				if d.val.kind != kindString || !(d.val.str == "" || d.val.str == "sh" || d.val.str == "powershell" || d.val.str == "cmd") {
+					ok = false
+					v.errAt(d.val, CodeBadTool, df, `a tool's shell must be "sh", "powershell" or "cmd"%s`, didYouMean(d.val.str, "sh", "powershell", "cmd"))
+					continue
+				}
+				t.Shell = d.val.str
 			case "command", "paths", "contents", "urls":
 				locs, good := v.locations(d.val, df)
 				ok = ok && good
@@ -415,8 +422,8 @@ func (v *validator) tools(n *node, field string) []Tool {
 				}
 			default:
 				ok = false
-				v.errKey(d, CodeUnknownKey, df, `unknown key %q in a tool declaration: want "kind", "command", "paths", "contents" or "urls"%s`,
-					d.key, didYouMean(d.key, "kind", "command", "paths", "contents", "urls"))
+				v.errKey(d, CodeUnknownKey, df, `unknown key %q in a tool declaration: want "kind", "command", "paths", "contents", "urls" or "shell"%s`,
+					d.key, didYouMean(d.key, "kind", "command", "paths", "contents", "urls", "shell"))
 			}
 		}
 		if !hasKind {

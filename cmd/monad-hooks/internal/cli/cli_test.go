@@ -160,7 +160,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "stdlib two names", args: []string{"stdlib", "a", "b"}, code: ExitUsage},
 		{name: "stdlib list", args: []string{"stdlib"}, code: ExitOK, stdout: "deny-destructive  (default)", quietError: true},
 		{name: "stdlib doc", args: []string{"stdlib", "protect-paths"}, code: ExitOK, stdout: "Parameters:"},
-		{name: "stdlib doc lists the shell tools", args: []string{"stdlib", "deny-destructive"}, code: ExitOK, stdout: "shell: Bash, Shell, bash, exec_command, local_shell, run_shell_command, run_terminal_cmd, shell"},
+		{name: "stdlib doc lists the shell tools", args: []string{"stdlib", "deny-destructive"}, code: ExitOK, stdout: "shell: Bash, PowerShell, Shell, bash, exec_command, local_shell, run_shell_command, run_terminal_cmd, shell"},
 		{name: "stdlib doc lists the file tools", args: []string{"stdlib", "protect-paths"}, code: ExitOK, stdout: "edit: Edit, MultiEdit, NotebookEdit"},
 		{name: "stdlib unknown", args: []string{"stdlib", "no-such-pack"}, code: ExitFail, stderr: "unknown pack", quietOut: true},
 		{name: "run stdlib list with unknown", args: []string{"run", "BeforeTool", "--stdlib", "default,nope"}, stdin: `{}`, code: ExitUsage, stderr: "unknown stdlib pack \"nope\""},
